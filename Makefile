@@ -1,0 +1,30 @@
+# The two commands of the README: `make up` and `make test`. Each builds .venv when missing.
+PYTHON ?= python3.11
+VENV := .venv
+STAMP := $(VENV)/.installed
+
+.PHONY: up test lint bench-ingest bench-retrieval
+
+$(STAMP): pyproject.toml
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	# The CPU build of torch first, so nothing pulls a CUDA build.
+	$(VENV)/bin/pip install --quiet torch==2.13.0
+	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+up: $(STAMP)
+	$(VENV)/bin/loom up
+
+test: $(STAMP)
+	$(VENV)/bin/pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+bench-ingest: $(STAMP)
+	$(VENV)/bin/python bench/ingest.py --turns 2000
+
+bench-retrieval: $(STAMP)
+	$(VENV)/bin/python bench/retrieval.py

@@ -1,0 +1,322 @@
+"""The ``loom`` command: processes (up, api, worker, scheduler) and operator ops. Thin: each
+command reaches the servers (``services.running``) and calls into ops/, workers/ or schedules/.
+Modules that read the broker or database settings are imported inside the commands, after the
+servers are known."""
+
+import json
+import logging
+import re
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import track
+from rich.table import Table
+
+import services
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="Loom: conversation memory for AI agents.")
+tokens_app = typer.Typer(no_args_is_help=True, help="Bearer tokens.")
+runs_app = typer.Typer(no_args_is_help=True, help="The stage ledger: list, show and retry stage runs.")
+db_app = typer.Typer(no_args_is_help=True, help="Schema migrations.")
+namespaces_app = typer.Typer(no_args_is_help=True, help="Namespaces and their recording switch.")
+app.add_typer(tokens_app, name="tokens")
+app.add_typer(runs_app, name="runs")
+app.add_typer(db_app, name="db")
+app.add_typer(namespaces_app, name="namespaces")
+
+out = Console()
+err = Console(stderr=True)
+
+
+def _logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+
+
+def fail(message: str) -> typer.Exit:
+    """One line saying what is wrong, and a non-zero exit."""
+    err.print(f"error: {message}", markup=False, highlight=False)
+    return typer.Exit(2)
+
+
+def _call(op: str, body: dict) -> dict:
+    from ops.caller import OPERATOR
+    from ops.errors import OpError
+    from ops.registry import call
+
+    try:
+        return call(op, OPERATOR, body)
+    except OpError as exc:
+        raise fail(exc.reason) from exc
+
+
+# --- processes -----------------------------------------------------------------------------------
+
+
+@app.command()
+def up() -> None:
+    """Run Loom on one machine: embedded PostgreSQL and Redis, then the API, a worker, the scheduler."""
+    from models.settings import get_settings
+    from services.supervisor import Supervisor
+
+    _logging()
+    with services.running() as endpoints:
+        settings = get_settings()
+        out.print(f"Loom data in {settings.home}")
+        out.print(f"PostgreSQL {endpoints.database_url}\nRedis      {endpoints.redis_url}")
+        out.print(f"API on http://{settings.host}:{settings.port}  (GET /healthz, POST /v1/<op>)")
+        out.print("Get a token: loom tokens create --namespace NS --role writer")
+        code = Supervisor(settings.home / "run").run()
+    raise typer.Exit(code)
+
+
+@app.command()
+def api() -> None:
+    """The HTTP API."""
+    import uvicorn
+
+    _logging()
+    with services.running():
+        from api.app import create_app
+        from models.settings import get_settings
+
+        settings = get_settings()
+        uvicorn.run(create_app(), host=settings.host, port=settings.port, log_level="info")
+
+
+@app.command()
+def worker(threads: Annotated[int | None, typer.Option(help="worker threads")] = None) -> None:
+    """A Dramatiq worker running the stages (start as many hosts as the load needs)."""
+    _logging()
+    with services.running():
+        from models.settings import get_settings
+        from workers.runner import run
+
+        run(threads or get_settings().worker_threads)
+
+
+@app.command()
+def scheduler() -> None:
+    """The periodic passes (they only enqueue)."""
+    _logging()
+    with services.running():
+        from schedules.runner import run
+
+        run()
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply the migrations to the configured database."""
+    from models import migrate
+
+    with services.running() as endpoints:
+        migrate.upgrade(endpoints.database_url)
+    out.print("database at the newest schema")
+
+
+# --- tokens and namespaces -----------------------------------------------------------------------
+
+
+@tokens_app.command("create")
+def tokens_create(
+    namespace: Annotated[list[str], typer.Option("--namespace", help="a namespace the token covers; repeat")],
+    role: Annotated[str, typer.Option(help="viewer | writer | admin")] = "writer",
+) -> None:
+    """Mint a bearer token; prints only the token."""
+    with services.running():
+        from ops.caller import create_token
+        from ops.errors import OpError
+
+        try:
+            token = create_token(namespace, role)
+        except OpError as exc:
+            raise fail(exc.reason) from exc
+    print(token)
+
+
+@namespaces_app.command("logging")
+def namespaces_logging(
+    namespace: str, enabled: Annotated[bool, typer.Option("--on/--off", help="record conversations")]
+) -> None:
+    """Switch conversation recording for a namespace (off by default)."""
+    with services.running():
+        answer = _call("conversation.set_logging", {"namespace": namespace, "enabled": enabled})
+    out.print(
+        f"{namespace}: conversation logging {'on' if answer['conversation_logging_enabled'] else 'off'}"
+    )
+
+
+# --- operator ops --------------------------------------------------------------------------------
+
+
+def _since(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    match = re.fullmatch(r"(\d+)([smhd])", value)
+    if match:
+        unit = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}[match.group(2)]
+        return datetime.now(UTC) - timedelta(**{unit: int(match.group(1))})
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise fail(f"--since {value!r} is neither a duration like 30m/2h/7d nor an ISO time") from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> None:
+    if value is not None and value not in choices:
+        raise fail(f"{name} must be one of {', '.join(choices)}")
+
+
+@runs_app.command("list")
+def runs_list(
+    status: Annotated[str | None, typer.Option(help="pending|running|succeeded|skipped|failed")] = None,
+    stage: Annotated[str | None, typer.Option(help="e.g. embedding")] = None,
+    since: Annotated[str | None, typer.Option(help="30m, 2h, 7d or an ISO time")] = None,
+    failed: Annotated[bool, typer.Option("--failed", help="same as --status failed")] = False,
+    limit: int = 100,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """List stage runs, newest first."""
+    from models.stage_run import FAILED, STATUSES
+
+    status = FAILED if failed else status
+    _check_choice("--status", status, STATUSES)
+    with services.running():
+        from workers import ledger
+
+        runs = ledger.select_runs(status, stage, _since(since), limit)
+    if as_json:
+        print(json.dumps([run.model_dump(mode="json") for run in runs]))
+        return
+    table = Table("id", "stage", "subject", "status", "attempts", "updated", "reason / last error")
+    for run in runs:
+        table.add_row(
+            str(run.id),
+            run.stage,
+            run.subject,
+            run.status,
+            str(run.attempts),
+            run.updated_at.strftime("%Y-%m-%d %H:%M:%S"),
+            (run.reason or run.last_error or "")[:80],
+        )
+    out.print(table)
+
+
+@runs_app.command("show")
+def runs_show(run_id: int) -> None:
+    """One stage run, whole."""
+    with services.running():
+        from workers import ledger
+
+        run = ledger.get(run_id)
+    if run is None:
+        raise fail(f"no stage run {run_id}")
+    print(json.dumps(run.model_dump(mode="json"), indent=2))
+
+
+@runs_app.command("retry")
+def runs_retry(
+    run_id: Annotated[int | None, typer.Argument(help="one run to retry")] = None,
+    stage: Annotated[str | None, typer.Option(help="retry every run of this stage…")] = None,
+    status: Annotated[str | None, typer.Option(help="…with this status (failed or skipped)")] = None,
+) -> None:
+    """Queue failed (or skipped) runs again. A run that succeeded is left alone."""
+    from models.stage_run import FAILED, SKIPPED
+
+    if (run_id is None) == (stage is None):
+        raise fail("give either a run id or --stage with --status")
+    _check_choice("--status", status, (FAILED, SKIPPED))
+    with services.running():
+        from workers import ledger, outbox
+
+        if run_id is not None:
+            outcome = ledger.retry(run_id)
+            if outcome is None:
+                raise fail(f"no stage run {run_id}")
+            if outcome.requeued:
+                outbox.send(outcome.run.stage, [run_id])
+            out.print(outcome.message)
+            return
+        ids = [run.id for run in ledger.select_runs(status or FAILED, stage, limit=1_000_000)]
+        requeued = [
+            i
+            for i in track(ids, description="retrying", console=err, disable=len(ids) < 50)
+            if ledger.retry(i).requeued
+        ]
+        outbox.send(stage, requeued)
+        out.print(f"{len(requeued)} {stage} runs queued again")
+
+
+@app.command("ingest-transcript")
+def ingest_transcript(
+    namespace: Annotated[str, typer.Option(help="the namespace to record into")],
+    file: Annotated[Path, typer.Option(help="Markdown (# user / # assistant sections) or a JSON array")],
+    thread_id: Annotated[
+        str | None, typer.Option(help="a stable thread id (default: derived from the file)")
+    ] = None,
+    agent: Annotated[str, typer.Option(help="the writing agent's name")] = "default",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="only count the turns")] = False,
+) -> None:
+    """Append each turn of a transcript file; ingesting the same file twice adds nothing."""
+    from pipelines.transcripts import TranscriptError, default_thread_id, parse_transcript, turn_msg_id
+
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise fail(f"cannot read {file}: {exc}") from exc
+    try:
+        turns = parse_transcript(text, source=file.name)  # the whole file is checked before any write
+    except TranscriptError as exc:
+        raise fail(str(exc)) from exc
+    thread = thread_id or default_thread_id(file.name, turns)
+    if dry_run:
+        out.print(f"{len(turns)} turns would be appended to thread {thread}")
+        return
+    with services.running():
+        from models import db
+        from ops.conversation_write import recording
+
+        with db.session() as s:
+            if not recording(s, namespace):
+                raise fail(
+                    f"namespace {namespace!r} does not record conversations "
+                    f"(turn it on: loom namespaces logging {namespace} --on)"
+                )
+        counts = {"stored": 0, "duplicate": 0}
+        for index, turn in enumerate(track(turns, description="ingesting", console=err)):
+            answer = _call(
+                "conversation.append",
+                {
+                    "namespace": namespace,
+                    "agent": agent,
+                    "thread_id": thread,
+                    "role": turn.role,
+                    "content": turn.content,
+                    "msg_id": turn_msg_id(thread, index, turn),
+                },
+            )
+            counts["stored" if answer["stored"] else answer["reason"]] += 1
+    out.print(f"thread {thread}: {counts['stored']} turns appended, {counts['duplicate']} already there")
+
+
+@app.command()
+def search(
+    namespace: str,
+    query: str,
+    limit: int = 10,
+    thread_id: Annotated[str | None, typer.Option()] = None,
+) -> None:
+    """conversation.search from the command line; prints the JSON answer."""
+    with services.running():
+        body = {"namespace": namespace, "query": query, "limit": limit, "thread_id": thread_id}
+        answer = _call("conversation.search", {k: v for k, v in body.items() if v is not None})
+    print(json.dumps(answer, indent=2))
+
+
+if __name__ == "__main__":
+    sys.exit(app())

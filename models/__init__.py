@@ -1,0 +1,7 @@
+"""Tables, settings and the database session. Importing this registers every table."""
+
+from models.conversation import Embedding, Thread, Turn
+from models.namespace import ApiToken, Namespace
+from models.stage_run import StageRun
+
+__all__ = ["ApiToken", "Embedding", "Namespace", "StageRun", "Thread", "Turn"]

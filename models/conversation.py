@@ -1,0 +1,86 @@
+"""The conversation plane: threads, their verbatim turns, and the turns' embedding rows."""
+
+from datetime import datetime
+from typing import Any
+
+from pgvector.sqlalchemy import Vector
+from sqlalchemy import BigInteger, Column, ForeignKey, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from models.base import jsonb, timestamp, utcnow
+from models.settings import get_settings
+
+TURN_ROLES = ("user", "assistant", "system", "tool")
+EMBEDDED_ROLES = ("user", "assistant")
+MSG_ID_MAX = 128
+
+
+class Thread(SQLModel, table=True):
+    __tablename__ = "threads"
+    __table_args__ = (
+        UniqueConstraint("namespace", "thread_id"),
+        Index("ix_threads_namespace_last_turn", "namespace", "last_turn_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    namespace: str = Field(max_length=128)
+    thread_id: str = Field(max_length=256)
+    agent: str = Field(max_length=128)  # the agent that opened the thread
+    title: str | None = None
+    meta: dict[str, Any] = Field(default_factory=dict, sa_column=jsonb())
+    run_id: str | None = Field(default=None, max_length=256)
+    turn_count: int = 0
+    created_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
+    last_turn_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
+
+
+class Turn(SQLModel, table=True):
+    __tablename__ = "turns"
+    __table_args__ = (
+        UniqueConstraint("namespace", "thread_id", "msg_id"),
+        Index("ix_turns_thread_ts", "namespace", "thread_id", "ts"),
+    )
+
+    id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))
+    namespace: str = Field(max_length=128)
+    thread_id: str = Field(max_length=256)
+    agent: str = Field(max_length=128, index=True)
+    msg_id: str = Field(max_length=MSG_ID_MAX)
+    role: str = Field(max_length=16)
+    content: str = Field(sa_column=Column(Text, nullable=False))
+    reasoning: str | None = Field(default=None, sa_column=Column(Text))
+    user_id: str | None = Field(default=None, max_length=256)
+    run_id: str | None = Field(default=None, max_length=256, index=True)
+    meta: dict[str, Any] = Field(default_factory=dict, sa_column=jsonb())
+    tokens: int | None = None
+    sensitivity: str = Field(max_length=8)  # screening verdict taken at write time: high | none
+    ts: datetime = Field(default_factory=utcnow, sa_column=timestamp())
+    deleted_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
+
+
+class Embedding(SQLModel, table=True):
+    """One row a turn. ``vector`` is null while pending or after a failed embed (``error`` says why),
+    so a failed turn is still visible to operators and to the substring fallback."""
+
+    __tablename__ = "embeddings"
+
+    id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))
+    turn_id: int = Field(
+        sa_column=Column(BigInteger, ForeignKey("turns.id", ondelete="CASCADE"), unique=True, nullable=False)
+    )
+    namespace: str = Field(max_length=128, index=True)
+    thread_id: str = Field(max_length=256)
+    agent: str = Field(max_length=128)
+    msg_id: str = Field(max_length=MSG_ID_MAX)
+    role: str = Field(max_length=16)
+    run_id: str | None = Field(default=None, max_length=256)
+    user_id: str | None = Field(default=None, max_length=256)
+    text: str = Field(sa_column=Column(Text, nullable=False))  # what the vector is built from
+    digest: str = Field(max_length=64)
+    model: str | None = Field(default=None, max_length=128)
+    vector: list[float] | None = Field(
+        default=None, sa_column=Column(Vector(get_settings().embed_dimensions), nullable=True)
+    )
+    error: str | None = Field(default=None, sa_column=Column(Text))
+    created_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
+    embedded_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))

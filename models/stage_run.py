@@ -1,0 +1,41 @@
+"""The stage ledger: one row per run of a stage on a subject."""
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, Column, Index, Text, text
+from sqlmodel import Field, SQLModel
+
+from models.base import timestamp, utcnow
+
+PENDING, RUNNING, SUCCEEDED, SKIPPED, FAILED = "pending", "running", "succeeded", "skipped", "failed"
+STATUSES = (PENDING, RUNNING, SUCCEEDED, SKIPPED, FAILED)
+DONE = (SUCCEEDED, SKIPPED)
+
+
+class StageRun(SQLModel, table=True):
+    __tablename__ = "stage_runs"
+    __table_args__ = (
+        Index("ix_stage_runs_status_stage", "status", "stage"),
+        # The sweep's and the batch claim's scan: only live runs, oldest first.
+        Index(
+            "ix_stage_runs_live",
+            "stage",
+            "updated_at",
+            postgresql_where=text("status IN ('pending', 'running')"),
+        ),
+    )
+
+    id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))
+    stage: str = Field(max_length=32)
+    subject: str = Field(max_length=256)  # e.g. "turn:42"
+    # One row per key for good: a retry revives the same row, so a key can never run twice at once.
+    idem_key: str = Field(max_length=256, unique=True)
+    status: str = Field(default=PENDING, max_length=16)
+    attempts: int = 0
+    last_error: str | None = Field(default=None, sa_column=Column(Text))
+    reason: str | None = Field(default=None, max_length=64)  # why a run was skipped
+    created_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
+    updated_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
+    started_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
+    finished_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
+    lease_expires_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))

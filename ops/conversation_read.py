@@ -1,0 +1,170 @@
+"""The conversation plane's read ops: threads, get, list."""
+
+import base64
+from datetime import timedelta
+from typing import Literal
+
+from pydantic import Field
+from sqlalchemy import exists, or_
+from sqlmodel import col, select
+
+from models import db
+from models.base import utcnow
+from models.conversation import Thread, Turn
+from models.settings import get_settings
+from ops.caller import Caller
+from ops.conversation_write import find_thread, thread_public
+from ops.errors import invalid
+from ops.schemas import Identifier, OpRequest
+from pipelines import screening
+
+ALL_AGENTS = "*"
+
+
+def listing_excerpt(text: str | None) -> str:
+    """What a listing shows of a text: blank when the shown part (or 1,024 characters past it)
+    reads as high."""
+    if not text:
+        return ""
+    chars = get_settings().conversation_search_excerpt_chars
+    return "" if screening.excerpt_is_high(text, chars) else text[:chars]
+
+
+class ThreadsRequest(OpRequest):
+    window_days: int | None = Field(default=None, ge=1, le=36_500)
+    limit: int = Field(default=20, ge=1, le=200)
+    offset: int = Field(default=0, ge=0, le=100_000)
+
+
+def threads(caller: Caller, req: ThreadsRequest) -> dict:
+    namespace = caller.namespace(req.namespace)
+    query = select(Thread).where(Thread.namespace == namespace)
+    if req.window_days:
+        query = query.where(Thread.last_turn_at >= utcnow() - timedelta(days=req.window_days))
+    if req.agent != ALL_AGENTS:
+        by_agent = exists().where(
+            Turn.namespace == Thread.namespace, Turn.thread_id == Thread.thread_id, Turn.agent == req.agent
+        )
+        query = query.where(or_(Thread.agent == req.agent, by_agent))
+    query = (
+        query.order_by(col(Thread.last_turn_at).desc(), col(Thread.id).desc())
+        .offset(req.offset)
+        .limit(req.limit)
+    )
+    with db.session() as s:
+        rows = list(s.exec(query))
+        last = {}
+        for thread in rows:
+            last[thread.id] = s.exec(
+                select(Turn)
+                .where(
+                    Turn.namespace == namespace, Turn.thread_id == thread.thread_id, Turn.deleted_at.is_(None)
+                )
+                .order_by(col(Turn.id).desc())
+                .limit(1)
+            ).first()
+    items = []
+    for thread in rows:
+        turn = last[thread.id]
+        public = thread_public(thread)
+        public["title"] = listing_excerpt(thread.title) or None
+        public["last_turn"] = (
+            None
+            if turn is None
+            else {
+                "msg_id": turn.msg_id,
+                "role": turn.role,
+                "ts": turn.ts.isoformat(),
+                "excerpt": listing_excerpt(turn.content),
+            }
+        )
+        items.append(public)
+    return {"namespace": namespace, "threads": items, "offset": req.offset, "limit": req.limit}
+
+
+def turn_public(turn: Turn) -> dict:
+    return {
+        "msg_id": turn.msg_id,
+        "role": turn.role,
+        "content": turn.content,
+        "reasoning": turn.reasoning,
+        "agent": turn.agent,
+        "user_id": turn.user_id,
+        "run_id": turn.run_id,
+        "metadata": turn.meta,
+        "tokens": turn.tokens,
+        "sensitivity": turn.sensitivity,
+        "ts": turn.ts.isoformat(),
+    }
+
+
+def _encode_cursor(turn_id: int) -> str:
+    return base64.urlsafe_b64encode(f"t{turn_id}".encode()).decode()
+
+
+def _decode_cursor(cursor: str) -> int:
+    try:
+        raw = base64.urlsafe_b64decode(cursor.encode()).decode()
+        if not raw.startswith("t"):
+            raise ValueError(raw)
+        return int(raw[1:])
+    except ValueError as exc:
+        raise invalid("cursor is not one this server issued", "cursor") from exc
+
+
+def _page(
+    namespace: str, thread_id: str, order: str, limit: int, cursor: str | None, run_id: str | None = None
+) -> dict:
+    """Turns of a thread in id order, ``limit`` at a time; ``next_cursor`` continues the walk."""
+    query = select(Turn).where(
+        Turn.namespace == namespace, Turn.thread_id == thread_id, Turn.deleted_at.is_(None)
+    )
+    if run_id:
+        query = query.where(Turn.run_id == run_id)
+    if cursor:
+        after = _decode_cursor(cursor)
+        query = query.where(Turn.id < after if order == "desc" else Turn.id > after)
+    query = query.order_by(col(Turn.id).desc() if order == "desc" else col(Turn.id)).limit(limit + 1)
+    with db.session() as s:
+        rows = list(s.exec(query))
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return {
+        "messages": [turn_public(turn) for turn in rows],
+        "next_cursor": _encode_cursor(rows[-1].id) if more else None,
+    }
+
+
+class GetRequest(OpRequest):
+    thread_id: str = Identifier
+    include_messages: bool = False
+    order: Literal["asc", "desc"] = "asc"
+    limit: int = Field(default=100, ge=1, le=500)
+    cursor: str | None = Field(default=None, max_length=200)
+
+
+def get(caller: Caller, req: GetRequest) -> dict:
+    namespace = caller.namespace(req.namespace)
+    with db.session() as s:
+        answer = thread_public(find_thread(s, namespace, req.thread_id))
+    if req.include_messages:
+        answer.update(_page(namespace, req.thread_id, req.order, req.limit, req.cursor))
+    return answer
+
+
+class ListRequest(OpRequest):
+    thread_id: str = Identifier
+    run_id: str | None = Field(default=None, max_length=256)
+    limit: int = Field(default=100, ge=1, le=500)
+    cursor: str | None = Field(default=None, max_length=200)
+
+
+def list_turns(caller: Caller, req: ListRequest) -> dict:
+    namespace = caller.namespace(req.namespace)
+    with db.session() as s:
+        find_thread(s, namespace, req.thread_id)
+    return {
+        "namespace": namespace,
+        "thread_id": req.thread_id,
+        **_page(namespace, req.thread_id, "asc", req.limit, req.cursor, req.run_id),
+    }

@@ -1,0 +1,213 @@
+"""The conversation plane's write ops: validate, write the rows and their stage runs in one
+transaction, then enqueue ids (the outbox rule). Never a model call here."""
+
+from typing import Any, Literal
+
+from pydantic import Field
+from sqlalchemy.dialects.postgresql import insert
+from sqlmodel import Session, select
+
+from models import db
+from models.base import utcnow
+from models.conversation import MSG_ID_MAX, Thread, Turn
+from models.namespace import Namespace
+from models.settings import get_settings
+from ops.caller import Caller
+from ops.errors import not_found
+from ops.schemas import Identifier, OpRequest
+from pipelines import embedding, keys, screening
+from workers import ledger, outbox
+from workers.embedding import STAGE as EMBEDDING
+
+Role = Literal["user", "assistant", "system", "tool"]
+
+
+def recording(s: Session, namespace: str) -> bool:
+    """The namespace's switch; a namespace with no row does not record (fails closed)."""
+    row = s.get(Namespace, namespace)
+    return bool(row and row.conversation_logging_enabled)
+
+
+class SetLoggingRequest(OpRequest):
+    enabled: bool
+
+
+def set_logging(caller: Caller, req: SetLoggingRequest) -> dict:
+    namespace = caller.namespace(req.namespace)
+    now = utcnow()
+    with db.session() as s:
+        s.exec(
+            insert(Namespace)
+            .values(name=namespace, conversation_logging_enabled=req.enabled, created_at=now, updated_at=now)
+            .on_conflict_do_update(
+                index_elements=["name"], set_={"conversation_logging_enabled": req.enabled, "updated_at": now}
+            )
+        )
+    return {"namespace": namespace, "conversation_logging_enabled": req.enabled}
+
+
+class AppendRequest(OpRequest):
+    thread_id: str = Identifier
+    role: Role
+    content: str = Field(min_length=1, max_length=1_000_000)
+    msg_id: str | None = Field(default=None, min_length=1, max_length=MSG_ID_MAX)
+    reasoning: str | None = Field(default=None, max_length=1_000_000)
+    user_id: str | None = Field(default=None, max_length=256)
+    run_id: str | None = Field(default=None, max_length=256)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    tokens: int | None = Field(default=None, ge=0)
+
+
+def _touch_thread(s: Session, namespace: str, thread_id: str, agent: str, ts) -> None:
+    """Create the thread on its first turn; count the turn and move its activity time."""
+    s.exec(
+        insert(Thread)
+        .values(
+            namespace=namespace,
+            thread_id=thread_id,
+            agent=agent,
+            turn_count=1,
+            created_at=ts,
+            last_turn_at=ts,
+            meta={},
+        )
+        .on_conflict_do_update(
+            index_elements=["namespace", "thread_id"],
+            set_={"turn_count": Thread.turn_count + 1, "last_turn_at": ts},
+        )
+    )
+
+
+def append(caller: Caller, req: AppendRequest) -> dict:
+    namespace = caller.namespace(req.namespace)
+    msg_id = req.msg_id or keys.derived_msg_id(req.thread_id, req.role, req.content)
+    answer = {"namespace": namespace, "thread_id": req.thread_id, "msg_id": msg_id}
+    sensitivity = screening.screen(req.content).level
+    run_id = None
+    with db.session() as s:
+        if not recording(s, namespace):
+            return {**answer, "stored": False, "reason": "logging_disabled"}
+        now = utcnow()
+        turn_id = s.scalar(
+            insert(Turn)
+            .values(
+                namespace=namespace,
+                thread_id=req.thread_id,
+                agent=req.agent,
+                msg_id=msg_id,
+                role=req.role,
+                content=req.content,
+                reasoning=req.reasoning,
+                user_id=req.user_id,
+                run_id=req.run_id,
+                meta=req.metadata,
+                tokens=req.tokens,
+                sensitivity=sensitivity,
+                ts=now,
+            )
+            .on_conflict_do_nothing(index_elements=["namespace", "thread_id", "msg_id"])
+            .returning(Turn.id)
+        )
+        if turn_id is None:
+            return {**answer, "stored": False, "reason": "duplicate"}
+        _touch_thread(s, namespace, req.thread_id, req.agent, now)
+        if embedding.embeddable(req.role, sensitivity):
+            turn = s.get(Turn, turn_id)
+            row = embedding.new_row(turn, get_settings().embed_max_chars)
+            run = ledger.new_run(EMBEDDING, keys.turn_subject(turn_id), keys.embed_key(turn_id, row.text))
+            s.add_all([row, run])
+            s.flush()
+            run_id = run.id
+    if run_id is not None:
+        outbox.send(EMBEDDING, [run_id])
+    return {
+        **answer,
+        "stored": True,
+        "reason": None,
+        "turn_id": turn_id,
+        "sensitivity": sensitivity,
+        "embedding": "pending" if run_id is not None else "not_embedded",
+    }
+
+
+class CreateRequest(OpRequest):
+    thread_id: str = Identifier
+    title: str | None = Field(default=None, max_length=500)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    run_id: str | None = Field(default=None, max_length=256)
+
+
+def create(caller: Caller, req: CreateRequest) -> dict:
+    namespace = caller.namespace(req.namespace)
+    with db.session() as s:
+        if not recording(s, namespace):
+            return {
+                "namespace": namespace,
+                "thread_id": req.thread_id,
+                "stored": False,
+                "reason": "logging_disabled",
+            }
+        created = s.scalar(
+            insert(Thread)
+            .values(
+                namespace=namespace,
+                thread_id=req.thread_id,
+                agent=req.agent,
+                title=req.title,
+                meta=req.metadata,
+                run_id=req.run_id,
+                turn_count=0,
+                created_at=utcnow(),
+                last_turn_at=utcnow(),
+            )
+            .on_conflict_do_nothing(index_elements=["namespace", "thread_id"])
+            .returning(Thread.id)
+        )
+        thread = find_thread(s, namespace, req.thread_id)
+        return {
+            **thread_public(thread),
+            "stored": created is not None,
+            "reason": None if created is not None else "exists",
+        }
+
+
+class UpdateRequest(OpRequest):
+    thread_id: str = Identifier
+    title: str | None = Field(default=None, max_length=500)
+    metadata: dict[str, Any] | None = None
+    run_id: str | None = Field(default=None, max_length=256)
+
+
+def update(caller: Caller, req: UpdateRequest) -> dict:
+    namespace = caller.namespace(req.namespace)
+    with db.session() as s:
+        thread = find_thread(s, namespace, req.thread_id, lock=True)
+        for field in req.model_fields_set & {"title", "run_id"}:
+            setattr(thread, field, getattr(req, field))
+        if "metadata" in req.model_fields_set:
+            thread.meta = req.metadata or {}
+        s.add(thread)
+        s.flush()
+        return thread_public(thread)
+
+
+def find_thread(s: Session, namespace: str, thread_id: str, lock: bool = False) -> Thread:
+    query = select(Thread).where(Thread.namespace == namespace, Thread.thread_id == thread_id)
+    thread = s.exec(query.with_for_update() if lock else query).first()
+    if thread is None:
+        raise not_found(f"no thread {thread_id!r} in namespace {namespace!r}", "thread_id")
+    return thread
+
+
+def thread_public(thread: Thread) -> dict:
+    return {
+        "namespace": thread.namespace,
+        "thread_id": thread.thread_id,
+        "agent": thread.agent,
+        "title": thread.title,
+        "metadata": thread.meta,
+        "run_id": thread.run_id,
+        "turn_count": thread.turn_count,
+        "created_at": thread.created_at.isoformat(),
+        "last_turn_at": thread.last_turn_at.isoformat(),
+    }

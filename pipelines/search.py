@@ -1,0 +1,82 @@
+"""conversation.search's two legs: cosine similarity over embedded turns (HNSW), and the substring
+fallback for when the embedder cannot answer. Neither ever returns a turn that reads as high:
+such a turn has no embedding row, and the fallback filters on the screening verdict."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import text
+from sqlmodel import Session, col, select
+
+from models.conversation import EMBEDDED_ROLES, Embedding, Turn
+
+
+@dataclass(frozen=True)
+class Filters:
+    namespaces: list[str]
+    thread_id: str | None = None
+    run_id: str | None = None
+    role: str | None = None
+
+
+@dataclass(frozen=True)
+class Hit:
+    namespace: str
+    thread_id: str
+    msg_id: str
+    role: str
+    agent: str
+    ts: datetime
+    content: str
+    similarity: float | None
+
+
+def _filtered(query, f: Filters):
+    query = query.where(
+        col(Turn.namespace).in_(f.namespaces), Turn.deleted_at.is_(None), Turn.sensitivity != "high"
+    )
+    if f.thread_id:
+        query = query.where(Turn.thread_id == f.thread_id)
+    if f.run_id:
+        query = query.where(Turn.run_id == f.run_id)
+    if f.role:
+        query = query.where(Turn.role == f.role)
+    return query
+
+
+def by_vector(s: Session, vector: list[float], f: Filters, limit: int, min_similarity: float) -> list[Hit]:
+    # Filters are applied after the index walk; iterative scans keep walking the HNSW graph until
+    # enough rows pass them (pgvector >= 0.8), instead of returning too few hits.
+    s.exec(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
+    s.exec(text(f"SET LOCAL hnsw.ef_search = {max(40, 2 * limit)}"))
+    distance = Embedding.vector.cosine_distance(vector)
+    query = (
+        select(Turn, (1 - distance).label("similarity"))
+        .join(Embedding, Embedding.turn_id == Turn.id)
+        .where(Embedding.vector.is_not(None))
+        .order_by(distance)
+        .limit(limit)
+    )
+    rows = s.exec(_filtered(query, f)).all()
+    hits = [_hit(turn, float(similarity)) for turn, similarity in rows if similarity >= min_similarity]
+    return sorted(hits, key=lambda hit: -hit.similarity)
+
+
+def _escape_like(term: str) -> str:
+    return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def by_substring(s: Session, query_text: str, f: Filters, limit: int) -> list[Hit]:
+    query = (
+        select(Turn)
+        .where(col(Turn.role).in_(EMBEDDED_ROLES), col(Turn.content).ilike(f"%{_escape_like(query_text)}%"))
+        .order_by(col(Turn.ts).desc(), col(Turn.id).desc())
+        .limit(limit)
+    )
+    return [_hit(turn, None) for turn in s.exec(_filtered(query, f))]
+
+
+def _hit(turn: Turn, similarity: float | None) -> Hit:
+    return Hit(
+        turn.namespace, turn.thread_id, turn.msg_id, turn.role, turn.agent, turn.ts, turn.content, similarity
+    )

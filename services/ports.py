@@ -1,0 +1,31 @@
+"""Ports of the embedded servers, chosen once per data directory and kept in ``ports.json``.
+
+Keeping the port stable lets every ``loom`` command started against the same ``LOOM_HOME`` find
+the servers ``loom up`` started.
+"""
+
+import json
+import socket
+from pathlib import Path
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_for(home: Path, name: str) -> int:
+    path = home / "ports.json"
+    ports = json.loads(path.read_text()) if path.exists() else {}
+    if name not in ports:
+        ports[name] = _free_port()
+        home.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(ports, indent=2))
+    return ports[name]
+
+
+def is_listening(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
