@@ -106,6 +106,12 @@ def get_embedder() -> Embedder:
         return _build()
 
 
+def reset_embedder() -> None:
+    """Forget the built embedder (after the settings changed)."""
+    with _build_lock:
+        _build.cache_clear()
+
+
 @lru_cache
 def _build() -> Embedder:
     settings = get_settings()

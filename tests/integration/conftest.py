@@ -1,0 +1,163 @@
+"""Integration fixtures: the embedded PostgreSQL and Redis started once per test session, a fresh
+database copied from the migrated template per test module, and real Dramatiq workers."""
+
+import os
+import re
+import tempfile
+import time
+from collections.abc import Callable
+
+import psycopg
+import pytest
+
+# Before anything reads the settings: a private data directory, embedded servers, fast backoff.
+os.environ["LOOM_HOME"] = tempfile.mkdtemp(prefix="loom-test-")
+for name in ("LOOM_DATABASE_URL", "LOOM_REDIS_URL", "LOOM_EMBED_PROVIDER", "LOOM_EMBED_BASE_URL"):
+    os.environ.pop(name, None)
+os.environ.update(
+    LOOM_STAGE_MIN_BACKOFF_MS="20",
+    LOOM_STAGE_MAX_BACKOFF_MS="100",
+    LOOM_STAGE_MAX_ATTEMPTS="3",
+)
+
+import services  # noqa: E402
+from models import db  # noqa: E402
+from models.settings import get_settings  # noqa: E402
+from tests.support.openai_server import FakeOpenAI  # noqa: E402
+
+TEMPLATE = "loom"  # the embedded database, migrated by services.running()
+
+
+@pytest.fixture(scope="session")
+def endpoints():
+    with services.running() as endpoints:
+        yield endpoints
+
+
+def _admin_url(endpoints) -> str:
+    return endpoints.database_url.replace("+psycopg", "").rsplit("/", 1)[0] + "/postgres"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def database(endpoints, request):
+    """A database of this module's own, copied from the migrated template."""
+    name = "t_" + re.sub(r"\W", "_", request.module.__name__.rsplit(".", 1)[-1])[:50]
+    with psycopg.connect(_admin_url(endpoints), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}"')
+    url = endpoints.database_url.rsplit("/", 1)[0] + f"/{name}"
+    os.environ["LOOM_DATABASE_URL"] = url
+    get_settings.cache_clear()
+    db.reset_engine()
+    yield url
+    db.reset_engine()
+    os.environ["LOOM_DATABASE_URL"] = endpoints.database_url
+    get_settings.cache_clear()
+    with psycopg.connect(_admin_url(endpoints), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def broker(endpoints):
+    from workers.broker import broker
+
+    return broker
+
+
+@pytest.fixture
+def worker(broker, database):
+    """A real Dramatiq worker in this process, on a queue emptied first."""
+    import dramatiq
+
+    import workers.outbox  # noqa: F401  registers every actor
+
+    broker.flush_all()
+    w = dramatiq.Worker(broker, worker_threads=2, worker_timeout=50)
+    w.start()
+    yield w
+    w.stop(timeout=10_000)
+    broker.flush_all()
+
+
+@pytest.fixture(scope="session")
+def fake_openai():
+    server = FakeOpenAI().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def openai_embedder(fake_openai, monkeypatch):
+    """Point the embedder at the local OpenAI-compatible server (reset to a healthy state)."""
+    from providers import embedders
+
+    fake_openai.mode = "ok"
+    fake_openai.release.clear()
+    fake_openai.stalled.clear()
+    fake_openai.embedding_calls.clear()
+    monkeypatch.setenv("LOOM_EMBED_PROVIDER", "openai")
+    monkeypatch.setenv("LOOM_EMBED_BASE_URL", fake_openai.base_url)
+    get_settings.cache_clear()
+    embedders.reset_embedder()
+    yield fake_openai
+    fake_openai.release.set()
+    monkeypatch.undo()
+    get_settings.cache_clear()
+    embedders.reset_embedder()
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = 60, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def client(database):
+    """The real ASGI app over the module's database."""
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+
+    with TestClient(create_app(warm_embedder=False)) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def make_token(database):
+    from ops.caller import create_token
+
+    def make(*namespaces: str, role: str = "admin") -> dict:
+        return {"Authorization": f"Bearer {create_token(list(namespaces), role)}"}
+
+    return make
+
+
+def enable_logging(namespace: str, enabled: bool = True) -> None:
+    from ops.caller import OPERATOR
+    from ops.registry import call
+
+    call("conversation.set_logging", OPERATOR, {"namespace": namespace, "enabled": enabled})
+
+
+def append(namespace: str, thread_id: str, content: str, role: str = "user", **extra) -> dict:
+    from ops.caller import OPERATOR
+    from ops.registry import call
+
+    return call(
+        "conversation.append",
+        OPERATOR,
+        {"namespace": namespace, "thread_id": thread_id, "role": role, "content": content, **extra},
+    )
+
+
+def settled() -> bool:
+    """No stage run left pending or running."""
+    from sqlmodel import col, func, select
+
+    from models.stage_run import PENDING, RUNNING, StageRun
+
+    with db.session() as s:
+        return not s.exec(select(func.count()).where(col(StageRun.status).in_([PENDING, RUNNING]))).one()

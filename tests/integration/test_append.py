@@ -1,0 +1,91 @@
+"""conversation.append: the recording switch, idempotency, the outbox write, screening."""
+
+from sqlmodel import func, select
+
+from models import db
+from models.conversation import Embedding, Thread, Turn
+from models.stage_run import PENDING, StageRun
+from tests.integration.conftest import append, enable_logging
+
+
+def count(model) -> int:
+    with db.session() as s:
+        return s.exec(select(func.count()).select_from(model)).one()
+
+
+def test_a_namespace_with_no_row_records_nothing():
+    answer = append("never-switched", "t", "hello there")
+    assert answer["stored"] is False and answer["reason"] == "logging_disabled"
+    assert count(Turn) == 0 and count(Thread) == 0 and count(StageRun) == 0
+
+
+def test_a_namespace_switched_off_records_nothing():
+    enable_logging("off-again")
+    enable_logging("off-again", False)
+    answer = append("off-again", "t", "hello there")
+    assert (answer["stored"], answer["reason"]) == (False, "logging_disabled")
+    with db.session() as s:
+        assert not s.exec(select(Turn).where(Turn.namespace == "off-again")).first()
+
+
+def test_the_first_append_creates_the_thread_and_writes_turn_embedding_row_and_run_together():
+    enable_logging("ns")
+    answer = append("ns", "thread-1", "We moved invoices to the new ledger.", msg_id="m1", run_id="r1",
+                    user_id="u1", reasoning="because", metadata={"k": "v"}, tokens=12)
+    assert answer["stored"] is True and answer["embedding"] == "pending"
+    with db.session() as s:
+        thread = s.exec(select(Thread).where(Thread.thread_id == "thread-1")).one()
+        turn = s.get(Turn, answer["turn_id"])
+        row = s.exec(select(Embedding).where(Embedding.turn_id == turn.id)).one()
+        run = s.exec(select(StageRun).where(StageRun.subject == f"turn:{turn.id}")).one()
+    assert thread.turn_count == 1 and thread.agent == "default"
+    assert (turn.reasoning, turn.user_id, turn.run_id, turn.meta, turn.tokens) == ("because", "u1", "r1", {"k": "v"}, 12)
+    assert row.text == turn.content and row.vector is None
+    assert run.status == PENDING and run.stage == "embedding" and run.idem_key.startswith(f"embed:{turn.id}:")
+
+
+def test_an_append_is_idempotent_on_thread_and_msg_id():
+    enable_logging("dup")
+    first = append("dup", "t", "one", msg_id="same")
+    second = append("dup", "t", "a different text", msg_id="same")
+    assert first["stored"] and (second["stored"], second["reason"]) == (False, "duplicate")
+    with db.session() as s:
+        assert s.exec(select(func.count()).where(Turn.namespace == "dup")).one() == 1
+        assert s.exec(select(Thread.turn_count).where(Thread.namespace == "dup")).one() == 1
+
+
+def test_without_msg_id_relogging_the_same_turn_does_not_double_the_transcript():
+    enable_logging("derive")
+    first = append("derive", "t", "same words")
+    again = append("derive", "t", "same words")
+    other_role = append("derive", "t", "same words", role="assistant")
+    assert first["msg_id"] == again["msg_id"] and again["reason"] == "duplicate"
+    assert other_role["stored"] and other_role["msg_id"] != first["msg_id"]
+
+
+def test_a_turn_that_reads_as_high_is_stored_but_gets_no_embedding_row_nor_run():
+    enable_logging("secret")
+    answer = append("secret", "t", "here is my key sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz12")
+    assert answer["stored"] and answer["sensitivity"] == "high" and answer["embedding"] == "not_embedded"
+    with db.session() as s:
+        turn = s.get(Turn, answer["turn_id"])
+        assert turn.content.endswith("Yz12")  # stored as written
+        assert not s.exec(select(Embedding).where(Embedding.turn_id == turn.id)).first()
+        assert not s.exec(select(StageRun).where(StageRun.subject == f"turn:{turn.id}")).first()
+
+
+def test_system_and_tool_turns_stay_unindexed():
+    enable_logging("roles")
+    for role in ("system", "tool"):
+        answer = append("roles", "t", f"a {role} turn", role=role)
+        assert answer["stored"] and answer["embedding"] == "not_embedded"
+    with db.session() as s:
+        assert not s.exec(select(Embedding).where(Embedding.namespace == "roles")).first()
+
+
+def test_only_the_first_2048_characters_are_kept_for_embedding():
+    enable_logging("long")
+    answer = append("long", "t", "x" * 2000 + "y" * 1000)
+    with db.session() as s:
+        row = s.exec(select(Embedding).where(Embedding.turn_id == answer["turn_id"])).one()
+    assert len(row.text) == 2048 and row.text.endswith("y" * 48)
