@@ -9,7 +9,7 @@ import socket
 from pathlib import Path
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -19,7 +19,7 @@ def port_for(home: Path, name: str) -> int:
     path = home / "ports.json"
     ports = json.loads(path.read_text()) if path.exists() else {}
     if name not in ports:
-        ports[name] = _free_port()
+        ports[name] = free_port()
         home.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(ports, indent=2))
     return ports[name]

@@ -60,5 +60,3 @@ class Supervisor:
 def child_pid(run_dir: Path, name: str) -> int | None:
     path = run_dir / f"{name}.pid"
     return int(path.read_text()) if path.exists() else None
-
-

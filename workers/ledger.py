@@ -148,4 +148,3 @@ def stale(grace_seconds: int) -> dict[str, list[int]]:
     for stage, run_id in rows:
         by_stage.setdefault(stage, []).append(run_id)
     return by_stage
-

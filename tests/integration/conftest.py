@@ -28,10 +28,18 @@ from tests.support.openai_server import FakeOpenAI  # noqa: E402
 TEMPLATE = "loom"  # the embedded database, migrated by services.running()
 
 
+# Started at collection, before any test module imports the broker (which reads LOOM_REDIS_URL).
+_running = services.running()
+ENDPOINTS = _running.__enter__()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _running.__exit__(None, None, None)
+
+
 @pytest.fixture(scope="session")
 def endpoints():
-    with services.running() as endpoints:
-        yield endpoints
+    return ENDPOINTS
 
 
 def _admin_url(endpoints) -> str:

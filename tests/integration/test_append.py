@@ -30,8 +30,17 @@ def test_a_namespace_switched_off_records_nothing():
 
 def test_the_first_append_creates_the_thread_and_writes_turn_embedding_row_and_run_together():
     enable_logging("ns")
-    answer = append("ns", "thread-1", "We moved invoices to the new ledger.", msg_id="m1", run_id="r1",
-                    user_id="u1", reasoning="because", metadata={"k": "v"}, tokens=12)
+    answer = append(
+        "ns",
+        "thread-1",
+        "We moved invoices to the new ledger.",
+        msg_id="m1",
+        run_id="r1",
+        user_id="u1",
+        reasoning="because",
+        metadata={"k": "v"},
+        tokens=12,
+    )
     assert answer["stored"] is True and answer["embedding"] == "pending"
     with db.session() as s:
         thread = s.exec(select(Thread).where(Thread.thread_id == "thread-1")).one()
@@ -39,7 +48,13 @@ def test_the_first_append_creates_the_thread_and_writes_turn_embedding_row_and_r
         row = s.exec(select(Embedding).where(Embedding.turn_id == turn.id)).one()
         run = s.exec(select(StageRun).where(StageRun.subject == f"turn:{turn.id}")).one()
     assert thread.turn_count == 1 and thread.agent == "default"
-    assert (turn.reasoning, turn.user_id, turn.run_id, turn.meta, turn.tokens) == ("because", "u1", "r1", {"k": "v"}, 12)
+    assert (turn.reasoning, turn.user_id, turn.run_id, turn.meta, turn.tokens) == (
+        "because",
+        "u1",
+        "r1",
+        {"k": "v"},
+        12,
+    )
     assert row.text == turn.content and row.vector is None
     assert run.status == PENDING and run.stage == "embedding" and run.idem_key.startswith(f"embed:{turn.id}:")
 

@@ -25,7 +25,10 @@ def row_of(turn_id: int) -> Embedding:
 
 def test_the_worker_embeds_turns_with_the_local_minilm_model(worker):
     enable_logging("local")
-    ids = [append("local", "t", text)["turn_id"] for text in ("The cat sat on the mat.", "Invoices moved to the ledger.")]
+    ids = [
+        append("local", "t", text)["turn_id"]
+        for text in ("The cat sat on the mat.", "Invoices moved to the ledger.")
+    ]
     wait_until(settled, timeout=120, what="the embedding runs")
     for turn_id in ids:
         row, run = row_of(turn_id), run_of(turn_id)

@@ -27,7 +27,9 @@ def test_healthz_answers_once_database_and_broker_answer(client):
     assert answer.status_code == 200 and answer.json() == {"status": "ok", "database": "ok", "broker": "ok"}
 
 
-@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer loom_not-a-token"}, {"Authorization": "Basic x"}])
+@pytest.mark.parametrize(
+    "headers", [{}, {"Authorization": "Bearer loom_not-a-token"}, {"Authorization": "Basic x"}]
+)
 def test_a_call_without_a_known_token_is_401_and_writes_nothing(client, headers):
     before = turns()
     answer = client.post("/v1/conversation.append", json=APPEND, headers=headers)
@@ -47,13 +49,18 @@ def test_a_role_below_the_ops_role_is_403_and_writes_nothing(client, make_token,
     answer = client.post(f"/v1/{op}", json=body, headers=make_token("a", role=role))
     assert answer.status_code == 403 and "role" in answer.json()["error"]
     assert turns() == before
-    allowed = client.post("/v1/conversation.append", json={**APPEND, "content": f"after refusing {op}"},
-                          headers=make_token("a", role="writer"))
+    allowed = client.post(
+        "/v1/conversation.append",
+        json={**APPEND, "content": f"after refusing {op}"},
+        headers=make_token("a", role="writer"),
+    )
     assert allowed.json()["stored"] is True  # the refused call switched nothing off
 
 
 def test_a_namespace_the_token_does_not_cover_is_403(client, make_token):
-    answer = client.post("/v1/conversation.append", json={**APPEND, "namespace": "b"}, headers=make_token("a"))
+    answer = client.post(
+        "/v1/conversation.append", json={**APPEND, "namespace": "b"}, headers=make_token("a")
+    )
     assert answer.status_code == 403 and "namespace" in answer.json()["error"]
 
 
@@ -116,11 +123,15 @@ def test_create_update_get_list_and_threads_answer_over_http(client, make_token)
     assert (updated["title"], updated["metadata"], updated["run_id"]) == ("Renamed", {"x": 1}, "r0")
     got = op("get", {"thread_id": "made", "include_messages": True, "order": "desc", "limit": 1})
     assert [m["content"] for m in got["messages"]] == ["second"] and got["next_cursor"]
-    tail = op("get", {"thread_id": "made", "include_messages": True, "order": "desc", "cursor": got["next_cursor"]})
+    tail = op(
+        "get", {"thread_id": "made", "include_messages": True, "order": "desc", "cursor": got["next_cursor"]}
+    )
     assert [m["content"] for m in tail["messages"]] == ["first"] and tail["next_cursor"] is None
     assert [m["content"] for m in op("list", {"thread_id": "made", "run_id": "r2"})["messages"]] == ["second"]
     assert "made" in [t["thread_id"] for t in op("threads", {})["threads"]]
     missing = client.post("/v1/conversation.get", json={"thread_id": "nope"}, headers=headers)
     assert missing.status_code == 404 and missing.json()["field"] == "thread_id"
-    bad_cursor = client.post("/v1/conversation.list", json={"thread_id": "made", "cursor": "zzz"}, headers=headers)
+    bad_cursor = client.post(
+        "/v1/conversation.list", json={"thread_id": "made", "cursor": "zzz"}, headers=headers
+    )
     assert bad_cursor.status_code == 422 and bad_cursor.json()["field"] == "cursor"

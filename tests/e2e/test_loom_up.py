@@ -1,0 +1,147 @@
+"""`loom up` as a subprocess, driven over HTTP and the CLI: a worker killed with SIGKILL in the
+middle of embedding loses nothing and doubles nothing, and a second `loom up` reuses the data."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+
+from services import postgres, redis
+from services.ports import free_port, is_listening
+
+TURNS = 300
+
+
+def wait_for(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.1)
+
+
+class Loom:
+    def __init__(self, home: Path, port: int) -> None:
+        self.home, self.port = home, port
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("LOOM_")}
+        self.env.update(
+            LOOM_HOME=str(home),
+            LOOM_PORT=str(port),
+            LOOM_STAGE_LEASE_SECONDS="5",
+            LOOM_SWEEP_INTERVAL_SECONDS="1",
+            LOOM_SWEEP_GRACE_SECONDS="3",
+            LOOM_EMBED_BATCH_SIZE="16",
+        )
+        self.proc: subprocess.Popen | None = None
+
+    def cli(self, *args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-m", "cli", *args],
+            env=self.env,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
+
+    def up(self) -> None:
+        # Its own process group, so a failed test can take down every child with it.
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "cli", "up"], env=self.env, start_new_session=True
+        )
+        wait_for(self._healthy, 120, "GET /healthz to answer 200")
+
+    def _healthy(self) -> bool:
+        try:
+            return httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def stop(self) -> int:
+        self.proc.send_signal(signal.SIGINT)
+        return self.proc.wait(60)
+
+    def sql(self, query: str) -> list[tuple]:
+        port = json.loads((self.home / "ports.json").read_text())["postgres"]
+        with psycopg.connect(f"postgresql://postgres@127.0.0.1:{port}/loom") as conn:
+            return conn.execute(query).fetchall()
+
+    def worker_pid(self) -> int:
+        return int((self.home / "run" / "worker.pid").read_text())
+
+
+@pytest.fixture
+def loom(tmp_path):
+    loom = Loom(tmp_path / "home", free_port())
+    yield loom
+    if loom.proc and loom.proc.poll() is None:
+        os.killpg(loom.proc.pid, signal.SIGKILL)
+        loom.proc.wait()
+    postgres.stop(loom.home)
+    redis.stop(loom.home)
+
+
+def test_a_worker_killed_mid_embedding_leaves_every_turn_embedded_exactly_once(loom):
+    loom.up()
+    token = loom.cli("tokens", "create", "--namespace", "e2e", "--role", "admin").strip()
+    http = httpx.Client(
+        base_url=f"http://127.0.0.1:{loom.port}", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert http.post("/v1/conversation.set_logging", json={"enabled": True}).status_code == 200
+    for i in range(TURNS):
+        text = f"Turn {i}: notes on the ledger migration, step {i % 17}, owner team {i % 5}. " * 3
+        answer = http.post(
+            "/v1/conversation.append", json={"thread_id": f"t{i % 10}", "role": "user", "content": text}
+        )
+        assert answer.json()["stored"] is True
+
+    orphans = []
+    for _ in range(10):  # kill the worker while it holds claimed runs
+        wait_for(
+            lambda: loom.sql("SELECT count(*) FROM stage_runs WHERE status = 'running'")[0][0],
+            120,
+            "a run in progress",
+        )
+        os.kill(loom.worker_pid(), signal.SIGKILL)
+        time.sleep(0.2)
+        orphans = [r[0] for r in loom.sql("SELECT id FROM stage_runs WHERE status = 'running'")]
+        if orphans:
+            break
+    assert orphans, "the worker was never killed mid-embedding"
+
+    def all_done():
+        return loom.sql("SELECT count(*) FROM stage_runs WHERE status <> 'succeeded'")[0][0] == 0
+
+    wait_for(all_done, 180, "every run to succeed after the restart")
+    assert loom.sql("SELECT count(*), count(DISTINCT turn_id), count(vector) FROM embeddings") == [
+        (TURNS, TURNS, TURNS)
+    ]
+    assert loom.sql("SELECT count(*) FROM stage_runs") == [(TURNS,)]
+    recovered = loom.sql(f"SELECT min(attempts) FROM stage_runs WHERE id IN ({','.join(map(str, orphans))})")
+    assert recovered[0][0] >= 2  # claimed again after the dead worker's lease ran out
+    hits = http.post("/v1/conversation.search", json={"query": "ledger migration step 3"}).json()
+    assert hits["mode"] == "vector" and hits["hits"]
+
+    assert loom.stop() == 0
+    ports = json.loads((loom.home / "ports.json").read_text())
+    assert not is_listening(ports["postgres"]) and not is_listening(ports["redis"])
+
+    loom.up()  # a second `loom up` reuses the data
+    assert loom.sql("SELECT count(*) FROM turns") == [(TURNS,)]
+    again = httpx.post(
+        f"http://127.0.0.1:{loom.port}/v1/conversation.threads",
+        json={},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert again.status_code == 200 and len(again.json()["threads"]) == 10
+    assert loom.stop() == 0

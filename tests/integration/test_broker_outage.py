@@ -1,0 +1,48 @@
+"""Nothing is lost for want of a broker: with Redis stopped, appends still store; once it is back,
+the scheduler's sweep re-sends the pending runs."""
+
+from datetime import timedelta
+
+import dramatiq
+from freezegun import freeze_time
+from sqlmodel import col, select
+
+from models import db
+from models.base import utcnow
+from models.settings import get_settings
+from models.stage_run import PENDING, SUCCEEDED, StageRun
+from schedules.registry import passes
+from services import redis as embedded_redis
+from tests.integration.conftest import append, enable_logging, settled, wait_until
+
+
+def statuses() -> list[str]:
+    with db.session() as s:
+        return list(s.exec(select(StageRun.status).order_by(col(StageRun.id))))
+
+
+def test_appends_store_while_redis_is_down_and_the_sweep_sends_them_once_it_is_back(broker, openai_embedder):
+    home = get_settings().home
+    enable_logging("outage")
+    broker.flush_all()
+    embedded_redis.stop(home)
+    try:
+        answers = [append("outage", "t", f"written while the broker is down {i}") for i in range(3)]
+        assert all(a["stored"] and a["embedding"] == "pending" for a in answers)
+        assert statuses() == [PENDING] * 3
+    finally:
+        embedded_redis.start(home)
+    assert not broker.client.keys("dramatiq:embedding*")  # no message reached the broker
+    sweep = next(p for p in passes() if p.name == "sweep")
+    sweep.run()
+    assert statuses() == [PENDING] * 3  # still within the grace period: maybe their messages are in flight
+    with freeze_time(utcnow() + timedelta(seconds=get_settings().sweep_grace_seconds + 1)):
+        sweep.run()
+    worker = dramatiq.Worker(broker, worker_threads=2)
+    worker.start()
+    try:
+        wait_until(settled, what="the swept runs")
+    finally:
+        worker.stop()
+    assert statuses() == [SUCCEEDED] * 3
+    assert sum(len(call) for call in openai_embedder.embedding_calls) == 3

@@ -1,0 +1,163 @@
+"""The operator CLI, in-process against the embedded servers: tokens, recording, transcripts,
+runs."""
+
+import json
+
+import pytest
+from sqlmodel import col, func, select
+from typer.testing import CliRunner
+
+from cli import app
+from models import db
+from models.conversation import Turn
+from models.stage_run import FAILED, PENDING, SUCCEEDED, StageRun
+from ops.caller import authenticate
+from tests.integration.conftest import append, enable_logging
+
+runner = CliRunner()
+
+TRANSCRIPT = """# user
+How do I rotate the export job's schedule?
+
+# assistant
+Edit the cron line in jobs.yaml and redeploy.
+
+# user
+Thanks!
+"""
+
+
+def loom(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def turns(namespace: str) -> int:
+    with db.session() as s:
+        return s.exec(select(func.count()).where(Turn.namespace == namespace)).one()
+
+
+def test_tokens_create_prints_only_the_token_and_it_carries_the_role_and_namespaces():
+    result = loom("tokens", "create", "--namespace", "a", "--namespace", "b", "--role", "viewer")
+    assert result.exit_code == 0
+    (token,) = result.stdout.split()
+    assert result.stdout == token + "\n"
+    caller = authenticate(f"Bearer {token}")
+    assert caller.role == "viewer" and caller.namespaces == ("a", "b")
+
+
+def test_a_bad_role_is_one_line_and_a_non_zero_exit():
+    result = loom("tokens", "create", "--namespace", "a", "--role", "root")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.strip().count("\n") == 0 and "role must be one of" in result.stderr
+
+
+def test_ingesting_a_transcript_twice_adds_nothing(tmp_path):
+    path = tmp_path / "session.md"
+    path.write_text(TRANSCRIPT)
+    assert loom("namespaces", "logging", "cap", "--on").exit_code == 0
+    first = loom("ingest-transcript", "--namespace", "cap", "--file", str(path))
+    assert first.exit_code == 0, first.output and "3 turns appended" in first.stdout
+    second = loom("ingest-transcript", "--namespace", "cap", "--file", str(path))
+    assert second.exit_code == 0 and "0 turns appended, 3 already there" in second.stdout
+    assert turns("cap") == 3
+
+
+def test_a_json_transcript_with_a_thread_id_lands_in_that_thread(tmp_path):
+    path = tmp_path / "session.json"
+    path.write_text(
+        json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
+    )
+    enable_logging("capjson")
+    result = loom("ingest-transcript", "--namespace", "capjson", "--file", str(path), "--thread-id", "fixed")
+    assert result.exit_code == 0 and "thread fixed: 2 turns appended" in result.stdout
+    with db.session() as s:
+        assert set(s.exec(select(Turn.thread_id).where(Turn.namespace == "capjson"))) == {"fixed"}
+
+
+def test_a_dry_run_only_counts(tmp_path):
+    path = tmp_path / "session.md"
+    path.write_text(TRANSCRIPT)
+    result = loom("ingest-transcript", "--namespace", "dry", "--file", str(path), "--dry-run")
+    assert result.exit_code == 0 and "3 turns would be appended" in result.stdout
+    assert turns("dry") == 0
+
+
+def test_a_malformed_transcript_names_its_line_and_writes_nothing(tmp_path):
+    path = tmp_path / "broken.md"
+    path.write_text("# user\nfine\n\n# assistant\n\n# user\nagain\n")
+    enable_logging("broken")
+    result = loom("ingest-transcript", "--namespace", "broken", "--file", str(path))
+    assert result.exit_code != 0
+    assert len(result.stderr.strip().splitlines()) == 1 and "line 4" in result.stderr
+    assert turns("broken") == 0
+
+
+def test_ingesting_into_a_namespace_that_does_not_record_is_refused(tmp_path):
+    path = tmp_path / "session.md"
+    path.write_text(TRANSCRIPT)
+    result = loom("ingest-transcript", "--namespace", "silent", "--file", str(path))
+    assert result.exit_code == 2 and "does not record" in result.stderr
+    assert turns("silent") == 0
+
+
+@pytest.fixture
+def failed_run(request) -> int:
+    enable_logging("ops")
+    turn_id = append("ops", "t", f"a turn whose run failed in {request.node.name}")["turn_id"]
+    with db.session() as s:
+        run = s.exec(select(StageRun).where(StageRun.subject == f"turn:{turn_id}")).one()
+        run.status, run.attempts, run.last_error = FAILED, 3, "EmbedderUnavailable: down"
+        s.add(run)
+    return run.id
+
+
+def test_runs_list_show_and_retry(failed_run):
+    listed = loom("runs", "list", "--failed", "--json")
+    assert listed.exit_code == 0
+    assert [(r["id"], r["last_error"]) for r in json.loads(listed.stdout)] == [
+        (failed_run, "EmbedderUnavailable: down")
+    ]
+    table = loom("runs", "list", "--status", "failed").stdout
+    assert f"│ {failed_run} " in table and "embedding" in table
+    shown = json.loads(loom("runs", "show", str(failed_run)).stdout)
+    assert (shown["status"], shown["last_error"]) == (FAILED, "EmbedderUnavailable: down")
+    retried = loom("runs", "retry", str(failed_run))
+    assert retried.exit_code == 0 and "queued again" in retried.stdout
+    assert json.loads(loom("runs", "show", str(failed_run)).stdout)["status"] == PENDING
+    again = loom("runs", "retry", str(failed_run))
+    assert again.exit_code == 0 and "already pending" in again.stdout
+
+
+def test_runs_retry_by_stage_requeues_every_failed_run_and_leaves_succeeded_ones(failed_run):
+    with db.session() as s:
+        other = s.exec(select(StageRun).where(StageRun.id != failed_run).order_by(col(StageRun.id))).first()
+        other.status = SUCCEEDED
+        s.add(other)
+    result = loom("runs", "retry", "--stage", "embedding", "--status", "failed")
+    assert result.exit_code == 0 and "1 embedding runs queued again" in result.stdout
+    with db.session() as s:
+        assert s.get(StageRun, failed_run).status == PENDING
+        assert s.get(StageRun, other.id).status == SUCCEEDED
+    noop = loom("runs", "retry", str(other.id))
+    assert noop.exit_code == 0 and "already succeeded; nothing to do" in noop.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("runs", "list", "--status", "weird"), "--status must be one of"),
+        (("runs", "list", "--since", "yesterday"), "--since"),
+        (("runs", "show", "999999"), "no stage run 999999"),
+        (
+            (
+                "runs",
+                "retry",
+            ),
+            "give either a run id",
+        ),
+    ],
+)
+def test_operator_mistakes_are_one_line_and_a_non_zero_exit(args, message):
+    result = loom(*args)
+    assert result.exit_code == 2 and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

@@ -1,0 +1,113 @@
+"""conversation.search: cosine floor, filters, fan-out, excerpts, screening, the fallback."""
+
+import pytest
+
+from models.settings import get_settings
+from ops.caller import Caller
+from ops.errors import OpError
+from ops.registry import call
+from tests.integration.conftest import append, enable_logging, settled, wait_until
+
+SECRET = "the deploy key is sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz12 for invoices"
+
+
+@pytest.fixture(scope="module")
+def corpus(broker, database):
+    """Two namespaces of turns, embedded by a real worker with the local model."""
+    import dramatiq
+
+    import workers.outbox  # noqa: F401
+
+    for namespace in ("alpha", "beta", "gamma"):
+        enable_logging(namespace)
+    append("alpha", "billing", "We moved the invoices to the new ledger last week.", run_id="r1")
+    append("alpha", "billing", "The export job still reads invoices from the old ledger.", role="assistant")
+    append("alpha", "billing", "Ledger " + "long " * 100 + "tail words")
+    append("alpha", "garden", "Tomatoes need full sun and regular watering.", run_id="r2")
+    append("alpha", "garden", "ledger invoices: a system note", role="system")
+    append("alpha", "billing", SECRET)
+    append("beta", "other", "Invoices for the beta team are on the ledger too.")
+    append("gamma", "other", "Invoices in gamma, a namespace this caller does not have.")
+    broker.flush_all()
+    from workers import outbox
+
+    outbox.sweep(grace_seconds=-1)  # send every pending run to the worker below
+    worker = dramatiq.Worker(broker, worker_threads=2)
+    worker.start()
+    try:
+        wait_until(settled, timeout=120, what="the corpus to be embedded")
+    finally:
+        worker.stop()
+
+
+ME = Caller(role="viewer", namespaces=("alpha", "beta"))
+
+
+def search(**body) -> dict:
+    return call("conversation.search", ME, body)
+
+
+def test_hits_rank_by_cosine_similarity_and_carry_what_a_client_needs(corpus):
+    answer = search(query="moving invoices to a new ledger", namespace="alpha")
+    assert answer["mode"] == "vector"
+    hits = answer["hits"]
+    assert hits[0]["excerpt"] == "We moved the invoices to the new ledger last week."
+    assert [h["similarity"] for h in hits] == sorted((h["similarity"] for h in hits), reverse=True)
+    assert set(hits[0]) >= {"namespace", "thread_id", "msg_id", "role", "ts", "similarity", "excerpt"}
+
+
+def test_hits_below_the_similarity_floor_are_dropped(corpus):
+    floor = get_settings().conversation_search_min_similarity
+    hits = search(query="moving invoices to a new ledger", namespace="alpha", limit=50)["hits"]
+    assert hits and all(h["similarity"] >= floor for h in hits)
+    assert "Tomatoes need full sun and regular watering." not in [h["excerpt"] for h in hits]
+
+
+def test_search_fans_out_over_the_callers_namespaces_by_default(corpus):
+    namespaces = {h["namespace"] for h in search(query="invoices on the ledger", limit=20)["hits"]}
+    assert namespaces == {"alpha", "beta"}  # never gamma
+
+
+def test_filters_by_thread_run_and_role(corpus):
+    assert {h["thread_id"] for h in search(query="invoices ledger", thread_id="billing")["hits"]} == {
+        "billing"
+    }
+    by_run = search(query="invoices ledger", run_id="r1")["hits"]
+    assert [h["excerpt"][:10] for h in by_run] == ["We moved t"]
+    assert {h["role"] for h in search(query="invoices ledger", role="assistant")["hits"]} == {"assistant"}
+
+
+def test_the_excerpt_is_the_first_240_characters(corpus):
+    hits = search(query="ledger long long long tail words", namespace="alpha", thread_id="billing")["hits"]
+    long_hit = next(h for h in hits if h["excerpt"].startswith("Ledger long"))
+    assert len(long_hit["excerpt"]) == 240
+
+
+def test_system_turns_and_turns_that_read_as_high_are_never_returned(corpus):
+    for answer in (
+        search(query="deploy key for invoices", limit=50),
+        search(query="a system note", limit=50),
+    ):
+        excerpts = " ".join(h["excerpt"] for h in answer["hits"])
+        assert "sk-proj" not in excerpts and "system note" not in excerpts
+
+
+def test_when_the_embedder_is_unavailable_a_substring_match_answers_and_says_so(corpus, openai_embedder):
+    openai_embedder.mode = "fail"
+    answer = search(query="EXPORT JOB")
+    assert answer["mode"] == "substring" and "embedder_error" in answer
+    assert [h["excerpt"] for h in answer["hits"]] == [
+        "The export job still reads invoices from the old ledger."
+    ]
+    assert answer["hits"][0]["similarity"] is None
+    assert search(query="sk-proj-AbCdEf")["hits"] == []  # the fallback never returns a high turn
+    assert search(query="a system note")["hits"] == []
+    assert search(query="100%_")["hits"] == []  # LIKE wildcards are matched literally
+
+
+def test_the_namespace_scope_names_one_namespace(corpus):
+    hits = search(query="invoices ledger", namespace="beta", limit=20)["hits"]
+    assert {h["namespace"] for h in hits} == {"beta"}
+    with pytest.raises(OpError) as refused:
+        call("conversation.search", ME, {"query": "x", "namespace": "gamma"})
+    assert refused.value.status == 403
