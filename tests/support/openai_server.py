@@ -74,8 +74,12 @@ class FakeOpenAI:
                         {"object": "embedding", "index": i, "embedding": bag_of_words_vector(t, dims)}
                         for i, t in enumerate(texts)
                     ]
-                    body = {"object": "list", "data": data, "model": request["model"],
-                            "usage": {"prompt_tokens": 0, "total_tokens": 0}}
+                    body = {
+                        "object": "list",
+                        "data": data,
+                        "model": request["model"],
+                        "usage": {"prompt_tokens": 0, "total_tokens": 0},
+                    }
                     return self._send(200, json.dumps(body).encode())
                 self._send(404, b'{"error": {"message": "unknown path"}}')
 
