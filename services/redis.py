@@ -62,9 +62,16 @@ def start(home: Path) -> bool:
 
 
 def stop(home: Path) -> None:
+    """Shut the server down and wait until it no longer listens."""
     port = port_for(home, "redis")
-    if is_listening(port):
-        try:
-            redis.Redis.from_url(url(home)).shutdown(nosave=True)
-        except redis.ConnectionError:
-            pass  # shutdown closes the connection under us
+    if not is_listening(port):
+        return
+    try:
+        redis.Redis.from_url(url(home)).shutdown(nosave=True)
+    except redis.ConnectionError:
+        pass  # shutdown closes the connection under us
+    deadline = time.monotonic() + 10
+    while is_listening(port):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"embedded Redis on port {port} did not stop")
+        time.sleep(0.05)
