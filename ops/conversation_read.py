@@ -5,7 +5,7 @@ from datetime import timedelta
 from typing import Literal
 
 from pydantic import Field
-from sqlalchemy import exists, or_
+from sqlalchemy import exists, or_, true
 from sqlmodel import col, select
 
 from models import db
@@ -38,7 +38,21 @@ class ThreadsRequest(OpRequest):
 
 def threads(caller: Caller, req: ThreadsRequest) -> dict:
     namespace = caller.namespace(req.namespace)
-    query = select(Thread).where(Thread.namespace == namespace)
+    # Each thread's newest live turn, fetched with the page in one statement.
+    last = (
+        select(Turn.msg_id, Turn.role, Turn.ts, Turn.content)
+        .where(
+            Turn.namespace == Thread.namespace, Turn.thread_id == Thread.thread_id, Turn.deleted_at.is_(None)
+        )
+        .order_by(col(Turn.id).desc())
+        .limit(1)
+        .lateral("last_turn")
+    )
+    query = (
+        select(Thread, last.c.msg_id, last.c.role, last.c.ts, last.c.content)
+        .outerjoin(last, true())
+        .where(Thread.namespace == namespace)
+    )
     if req.window_days:
         query = query.where(Thread.last_turn_at >= utcnow() - timedelta(days=req.window_days))
     if req.agent != ALL_AGENTS:
@@ -52,31 +66,15 @@ def threads(caller: Caller, req: ThreadsRequest) -> dict:
         .limit(req.limit)
     )
     with db.session() as s:
-        rows = list(s.exec(query))
-        last = {}
-        for thread in rows:
-            last[thread.id] = s.exec(
-                select(Turn)
-                .where(
-                    Turn.namespace == namespace, Turn.thread_id == thread.thread_id, Turn.deleted_at.is_(None)
-                )
-                .order_by(col(Turn.id).desc())
-                .limit(1)
-            ).first()
+        rows = s.exec(query).all()
     items = []
-    for thread in rows:
-        turn = last[thread.id]
+    for thread, msg_id, role, ts, content in rows:
         public = thread_public(thread)
         public["title"] = listing_excerpt(thread.title) or None
         public["last_turn"] = (
             None
-            if turn is None
-            else {
-                "msg_id": turn.msg_id,
-                "role": turn.role,
-                "ts": turn.ts.isoformat(),
-                "excerpt": listing_excerpt(turn.content),
-            }
+            if msg_id is None
+            else {"msg_id": msg_id, "role": role, "ts": ts.isoformat(), "excerpt": listing_excerpt(content)}
         )
         items.append(public)
     return {"namespace": namespace, "threads": items, "offset": req.offset, "limit": req.limit}
