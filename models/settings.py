@@ -2,7 +2,7 @@
 
 Names and defaults follow the product documents (``LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY`` and so
 on); fields are flat so each variable keeps exactly the name the documents give it, and grouped here
-by area.
+by area. A setting arrives with the stage that reads it.
 """
 
 from functools import lru_cache
@@ -31,12 +31,6 @@ class Settings(BaseSettings):
     embed_batch_size: int = 64
     embed_max_chars: int = 2048
 
-    # --- LLM -------------------------------------------------------------------------------
-    llm_provider: str = "fake"  # fake | openai
-    llm_base_url: str | None = None
-    llm_model: str = "gpt-4o-mini"
-    llm_api_key: str | None = None
-
     # --- stage ledger and workers ----------------------------------------------------------
     stage_max_attempts: int = 3
     stage_min_backoff_ms: int = 1000
@@ -49,18 +43,6 @@ class Settings(BaseSettings):
     # --- conversations ---------------------------------------------------------------------
     conversation_search_min_similarity: float = 0.30
     conversation_search_excerpt_chars: int = 240
-    conversation_titler_enabled: bool = True
-    conversation_titler_interval_minutes: int = 15
-    conversation_titler_window_hours: int = 168
-    conversation_titler_min_turns: int = 4
-    conversation_titler_max_threads_per_pass: int = 10
-    retention_conversations_days: int = 0  # 0 = keep forever
-
-    # --- session briefs --------------------------------------------------------------------
-    session_brief_llm: bool = True
-    session_brief_llm_model: str | None = None
-    session_brief_window_chars: int = 24_000
-    session_brief_max_windows: int = 4
 
 
 @lru_cache

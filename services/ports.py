@@ -4,6 +4,7 @@ Keeping the port stable lets every ``loom`` command started against the same ``L
 the servers ``loom up`` started.
 """
 
+import fcntl
 import json
 import socket
 from pathlib import Path
@@ -16,13 +17,16 @@ def free_port() -> int:
 
 
 def port_for(home: Path, name: str) -> int:
+    home.mkdir(parents=True, exist_ok=True)
     path = home / "ports.json"
-    ports = json.loads(path.read_text()) if path.exists() else {}
-    if name not in ports:
-        ports[name] = free_port()
-        home.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(ports, indent=2))
-    return ports[name]
+    # Several `loom` processes may start at once on one home: choose each port under a lock.
+    with open(home / "ports.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        ports = json.loads(path.read_text()) if path.exists() else {}
+        if name not in ports:
+            ports[name] = free_port()
+            path.write_text(json.dumps(ports, indent=2))
+        return ports[name]
 
 
 def is_listening(port: int) -> bool:

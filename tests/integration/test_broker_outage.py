@@ -4,6 +4,8 @@ the scheduler's sweep re-sends the pending runs."""
 from datetime import timedelta
 
 import dramatiq
+import pytest
+import redis
 from freezegun import freeze_time
 from sqlmodel import col, select
 
@@ -26,13 +28,15 @@ def test_appends_store_while_redis_is_down_and_the_sweep_sends_them_once_it_is_b
     enable_logging("outage")
     broker.flush_all()
     embedded_redis.stop(home)
+    with pytest.raises(redis.ConnectionError):
+        broker.client.ping()
     try:
         answers = [append("outage", "t", f"written while the broker is down {i}") for i in range(3)]
         assert all(a["stored"] and a["embedding"] == "pending" for a in answers)
         assert statuses() == [PENDING] * 3
     finally:
         embedded_redis.start(home)
-    assert not broker.client.keys("dramatiq:embedding*")  # no message reached the broker
+    assert not broker.client.keys("dramatiq:embedding*"), broker.client.hgetall("dramatiq:embedding.msgs")
     sweep = next(p for p in passes() if p.name == "sweep")
     sweep.run()
     assert statuses() == [PENDING] * 3  # still within the grace period: maybe their messages are in flight
