@@ -24,6 +24,7 @@ def running(stop_on_exit: bool = True) -> Iterator[Endpoints]:
     A server this call started is stopped on exit (when ``stop_on_exit``), so a one-off command
     leaves nothing behind, while one started by ``loom up`` is shared and left alone.
     """
+    get_settings.cache_clear()  # read the environment as it is now, not as an earlier import saw it
     settings = get_settings()
     started = []
     try:
