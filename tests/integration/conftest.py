@@ -169,3 +169,25 @@ def settled() -> bool:
 
     with db.session() as s:
         return not s.exec(select(func.count()).where(col(StageRun.status).in_([PENDING, RUNNING]))).one()
+
+
+@pytest.fixture(scope="module")
+def live_api(database):
+    """The real app served over HTTP by uvicorn in a thread, for clients that are processes."""
+    import threading
+
+    import uvicorn
+
+    from api.app import create_app
+    from services.ports import free_port
+
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(warm_embedder=False), host="127.0.0.1", port=port, log_level="warning")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    wait_until(lambda: server.started, timeout=30, what="uvicorn to start")
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)

@@ -1,0 +1,76 @@
+"""The Claude Code Stop hook as Claude Code runs it (a process reading its input on stdin),
+against the real API over HTTP."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from sqlmodel import col, select
+
+from models import db
+from models.conversation import Turn
+from ops.caller import create_token
+from tests.integration.conftest import enable_logging
+
+HOOK = Path(__file__).resolve().parents[2] / "integrations" / "claude-code" / "loom_stop_hook.py"
+SESSION = "5f0c1d2e-aaaa-4bbb-8ccc-ddddeeeeffff"
+
+
+def entry(uuid: str, role: str, text: str) -> dict:
+    content = text if role == "user" else [{"type": "text", "text": text}]
+    return {
+        "type": role,
+        "uuid": uuid,
+        "sessionId": SESSION,
+        "timestamp": "2026-11-30T10:00:00Z",
+        "message": {"role": role, "content": content},
+    }
+
+
+def run_hook(live_api: str, transcript: Path, tmp_path: Path, token: str) -> subprocess.CompletedProcess:
+    env = {
+        "LOOM_URL": live_api,
+        "LOOM_TOKEN": token,
+        "LOOM_HOOK_STATE_DIR": str(tmp_path / "state"),
+        "PATH": "/usr/bin:/bin",
+        "no_proxy": "127.0.0.1",
+    }
+    stdin = json.dumps({"session_id": SESSION, "transcript_path": str(transcript), "hook_event_name": "Stop"})
+    return subprocess.run(
+        [sys.executable, str(HOOK)], input=stdin, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def stored() -> list[tuple[str, str, str, str]]:
+    with db.session() as s:
+        rows = s.exec(select(Turn).where(Turn.namespace == "cc").order_by(col(Turn.id)))
+        return [(t.msg_id, t.role, t.content, t.agent) for t in rows]
+
+
+def test_the_stop_hook_appends_each_new_turn_once_with_the_transcript_uuid(live_api, tmp_path):
+    enable_logging("cc")
+    token = create_token(["cc"], "writer")
+    transcript = tmp_path / "session.jsonl"
+    lines = [
+        entry("u-1", "user", "Fix the flaky test"),
+        entry("a-1", "assistant", "Done: it raced the broker."),
+    ]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+    first = run_hook(live_api, transcript, tmp_path, token)
+    assert first.returncode == 0 and first.stderr == ""
+    assert stored() == [
+        ("u-1", "user", "Fix the flaky test", "claude-code"),
+        ("a-1", "assistant", "Done: it raced the broker.", "claude-code"),
+    ]
+
+    assert run_hook(live_api, transcript, tmp_path, token).returncode == 0
+    assert len(stored()) == 2  # nothing new, nothing doubled
+
+    with transcript.open("a") as f:
+        f.write(json.dumps(entry("u-2", "user", "Thanks")) + "\n")
+    assert run_hook(live_api, transcript, tmp_path, token).returncode == 0
+    assert [row[0] for row in stored()] == ["u-1", "a-1", "u-2"]
+    with db.session() as s:
+        assert s.exec(select(Turn.thread_id).where(Turn.namespace == "cc")).unique().all() == [SESSION]
