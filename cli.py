@@ -84,7 +84,13 @@ def api() -> None:
         from models.settings import get_settings
 
         settings = get_settings()
-        uvicorn.run(create_app(), host=settings.host, port=settings.port, log_level="info")
+        uvicorn.run(
+            create_app(),
+            host=settings.host,
+            port=settings.port,
+            log_level="info",
+            access_log=settings.api_access_log,
+        )
 
 
 @app.command()

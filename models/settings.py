@@ -19,6 +19,7 @@ class Settings(BaseSettings):
     home: Path = Field(default=Path("~/.local/share/loom").expanduser(), description="data directory")
     host: str = "127.0.0.1"
     port: int = 7777
+    api_access_log: bool = False  # a log line per request costs the capture path measurable CPU
     database_url: str | None = None  # unset: the embedded PostgreSQL under `home`
     redis_url: str | None = None  # unset: the embedded Redis under `home`
 

@@ -87,32 +87,31 @@ def append(caller: Caller, req: AppendRequest) -> dict:
     with db.session() as s:
         if not recording(s, namespace):
             return {**answer, "stored": False, "reason": "logging_disabled"}
-        now = utcnow()
+        turn = Turn(
+            namespace=namespace,
+            thread_id=req.thread_id,
+            agent=req.agent,
+            msg_id=msg_id,
+            role=req.role,
+            content=req.content,
+            reasoning=req.reasoning,
+            user_id=req.user_id,
+            run_id=req.run_id,
+            meta=req.metadata,
+            tokens=req.tokens,
+            sensitivity=sensitivity,
+        )
         turn_id = s.scalar(
             insert(Turn)
-            .values(
-                namespace=namespace,
-                thread_id=req.thread_id,
-                agent=req.agent,
-                msg_id=msg_id,
-                role=req.role,
-                content=req.content,
-                reasoning=req.reasoning,
-                user_id=req.user_id,
-                run_id=req.run_id,
-                meta=req.metadata,
-                tokens=req.tokens,
-                sensitivity=sensitivity,
-                ts=now,
-            )
+            .values(**turn.model_dump(exclude={"id", "deleted_at"}))
             .on_conflict_do_nothing(index_elements=["namespace", "thread_id", "msg_id"])
             .returning(Turn.id)
         )
         if turn_id is None:
             return {**answer, "stored": False, "reason": "duplicate"}
-        _touch_thread(s, namespace, req.thread_id, req.agent, now)
+        turn.id = turn_id
+        _touch_thread(s, namespace, req.thread_id, req.agent, turn.ts)
         if embedding.embeddable(req.role, sensitivity):
-            turn = s.get(Turn, turn_id)
             row = embedding.new_row(turn, get_settings().embed_max_chars)
             run = ledger.new_run(EMBEDDING, keys.turn_subject(turn_id), keys.embed_key(turn_id, row.text))
             s.add_all([row, run])

@@ -48,9 +48,10 @@ def embed_turns(run_ids: list[int]) -> None:
         return
     with db.session() as s:
         outcomes = embedding.store(s, batch, vectors, embedder.name)
+        by_outcome: dict[str, list[int]] = {}
         for turn_id, run in run_of.items():
-            outcome = outcomes.get(turn_id, embedding.DELETED)  # no embedding row left: turn gone
-            if outcome == embedding.SUCCEEDED:
-                ledger.finish(s, run.id, SUCCEEDED)
-            else:
-                ledger.finish(s, run.id, SKIPPED, reason=outcome)
+            # No embedding row left means the turn is gone too.
+            by_outcome.setdefault(outcomes.get(turn_id, embedding.DELETED), []).append(run.id)
+        ledger.finish(s, by_outcome.pop(embedding.SUCCEEDED, []), SUCCEEDED)
+        for reason, run_ids in by_outcome.items():
+            ledger.finish(s, run_ids, SKIPPED, reason=reason)

@@ -56,13 +56,15 @@ def claim(stage: str, run_ids: list[int], fill: int) -> list[StageRun]:
         return sorted(claimed, key=lambda run: run.id)
 
 
-def finish(s: Session, run_id: int, status: str, reason: str | None = None) -> None:
-    """Close a claimed run; only a run still ``running`` is closed, so a late duplicate cannot
+def finish(s: Session, run_ids: list[int], status: str, reason: str | None = None) -> None:
+    """Close claimed runs; only a run still ``running`` is closed, so a late duplicate cannot
     overwrite a newer outcome."""
+    if not run_ids:
+        return
     now = utcnow()
     s.exec(
         update(StageRun)
-        .where(StageRun.id == run_id, StageRun.status == RUNNING)
+        .where(col(StageRun.id).in_(run_ids), StageRun.status == RUNNING)
         .values(status=status, reason=reason, finished_at=now, updated_at=now, lease_expires_at=None)
     )
 
