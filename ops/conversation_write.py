@@ -1,22 +1,23 @@
 """The conversation plane's write ops: validate, write the rows and their stage runs in one
 transaction, then enqueue ids (the outbox rule). Never a model call here."""
 
+import json
 from typing import Any, Literal
 
 from pydantic import Field
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, select
 
-from models import db
+from models import db, queries
 from models.base import utcnow
-from models.conversation import MSG_ID_MAX, Thread, Turn
+from models.conversation import MSG_ID_MAX, Thread
 from models.namespace import Namespace
 from models.settings import get_settings
 from ops.caller import Caller
 from ops.errors import not_found
 from ops.schemas import Identifier, OpRequest
 from pipelines import embedding, keys, screening
-from workers import ledger, outbox
+from workers import outbox
 from workers.embedding import STAGE as EMBEDDING
 
 Role = Literal["user", "assistant", "system", "tool"]
@@ -58,65 +59,40 @@ class AppendRequest(OpRequest):
     tokens: int | None = Field(default=None, ge=0)
 
 
-def _touch_thread(s: Session, namespace: str, thread_id: str, agent: str, ts) -> None:
-    """Create the thread on its first turn; count the turn and move its activity time."""
-    s.exec(
-        insert(Thread)
-        .values(
-            namespace=namespace,
-            thread_id=thread_id,
-            agent=agent,
-            turn_count=1,
-            created_at=ts,
-            last_turn_at=ts,
-            meta={},
-        )
-        .on_conflict_do_update(
-            index_elements=["namespace", "thread_id"],
-            set_={"turn_count": Thread.turn_count + 1, "last_turn_at": ts},
-        )
-    )
-
-
 def append(caller: Caller, req: AppendRequest) -> dict:
     namespace = caller.namespace(req.namespace)
     msg_id = req.msg_id or keys.derived_msg_id(req.thread_id, req.role, req.content)
     answer = {"namespace": namespace, "thread_id": req.thread_id, "msg_id": msg_id}
     sensitivity = screening.screen(req.content).level
-    run_id = None
+    embed = embedding.embeddable(req.role, sensitivity)
+    text = embedding.embedding_text(req.content, get_settings().embed_max_chars)
     with db.session() as s:
-        if not recording(s, namespace):
+        recording_on, turn_id = s.execute(queries.RECORDING_AND_TURN_ID, {"namespace": namespace}).one()
+        if not recording_on:
             return {**answer, "stored": False, "reason": "logging_disabled"}
-        turn = Turn(
-            namespace=namespace,
-            thread_id=req.thread_id,
-            agent=req.agent,
-            msg_id=msg_id,
-            role=req.role,
-            content=req.content,
-            reasoning=req.reasoning,
-            user_id=req.user_id,
-            run_id=req.run_id,
-            meta=req.metadata,
-            tokens=req.tokens,
-            sensitivity=sensitivity,
+        params = req.model_dump(
+            include={"thread_id", "agent", "role", "content", "reasoning", "user_id", "run_id", "tokens"}
         )
-        turn_id = s.scalar(
-            insert(Turn)
-            .values(**turn.model_dump(exclude={"id", "deleted_at"}))
-            .on_conflict_do_nothing(index_elements=["namespace", "thread_id", "msg_id"])
-            .returning(Turn.id)
-        )
-        if turn_id is None:
-            return {**answer, "stored": False, "reason": "duplicate"}
-        turn.id = turn_id
-        _touch_thread(s, namespace, req.thread_id, req.agent, turn.ts)
-        if embedding.embeddable(req.role, sensitivity):
-            row = embedding.new_row(turn, get_settings().embed_max_chars)
-            run = ledger.new_run(EMBEDDING, keys.turn_subject(turn_id), keys.embed_key(turn_id, row.text))
-            s.add_all([row, run])
-            s.flush()
-            run_id = run.id
+        stored_id, run_id = s.execute(
+            queries.APPEND_TURN,
+            {
+                **params,
+                "turn_id": turn_id,
+                "namespace": namespace,
+                "msg_id": msg_id,
+                "metadata": json.dumps(req.metadata),
+                "sensitivity": sensitivity,
+                "ts": utcnow(),
+                "embed": embed,
+                "embed_text": text,
+                "embed_digest": keys.digest(text),
+                "stage": EMBEDDING,
+                "subject": keys.turn_subject(turn_id),
+                "idem_key": keys.embed_key(turn_id, text),
+            },
+        ).one()
+    if stored_id is None:
+        return {**answer, "stored": False, "reason": "duplicate"}
     if run_id is not None:
         outbox.send(EMBEDDING, [run_id])
     return {

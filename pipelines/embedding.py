@@ -7,7 +7,6 @@ from sqlmodel import Session, select
 
 from models.base import utcnow
 from models.conversation import EMBEDDED_ROLES, Embedding, Turn
-from pipelines import keys
 
 SUCCEEDED, DELETED = "succeeded", "deleted"
 
@@ -63,19 +62,3 @@ def record_error(session: Session, turn_ids: list[int], error: str) -> None:
     """Fail-open: the turn stays stored; its embedding row says why it has no vector."""
     for row in session.exec(select(Embedding).where(Embedding.turn_id.in_(turn_ids))):
         row.error = error
-
-
-def new_row(turn: Turn, max_chars: int) -> Embedding:
-    text = embedding_text(turn.content, max_chars)
-    return Embedding(
-        turn_id=turn.id,
-        namespace=turn.namespace,
-        thread_id=turn.thread_id,
-        agent=turn.agent,
-        msg_id=turn.msg_id,
-        role=turn.role,
-        run_id=turn.run_id,
-        user_id=turn.user_id,
-        text=text,
-        digest=keys.digest(text),
-    )

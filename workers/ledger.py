@@ -16,10 +16,6 @@ from models.settings import get_settings
 from models.stage_run import FAILED, PENDING, RUNNING, SUCCEEDED, StageRun
 
 
-def new_run(stage: str, subject: str, key: str) -> StageRun:
-    return StageRun(stage=stage, subject=subject, idem_key=key, status=PENDING)
-
-
 def _claimable(now: datetime):
     return or_(
         StageRun.status == PENDING,
