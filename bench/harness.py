@@ -1,0 +1,682 @@
+"""Shared helpers for the benchmarks in bench/: load LongMemEval, run `loom up` in a throwaway
+LOOM_HOME, mint a token, append turns over HTTP from a few client threads, and watch the database
+until the worker has embedded them.
+
+Nothing here reaches into Loom's code paths: the benchmarks drive Loom the way a user does (the
+`loom` command and the HTTP API) and only read its database to see progress.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+import psycopg  # noqa: E402
+
+DEFAULT_DATA = Path("/work/shared/data/longmemeval_oracle.json")
+EMBEDDING_STAGE = "embedding"
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """The q-th percentile (0..100) by linear interpolation; None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def rounded(value: float | None, digits: int = 2) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+# --- the data set --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Turn:
+    session_id: str
+    index: int
+    role: str
+    content: str
+
+    @property
+    def msg_id(self) -> str:
+        return msg_id(self.session_id, self.index)
+
+
+def msg_id(session_id: str, index: int) -> str:
+    return f"{session_id}:{index}"
+
+
+def load_records(path: Path = DEFAULT_DATA) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def unique_sessions(records: list[dict]) -> dict[str, list[Turn]]:
+    """Every session once, by id, in order of first appearance; user/assistant turns only (the
+    index stays the turn's position in the session, so msg ids match the data set's)."""
+    sessions: dict[str, list[Turn]] = {}
+    for record in records:
+        for session_id, session in zip(
+            record["haystack_session_ids"], record["haystack_sessions"], strict=True
+        ):
+            if session_id in sessions:
+                continue
+            sessions[session_id] = [
+                Turn(session_id, i, t["role"], t["content"])
+                for i, t in enumerate(session)
+                if t["role"] in ("user", "assistant")
+            ]
+    return sessions
+
+
+# --- running Loom --------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def loom_executable() -> str:
+    candidate = Path(sys.executable).parent / "loom"
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which("loom")
+    if not found:
+        raise RuntimeError("no `loom` command next to this Python or on PATH (pip install -e . first)")
+    return found
+
+
+class Loom:
+    """`loom up` in a fresh LOOM_HOME on a free port. Use as a context manager: leaving it stops
+    Loom with SIGINT (the way an operator does) and removes the home unless ``keep_home``."""
+
+    def __init__(self, keep_home: bool = False, env: dict[str, str] | None = None) -> None:
+        self.keep_home = keep_home
+        self.extra_env = env or {}
+        self.home: Path | None = None
+        self.port: int | None = None
+        self.proc: subprocess.Popen | None = None
+        self._log_file = None
+
+    # The environment every `loom` command of this instance runs with.
+    @property
+    def env(self) -> dict[str, str]:
+        # Other LOOM_* settings pass through (so LOOM_EMBED_BATCH_SIZE=… reaches Loom and the
+        # benchmark alike); the servers are always the embedded ones of this home.
+        drop = ("LOOM_HOME", "LOOM_PORT", "LOOM_DATABASE_URL", "LOOM_REDIS_URL")
+        env = {k: v for k, v in os.environ.items() if k not in drop}
+        env.update(self.extra_env)
+        env["LOOM_HOME"] = str(self.home)
+        env["LOOM_PORT"] = str(self.port)
+        return env
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def log_path(self) -> Path:
+        assert self.home is not None
+        return self.home / "loom-up.log"
+
+    def __enter__(self) -> Loom:
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def start(self, timeout: float = 300.0) -> None:
+        self.home = Path(tempfile.mkdtemp(prefix="loom-bench-"))
+        self.port = free_port()
+        self._log_file = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
+        log(f"starting loom up (LOOM_HOME={self.home}, port {self.port}; log {self.log_path})")
+        started = time.perf_counter()
+        # A session of its own: a Ctrl-C on the benchmark must not reach Loom's children directly;
+        # stop() signals `loom up`, which stops them in order.
+        self.proc = subprocess.Popen(
+            [loom_executable(), "up"],
+            cwd=ROOT,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        with httpx.Client(timeout=2.0) as client:
+            while True:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"loom up exited with {self.proc.returncode}:\n{self.log_tail()}")
+                try:
+                    if client.get(f"{self.base_url}/healthz").status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"loom up not healthy after {timeout:.0f}s:\n{self.log_tail()}")
+                time.sleep(0.2)
+        log(f"loom up healthy after {time.perf_counter() - started:.1f}s")
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            log("stopping loom up (SIGINT)")
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(90)
+            except subprocess.TimeoutExpired:
+                log("loom up did not stop in 90s; killing its process group")
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+            log(f"loom up exited with {self.proc.returncode}")
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+        if self.home is not None:
+            self._stop_servers_left_behind()
+            if self.keep_home:
+                log(f"kept LOOM_HOME {self.home}")
+            else:
+                shutil.rmtree(self.home, ignore_errors=True)
+
+    def _stop_servers_left_behind(self) -> None:
+        """`loom up` stops its PostgreSQL and Redis on a clean exit; after a kill they run on,
+        detached, so stop them here rather than leave them behind."""
+        assert self.home is not None
+        if not (self.home / "ports.json").exists():
+            return
+        from services import postgres, redis
+
+        if (self.home / "postgres" / "postmaster.pid").exists():
+            log("PostgreSQL still running; stopping it")
+            try:
+                postgres.stop(self.home)
+            except Exception as exc:  # best effort
+                log(f"could not stop PostgreSQL: {exc}")
+        try:
+            redis.stop(self.home)
+        except Exception as exc:  # best effort
+            log(f"could not stop Redis: {exc}")
+
+    # --- the `loom` command and the database ---------------------------------------------------
+
+    def cli(self, *args: str) -> str:
+        done = subprocess.run(
+            [loom_executable(), *args], cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=300
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"loom {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
+        return done.stdout
+
+    def token(self, namespaces: Iterable[str], role: str = "admin") -> str:
+        args = ["tokens", "create", "--role", role]
+        for namespace in namespaces:
+            args += ["--namespace", namespace]
+        return self.cli(*args).strip().splitlines()[-1]
+
+    def logging_on(self, namespace: str) -> None:
+        self.cli("namespaces", "logging", namespace, "--on")
+
+    @property
+    def dsn(self) -> str:
+        assert self.home is not None
+        ports = json.loads((self.home / "ports.json").read_text())
+        return f"postgresql://postgres@127.0.0.1:{ports['postgres']}/loom"
+
+    def connect(self) -> psycopg.Connection:
+        return psycopg.connect(self.dsn, autocommit=True)
+
+
+# --- appending over HTTP -------------------------------------------------------------------------
+
+
+@dataclass
+class AppendStats:
+    """What the client threads saw. Times are ``time.perf_counter()`` values."""
+
+    requested: int = 0
+    sent: int = 0
+    latencies_ms: list[float] = field(default_factory=list)
+    outcomes: Counter = field(default_factory=Counter)  # stored / duplicate / logging_disabled / ...
+    embedding: Counter = field(default_factory=Counter)  # pending / not_embedded, as answered
+    started: float = 0.0
+    finished: float | None = None
+    error: BaseException | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.finished is not None
+
+    def summary(self) -> dict:
+        seconds = (self.finished or time.perf_counter()) - self.started
+        return {
+            "appends": self.sent,
+            "append_seconds": rounded(seconds),
+            "appends_per_s": rounded(self.sent / seconds if seconds else None, 1),
+            "append_p50_ms": rounded(percentile(self.latencies_ms, 50)),
+            "append_p95_ms": rounded(percentile(self.latencies_ms, 95)),
+            "append_p99_ms": rounded(percentile(self.latencies_ms, 99)),
+            "append_outcomes": dict(self.outcomes),
+        }
+
+
+class Appender:
+    """Append threads' turns from ``clients`` concurrent HTTP clients, in the background.
+
+    Each client takes a whole thread (conversation) at a time and appends its turns in order, the
+    way several agents each writing their own conversation would; ``stats`` fills in as it goes.
+    """
+
+    RETRIES = 3
+
+    def __init__(
+        self, base_url: str, token: str, namespace: str, threads: list[list[Turn]], clients: int = 6
+    ) -> None:
+        self.base_url = base_url
+        self.token = token
+        self.namespace = namespace
+        self.clients = clients
+        self.work: queue.Queue[list[Turn]] = queue.Queue()
+        for turns in threads:
+            self.work.put(turns)
+        self.stats = AppendStats(requested=sum(len(t) for t in threads))
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self._stop = threading.Event()
+
+    def start(self) -> AppendStats:
+        self.stats.started = time.perf_counter()
+        self._threads = [
+            threading.Thread(target=self._client, name=f"append-{i}", daemon=True)
+            for i in range(self.clients)
+        ]
+        for t in self._threads:
+            t.start()
+        threading.Thread(target=self._close, name="append-close", daemon=True).start()
+        return self.stats
+
+    def _close(self) -> None:
+        for t in self._threads:
+            t.join()
+        self.stats.finished = time.perf_counter()
+
+    def join(self) -> AppendStats:
+        for t in self._threads:
+            t.join()
+        while not self.stats.done:
+            time.sleep(0.01)
+        if self.stats.error is not None:
+            raise RuntimeError(f"appending failed: {self.stats.error}") from self.stats.error
+        return self.stats
+
+    def _client(self) -> None:
+        headers = {"Authorization": f"Bearer {self.token}"}
+        with httpx.Client(base_url=self.base_url, headers=headers, timeout=120.0) as client:
+            while not self._stop.is_set():
+                try:
+                    turns = self.work.get_nowait()
+                except queue.Empty:
+                    return
+                for turn in turns:
+                    try:
+                        self._append(client, turn)
+                    except BaseException as exc:
+                        with self._lock:
+                            self.stats.error = self.stats.error or exc
+                        self._stop.set()
+                        return
+
+    def _append(self, client: httpx.Client, turn: Turn) -> None:
+        body = {
+            "namespace": self.namespace,
+            "thread_id": turn.session_id,
+            "role": turn.role,
+            "content": turn.content,
+            "msg_id": turn.msg_id,
+        }
+        for attempt in range(1, self.RETRIES + 1):
+            began = time.perf_counter()
+            try:
+                response = client.post("/v1/conversation.append", json=body)
+            except httpx.TransportError:
+                if attempt == self.RETRIES:
+                    raise
+                time.sleep(0.5 * attempt)
+                continue
+            elapsed_ms = (time.perf_counter() - began) * 1000
+            if response.status_code >= 500 and attempt < self.RETRIES:
+                time.sleep(0.5 * attempt)
+                continue
+            if response.status_code != 200:
+                raise RuntimeError(f"append {turn.msg_id}: HTTP {response.status_code} {response.text[:300]}")
+            answer = response.json()
+            with self._lock:
+                self.stats.sent += 1
+                self.stats.latencies_ms.append(elapsed_ms)
+                self.stats.outcomes["stored" if answer.get("stored") else answer.get("reason")] += 1
+                if answer.get("stored"):
+                    self.stats.embedding[answer.get("embedding")] += 1
+            return
+
+
+# --- watching the worker -------------------------------------------------------------------------
+
+
+def embedded_count(conn: psycopg.Connection, namespace: str) -> int:
+    return conn.execute(
+        "SELECT count(*) FROM embeddings WHERE namespace = %s AND vector IS NOT NULL", (namespace,)
+    ).fetchone()[0]
+
+
+def ledger_counts(conn: psycopg.Connection, namespace: str | None = None) -> Counter:
+    """Embedding runs by status: all of them, or only those of one namespace's turns."""
+    if namespace is None:
+        rows = conn.execute(
+            "SELECT status, count(*) FROM stage_runs WHERE stage = %s GROUP BY status", (EMBEDDING_STAGE,)
+        )
+    else:
+        rows = conn.execute(
+            "SELECT r.status, count(*) FROM stage_runs r "
+            "JOIN embeddings e ON r.subject = 'turn:' || e.turn_id "
+            "WHERE r.stage = %s AND e.namespace = %s GROUP BY r.status",
+            (EMBEDDING_STAGE, namespace),
+        )
+    return Counter(dict(rows.fetchall()))
+
+
+def without_vector(conn: psycopg.Connection, namespace: str) -> int:
+    """Turns of the namespace that have no vector: screened (no embedding row), failed or pending."""
+    return conn.execute(
+        "SELECT count(*) FROM turns t LEFT JOIN embeddings e ON e.turn_id = t.id "
+        "WHERE t.namespace = %s AND t.deleted_at IS NULL AND e.vector IS NULL",
+        (namespace,),
+    ).fetchone()[0]
+
+
+def watch(
+    conn: psycopg.Connection,
+    appender: Appender,
+    finished: Callable[[psycopg.Connection], bool],
+    describe: Callable[[psycopg.Connection], str],
+    interval: float = 0.2,
+    report_every: float = 5.0,
+    timeout: float = 3600.0,
+) -> float:
+    """Poll the database every ``interval`` seconds while (and after) the appender runs, until
+    the appends are all done and ``finished(conn)``. Returns the perf_counter time it saw that."""
+    started = time.perf_counter()
+    next_report = started + report_every
+    while True:
+        appends_done = appender.stats.done
+        if appender.stats.error is not None:
+            appender.join()  # raises
+        if appends_done and finished(conn):
+            return time.perf_counter()
+        now = time.perf_counter()
+        if now >= next_report:
+            sent, requested = appender.stats.sent, appender.stats.requested
+            log(f"{now - started:6.1f}s  appended {sent}/{requested}  {describe(conn)}")
+            next_report = now + report_every
+        if now - started > timeout:
+            raise TimeoutError(f"not finished after {timeout:.0f}s: {describe(conn)}")
+        time.sleep(interval)
+
+
+def worker_batches(conn: psycopg.Connection, batch_size: int, namespace: str | None = None) -> dict:
+    """How the worker actually batched: the runs of one claim share ``started_at``, the vectors of
+    one model call share ``embedded_at``. Summarises batch sizes, how long each took (claim to
+    vectors stored) and how much of the window the worker was busy."""
+    where = "AND e.namespace = %s" if namespace else ""
+    params = (namespace,) if namespace else ()
+    rows = conn.execute(
+        "SELECT r.started_at, max(e.embedded_at), count(*), count(e.vector) "
+        "FROM stage_runs r JOIN embeddings e ON r.subject = 'turn:' || e.turn_id "
+        f"WHERE r.stage = 'embedding' AND r.status IN ('succeeded', 'skipped') {where} "
+        "GROUP BY r.started_at ORDER BY r.started_at",
+        params,
+    ).fetchall()
+    if not rows:
+        return {"batches": 0}
+    sizes = [n for _, _, n, _ in rows]
+    spans = [(s.timestamp(), e.timestamp()) for s, e, _, _ in rows if e is not None]
+    durations = [e - s for s, e in spans]
+    busy, end_of_busy = 0.0, float("-inf")
+    for s, e in sorted(spans):  # union of claim-to-store intervals
+        if e > end_of_busy:
+            busy += e - max(s, end_of_busy)
+            end_of_busy = e
+    window = max(e for _, e in spans) - min(s for s, _ in spans) if spans else 0.0
+    return {
+        "batches": len(rows),
+        "batch_size_mean": rounded(statistics.fmean(sizes), 1),
+        "batch_size_p50": rounded(percentile(sizes, 50), 1),
+        "batch_size_min": min(sizes),
+        "batch_size_max": max(sizes),
+        "batches_under_16": sum(1 for n in sizes if n < 16),
+        "turns_in_full_batches": sum(n for n in sizes if n >= batch_size),
+        "batch_seconds_p50": rounded(percentile(durations, 50), 3),
+        "batch_seconds_max": rounded(max(durations) if durations else None, 3),
+        "first_claim_to_last_vector_s": rounded(window),
+        "worker_busy_s": rounded(busy),
+        "worker_busy_fraction": rounded(busy / window if window else None, 3),
+        "sizes_in_order": sizes if len(sizes) <= 400 else None,
+    }
+
+
+# --- where the CPU goes --------------------------------------------------------------------------
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu(pid: int, with_children: bool = False) -> float:
+    """CPU seconds (user + system) a process has used; with its reaped children's when asked."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
+    return (utime + stime + ((cutime + cstime) if with_children else 0)) / _TICKS
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    return [int(x) for x in found]
+
+
+def _pid_file(path: Path) -> int | None:
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def machine_busy_s() -> float:
+    """CPU seconds the whole machine has spent busy (every core, every process) since boot."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
+    return (user + nice + system + irq + softirq + steal) / _TICKS
+
+
+def wait_for_quiet(
+    max_wait: float = 900.0,
+    threshold: float = 0.25,
+    window: float = 3.0,
+    own: Callable[[], float] | None = None,
+) -> float:
+    """Wait until the rest of the machine (everything but this process and ``own()``) uses less
+    than ``threshold`` cores for a whole ``window``: another test run on the same two cores would
+    skew a throughput number. Gives up after ``max_wait`` and says so. Returns seconds waited."""
+    started = time.perf_counter()
+    warned = False
+    while True:
+        mine0, busy0 = _cpu(os.getpid()) + (own() if own else 0.0), machine_busy_s()
+        time.sleep(window)
+        mine1, busy1 = _cpu(os.getpid()) + (own() if own else 0.0), machine_busy_s()
+        other = max(0.0, (busy1 - busy0) - (mine1 - mine0)) / window
+        waited = time.perf_counter() - started
+        if other < threshold:
+            if warned:
+                log(f"machine quiet again after {waited:.0f}s")
+            return waited
+        if waited > max_wait:
+            log(f"WARNING: other processes still use {other:.2f} cores after {waited:.0f}s; measuring anyway")
+            return waited
+        if not warned:
+            log(f"other processes use {other:.2f} cores; waiting for the machine to be quiet")
+            warned = True
+
+
+class CpuMeter:
+    """CPU seconds used by each part of a running Loom (and this benchmark) between ``start`` and
+    ``stop``. PostgreSQL counts the postmaster, its live backends and the ones that already exited."""
+
+    def __init__(self, loom: Loom) -> None:
+        self.loom = loom
+        self._machine_before = 0.0
+        self._before: dict[str, float] = {}
+        self._began = 0.0
+        self.result: dict | None = None
+
+    def _sample(self) -> dict[str, float]:
+        assert self.loom.home is not None and self.loom.proc is not None
+        run = self.loom.home / "run"
+        sample = {"bench": _cpu(os.getpid()), "supervisor": _cpu(self.loom.proc.pid)}
+        for name in ("api", "worker", "scheduler"):
+            pid = _pid_file(run / f"{name}.pid")
+            sample[name] = _cpu(pid) if pid else 0.0
+        postmaster = _pid_file(self.loom.home / "postgres" / "postmaster.pid")
+        if postmaster:
+            sample["postgres"] = _cpu(postmaster, with_children=True) + sum(
+                _cpu(child) for child in _children(postmaster)
+            )
+        redis_pid = _pid_file(self.loom.home / "redis" / "redis.pid")
+        if redis_pid:
+            sample["redis"] = _cpu(redis_pid)
+        return sample
+
+    def loom_cpu_s(self) -> float:
+        """CPU seconds used so far by Loom's processes (not this benchmark's)."""
+        return sum(v for k, v in self._sample().items() if k != "bench")
+
+    def start(self) -> None:
+        self._began = time.perf_counter()
+        self._before = self._sample()
+        self._machine_before = machine_busy_s()
+
+    def stop(self) -> dict:
+        seconds = time.perf_counter() - self._began
+        after = self._sample()
+        machine = machine_busy_s() - self._machine_before
+        used = {k: round(after.get(k, 0.0) - self._before.get(k, 0.0), 1) for k in after}
+        self.result = {
+            "window_s": round(seconds, 2),
+            "cores": os.cpu_count(),
+            "cpu_s": used,
+            "cpu_s_total": round(sum(used.values()), 1),
+            # Busy time of processes that are neither Loom nor this benchmark (should be ~0).
+            "other_processes_cpu_s": round(max(0.0, machine - sum(used.values())), 1),
+            # Core-seconds nobody used: the cores Loom left idle in the window.
+            "idle_core_s": round(max(0.0, seconds * (os.cpu_count() or 1) - machine), 1),
+            "utilisation": round(sum(used.values()) / (seconds * (os.cpu_count() or 1)), 3)
+            if seconds
+            else None,
+        }
+        return self.result
+
+
+def warm_up(loom: Loom, token: str, namespace: str, turns: int = 4, timeout: float = 300.0) -> float:
+    """Load the model in the worker (by embedding a few throwaway turns in ``namespace``) and in
+    the API (by one search), so a measurement does not include loading it. Returns seconds."""
+    started = time.perf_counter()
+    headers = {"Authorization": f"Bearer {token}"}
+    with (
+        httpx.Client(base_url=loom.base_url, headers=headers, timeout=timeout) as client,
+        loom.connect() as conn,
+    ):
+        for i in range(turns):
+            body = {
+                "namespace": namespace,
+                "thread_id": "warm-up",
+                "role": "user" if i % 2 == 0 else "assistant",
+                "content": f"Warm-up turn {i}: loading the embedding model before the measurement.",
+                "msg_id": f"warm-up:{i}",
+            }
+            answer = client.post("/v1/conversation.append", json=body).raise_for_status().json()
+            if not answer.get("stored"):
+                raise RuntimeError(f"warm-up append not stored: {answer}")
+        deadline = time.monotonic() + timeout
+        while embedded_count(conn, namespace) < turns:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"warm-up turns not embedded after {timeout:.0f}s:\n{loom.log_tail()}")
+            time.sleep(0.2)
+        client.post(
+            "/v1/conversation.search", json={"namespace": namespace, "query": "warm-up", "limit": 1}
+        ).raise_for_status()
+    seconds = time.perf_counter() - started
+    log(f"warm-up done in {seconds:.1f}s (worker and API have the model loaded)")
+    return seconds
+
+
+def process_cpu_s() -> float:
+    """CPU seconds this process has used (all its threads)."""
+    return _cpu(os.getpid())
+
+
+def code_version() -> dict:
+    """The commit Loom ran from, and whether files outside bench/ differed from it (read-only git)."""
+
+    def git(*args: str) -> str:
+        try:
+            done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
+        except OSError:
+            return ""
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    changed = [
+        line[3:]
+        for line in git("status", "--porcelain", "--untracked-files=no").splitlines()
+        if not line[3:].startswith("bench/")
+    ]
+    return {"commit": git("rev-parse", "--short", "HEAD") or None, "modified_files": changed}
