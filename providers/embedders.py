@@ -56,7 +56,11 @@ class LocalMiniLM:
     def embed(self, texts: list[str]) -> list[list[float]]:
         with self._lock:
             vectors = self._model.encode(
-                texts, batch_size=max(1, len(texts)), normalize_embeddings=True, convert_to_numpy=True
+                texts,
+                batch_size=max(1, len(texts)),
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
             )
         return vectors.tolist()
 
