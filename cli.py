@@ -124,6 +124,17 @@ def db_upgrade() -> None:
     out.print("database at the newest schema")
 
 
+@db_app.command("revision")
+def db_revision(
+    message: Annotated[str, typer.Option("-m", "--message", help="what the migration does")],
+) -> None:
+    """Autogenerate a migration from the tables (review what it writes before committing it)."""
+    from models import migrate
+
+    with services.running() as endpoints:
+        migrate.revision(endpoints.database_url, message)
+
+
 # --- tokens and namespaces -----------------------------------------------------------------------
 
 

@@ -55,8 +55,3 @@ class Supervisor:
                 proc.kill()
                 proc.wait()
             (self.run_dir / f"{name}.pid").unlink(missing_ok=True)
-
-
-def child_pid(run_dir: Path, name: str) -> int | None:
-    path = run_dir / f"{name}.pid"
-    return int(path.read_text()) if path.exists() else None
