@@ -423,6 +423,15 @@ def ledger_counts(conn: psycopg.Connection, namespace: str | None = None) -> Cou
     return Counter(dict(rows.fetchall()))
 
 
+def progress(conn: psycopg.Connection, namespace: str) -> str:
+    """One progress line: vectors stored and the embedding runs by status."""
+    live = ledger_counts(conn)
+    return (
+        f"embedded {embedded_count(conn, namespace)}  ledger pending {live['pending']} "
+        f"running {live['running']} skipped {live['skipped']} failed {live['failed']}"
+    )
+
+
 def without_vector(conn: psycopg.Connection, namespace: str) -> int:
     """Turns of the namespace that have no vector: screened (no embedding row), failed or pending."""
     return conn.execute(

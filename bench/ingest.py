@@ -43,6 +43,7 @@ from harness import (  # noqa: E402
     log,
     machine_busy_s,
     process_cpu_s,
+    progress,
     rounded,
     unique_sessions,
     wait_for_quiet,
@@ -116,17 +117,10 @@ def end_to_end(threads: list[list[Turn]], clients: int, batch_size: int, keep_ho
                 live = ledger_counts(c)
                 return live["pending"] + live["running"] == 0  # some run failed: nothing more will come
 
-            def describe(c) -> str:
-                live = ledger_counts(c)
-                return (
-                    f"embedded {embedded_count(c, NAMESPACE)}  "
-                    f"ledger pending {live['pending']} running {live['running']} failed {live['failed']}"
-                )
-
             log(f"appending {total} turns in {len(threads)} threads with {clients} clients")
             cpu.start()
             stats = appender.start()
-            done_at = watch(conn, appender, finished, describe, interval=0.2)
+            done_at = watch(conn, appender, finished, lambda c: progress(c, NAMESPACE), interval=0.2)
             cpu_used = cpu.stop()
             appender.join()
             seconds = done_at - stats.started

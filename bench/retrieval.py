@@ -39,6 +39,7 @@ from harness import (  # noqa: E402
     log,
     msg_id,
     percentile,
+    progress,
     rounded,
     unique_sessions,
     warm_up,
@@ -73,16 +74,17 @@ def ingest(loom: Loom, token: str, threads: list, clients: int) -> dict:
             queued = appender.stats.embedding["pending"]
             return live["pending"] + live["running"] == 0 and sum(live.values()) >= queued
 
-        def describe(c) -> str:
-            live = ledger_counts(c)
-            return (
-                f"embedded {embedded_count(c, NAMESPACE)}  ledger pending {live['pending']} "
-                f"running {live['running']} skipped {live['skipped']} failed {live['failed']}"
-            )
-
         log(f"appending {appender.stats.requested} turns in {len(threads)} threads with {clients} clients")
         stats = appender.start()
-        done_at = watch(conn, appender, finished, describe, interval=0.2, report_every=15.0, timeout=4 * 3600)
+        done_at = watch(
+            conn,
+            appender,
+            finished,
+            lambda c: progress(c, NAMESPACE),
+            interval=0.2,
+            report_every=15.0,
+            timeout=4 * 3600,
+        )
         appender.join()
         seconds = done_at - stats.started
         embedded = embedded_count(conn, NAMESPACE)
