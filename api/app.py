@@ -64,10 +64,13 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
         )
 
     @app.post("/v1/{op_name}")
-    async def call_op(op_name: str, request: Request) -> dict:
+    async def call_op(op_name: str, request: Request) -> JSONResponse:
         body = await request.body()
         # The ops are blocking (database, broker): run them on the threadpool.
-        return await run_in_threadpool(_handle, op_name, request.headers.get("authorization"), body)
+        answer = await run_in_threadpool(_handle, op_name, request.headers.get("authorization"), body)
+        # The ops answer JSON-ready dicts: a response of our own skips FastAPI's re-encoding,
+        # which walks every value of the answer again.
+        return JSONResponse(answer)
 
     return app
 

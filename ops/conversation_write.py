@@ -94,7 +94,7 @@ def append(caller: Caller, req: AppendRequest) -> dict:
     if stored_id is None:
         return {**answer, "stored": False, "reason": "duplicate"}
     if run_id is not None:
-        outbox.send(EMBEDDING, [run_id])
+        outbox.wake(EMBEDDING, [run_id])
     return {
         **answer,
         "stored": True,

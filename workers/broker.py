@@ -1,10 +1,15 @@
 """The Dramatiq broker: Redis, shared by every worker host. Built on import, before any actor is
 declared, so every actor binds to it (import ``workers.broker`` first, as ``workers/__init__`` does)."""
 
+import logging
+
 import dramatiq
+import redis
 from dramatiq.brokers.redis import RedisBroker
 
 from models.settings import get_settings
+
+log = logging.getLogger(__name__)
 
 
 def _build() -> RedisBroker:
@@ -19,3 +24,21 @@ def _build() -> RedisBroker:
 
 
 broker = _build()
+
+
+def send(actor: dramatiq.Actor, *args, unless_waiting: bool = False) -> bool:
+    """Enqueue one message for ``actor``; False when Redis cannot be reached (the runs stay
+    ``pending`` in the ledger and the sweep sends them again).
+
+    ``unless_waiting`` skips the message when one of the actor's queue is still waiting to be
+    fetched: that one is fetched, and claims its runs, after this call, so it sees everything the
+    caller committed before it. Under load that makes one message per batch, not one per run."""
+    try:
+        # The list Dramatiq's Redis broker pushes message ids onto and consumers pop on fetch.
+        if unless_waiting and broker.client.llen(f"{broker.namespace}:{actor.queue_name}"):
+            return True
+        actor.send(*args)
+    except (redis.ConnectionError, redis.TimeoutError) as exc:
+        log.warning("broker unreachable, %s message left for the sweep: %s", actor.actor_name, exc)
+        return False
+    return True

@@ -9,8 +9,7 @@ from models.settings import get_settings
 from models.stage_run import SKIPPED, SUCCEEDED
 from pipelines import embedding, keys
 from providers.embedders import get_embedder
-from workers import ledger
-from workers.broker import broker
+from workers import broker, ledger
 
 log = logging.getLogger(__name__)
 
@@ -19,7 +18,7 @@ _settings = get_settings()
 
 
 @dramatiq.actor(
-    broker=broker,
+    broker=broker.broker,
     queue_name=STAGE,
     # The ledger counts attempts and decides when a run has failed; Dramatiq only supplies the
     # backoff between them, so it may retry a message more often than a run is attempted.
@@ -28,9 +27,14 @@ _settings = get_settings()
     max_backoff=_settings.stage_max_backoff_ms,
 )
 def embed_turns(run_ids: list[int]) -> None:
-    runs = ledger.claim(STAGE, run_ids, fill=get_settings().embed_batch_size)
+    batch_size = get_settings().embed_batch_size
+    runs = ledger.claim(STAGE, run_ids, fill=batch_size)
     if not runs:
         return  # already done, or held by another worker
+    if len(runs) >= batch_size:
+        # More may be pending behind a full batch, and appends send no message while one waits:
+        # wake another worker thread (or host) for them while this batch runs.
+        broker.send(embed_turns, [], unless_waiting=True)
     with db.session() as s:
         batch = embedding.load(s, [keys.subject_id(run.subject) for run in runs])
     run_of = {keys.subject_id(run.subject): run for run in runs}

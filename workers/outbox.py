@@ -4,30 +4,25 @@ A send that fails (Redis down) loses nothing: the run stays ``pending`` in the l
 scheduler's sweep sends it again once the broker answers.
 """
 
-import logging
-
-import redis
-
-from workers import ledger
+from workers import broker, ledger
 from workers.embedding import STAGE as EMBEDDING
 from workers.embedding import embed_turns
-
-log = logging.getLogger(__name__)
 
 ACTORS = {EMBEDDING: embed_turns}
 CHUNK = 64
 
 
+def wake(stage: str, run_ids: list[int]) -> bool:
+    """After a write committed new runs: make sure a message of the stage will claim them
+    (an actor's claim fills its batch with other pending runs). False when the broker is down."""
+    return broker.send(ACTORS[stage], run_ids, unless_waiting=True)
+
+
 def send(stage: str, run_ids: list[int]) -> bool:
-    """Enqueue the runs (in chunks); False when the broker could not be reached."""
-    actor = ACTORS[stage]
-    try:
-        for start in range(0, len(run_ids), CHUNK):
-            actor.send(run_ids[start : start + CHUNK])
-    except (redis.ConnectionError, redis.TimeoutError) as exc:
-        log.warning("broker unreachable, %d %s runs left for the sweep: %s", len(run_ids), stage, exc)
-        return False
-    return True
+    """Enqueue these runs by id (in chunks); False when the broker could not be reached."""
+    return all(
+        broker.send(ACTORS[stage], run_ids[start : start + CHUNK]) for start in range(0, len(run_ids), CHUNK)
+    )
 
 
 def sweep(grace_seconds: int) -> int:

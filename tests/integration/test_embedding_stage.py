@@ -9,6 +9,7 @@ from sqlmodel import select
 from models import db
 from models.base import utcnow
 from models.conversation import Embedding, Turn
+from models.settings import get_settings
 from models.stage_run import FAILED, RUNNING, SKIPPED, SUCCEEDED, StageRun
 from tests.integration.conftest import append, enable_logging, settled, wait_until
 
@@ -121,7 +122,6 @@ def test_running_the_stage_twice_embeds_once(openai_embedder):
 
 
 def test_a_run_whose_worker_died_is_claimed_again_once_its_lease_expires(openai_embedder):
-    from models.settings import get_settings
     from workers import ledger
     from workers.embedding import embed_turns
 
@@ -138,3 +138,31 @@ def test_a_run_whose_worker_died_is_claimed_again_once_its_lease_expires(openai_
     run = run_of(turn_id)
     assert (run.status, run.attempts) == (SUCCEEDED, 2)
     assert row_of(turn_id).vector is not None
+
+
+def queued(broker) -> int:
+    """Embedding messages waiting to be fetched by a worker."""
+    return broker.client.llen("dramatiq:embedding")
+
+
+def test_appends_send_one_message_while_one_is_waiting_and_full_batches_wake_the_next(
+    broker, openai_embedder, monkeypatch
+):
+    import dramatiq
+
+    monkeypatch.setenv("LOOM_EMBED_BATCH_SIZE", "4")
+    get_settings.cache_clear()
+    enable_logging("coalesce")
+    broker.flush_all()
+    ids = [append("coalesce", "t", f"queued turn {i}")["turn_id"] for i in range(10)]
+    assert queued(broker) == 1  # the first append's message claims the others too
+    worker = dramatiq.Worker(broker, worker_threads=2, worker_timeout=50)
+    worker.start()
+    try:
+        wait_until(settled, what="the coalesced runs")
+    finally:
+        worker.stop(timeout=10_000)
+    # One message, then each full batch of 4 woke the next: 4 + 4 + 2, every turn once.
+    assert sorted(len(call) for call in openai_embedder.embedding_calls) == [2, 4, 4]
+    assert all(run_of(i).status == SUCCEEDED for i in ids)
+    assert queued(broker) == 0
