@@ -1,6 +1,6 @@
-"""Shared helpers for the benchmarks in bench/: load LongMemEval, run `loom up` in a throwaway
-LOOM_HOME, mint a token, append turns over HTTP from a few client threads, and watch the database
-until the worker has embedded them.
+"""Shared helpers for the benchmarks in bench/: run `loom up` in a throwaway LOOM_HOME, mint a
+token, turn recording on, and watch the database until the worker has embedded what was appended
+(appending is in ``appender.py``, CPU accounting in ``cpu.py``, the data set in ``longmemeval.py``).
 
 Nothing here reaches into Loom's code paths: the benchmarks drive Loom the way a user does (the
 `loom` command and the HTTP API) and only read its database to see progress.
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import shutil
 import signal
 import socket
@@ -18,12 +17,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -32,7 +30,9 @@ if str(ROOT) not in sys.path:
 import httpx  # noqa: E402
 import psycopg  # noqa: E402
 
-DEFAULT_DATA = Path("/work/shared/data/longmemeval_oracle.json")
+if TYPE_CHECKING:
+    from appender import Appender
+
 EMBEDDING_STAGE = "embedding"
 
 
@@ -53,47 +53,6 @@ def percentile(values: list[float], q: float) -> float | None:
 
 def rounded(value: float | None, digits: int = 2) -> float | None:
     return None if value is None else round(value, digits)
-
-
-# --- the data set --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Turn:
-    session_id: str
-    index: int
-    role: str
-    content: str
-
-    @property
-    def msg_id(self) -> str:
-        return msg_id(self.session_id, self.index)
-
-
-def msg_id(session_id: str, index: int) -> str:
-    return f"{session_id}:{index}"
-
-
-def load_records(path: Path = DEFAULT_DATA) -> list[dict]:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def unique_sessions(records: list[dict]) -> dict[str, list[Turn]]:
-    """Every session once, by id, in order of first appearance; user/assistant turns only (the
-    index stays the turn's position in the session, so msg ids match the data set's)."""
-    sessions: dict[str, list[Turn]] = {}
-    for record in records:
-        for session_id, session in zip(
-            record["haystack_session_ids"], record["haystack_sessions"], strict=True
-        ):
-            if session_id in sessions:
-                continue
-            sessions[session_id] = [
-                Turn(session_id, i, t["role"], t["content"])
-                for i, t in enumerate(session)
-                if t["role"] in ("user", "assistant")
-            ]
-    return sessions
 
 
 # --- running Loom --------------------------------------------------------------------------------
@@ -266,138 +225,6 @@ class Loom:
         return psycopg.connect(self.dsn, autocommit=True)
 
 
-# --- appending over HTTP -------------------------------------------------------------------------
-
-
-@dataclass
-class AppendStats:
-    """What the client threads saw. Times are ``time.perf_counter()`` values."""
-
-    requested: int = 0
-    sent: int = 0
-    latencies_ms: list[float] = field(default_factory=list)
-    outcomes: Counter = field(default_factory=Counter)  # stored / duplicate / logging_disabled / ...
-    embedding: Counter = field(default_factory=Counter)  # pending / not_embedded, as answered
-    started: float = 0.0
-    finished: float | None = None
-    error: BaseException | None = None
-
-    @property
-    def done(self) -> bool:
-        return self.finished is not None
-
-    def summary(self) -> dict:
-        seconds = (self.finished or time.perf_counter()) - self.started
-        return {
-            "appends": self.sent,
-            "append_seconds": rounded(seconds),
-            "appends_per_s": rounded(self.sent / seconds if seconds else None, 1),
-            "append_p50_ms": rounded(percentile(self.latencies_ms, 50)),
-            "append_p95_ms": rounded(percentile(self.latencies_ms, 95)),
-            "append_p99_ms": rounded(percentile(self.latencies_ms, 99)),
-            "append_outcomes": dict(self.outcomes),
-        }
-
-
-class Appender:
-    """Append threads' turns from ``clients`` concurrent HTTP clients, in the background.
-
-    Each client takes a whole thread (conversation) at a time and appends its turns in order, the
-    way several agents each writing their own conversation would; ``stats`` fills in as it goes.
-    """
-
-    RETRIES = 3
-
-    def __init__(
-        self, base_url: str, token: str, namespace: str, threads: list[list[Turn]], clients: int = 6
-    ) -> None:
-        self.base_url = base_url
-        self.token = token
-        self.namespace = namespace
-        self.clients = clients
-        self.work: queue.Queue[list[Turn]] = queue.Queue()
-        for turns in threads:
-            self.work.put(turns)
-        self.stats = AppendStats(requested=sum(len(t) for t in threads))
-        self._lock = threading.Lock()
-        self._threads: list[threading.Thread] = []
-        self._stop = threading.Event()
-
-    def start(self) -> AppendStats:
-        self.stats.started = time.perf_counter()
-        self._threads = [
-            threading.Thread(target=self._client, name=f"append-{i}", daemon=True)
-            for i in range(self.clients)
-        ]
-        for t in self._threads:
-            t.start()
-        threading.Thread(target=self._close, name="append-close", daemon=True).start()
-        return self.stats
-
-    def _close(self) -> None:
-        for t in self._threads:
-            t.join()
-        self.stats.finished = time.perf_counter()
-
-    def join(self) -> AppendStats:
-        for t in self._threads:
-            t.join()
-        while not self.stats.done:
-            time.sleep(0.01)
-        if self.stats.error is not None:
-            raise RuntimeError(f"appending failed: {self.stats.error}") from self.stats.error
-        return self.stats
-
-    def _client(self) -> None:
-        headers = {"Authorization": f"Bearer {self.token}"}
-        with httpx.Client(base_url=self.base_url, headers=headers, timeout=120.0) as client:
-            while not self._stop.is_set():
-                try:
-                    turns = self.work.get_nowait()
-                except queue.Empty:
-                    return
-                for turn in turns:
-                    try:
-                        self._append(client, turn)
-                    except BaseException as exc:
-                        with self._lock:
-                            self.stats.error = self.stats.error or exc
-                        self._stop.set()
-                        return
-
-    def _append(self, client: httpx.Client, turn: Turn) -> None:
-        body = {
-            "namespace": self.namespace,
-            "thread_id": turn.session_id,
-            "role": turn.role,
-            "content": turn.content,
-            "msg_id": turn.msg_id,
-        }
-        for attempt in range(1, self.RETRIES + 1):
-            began = time.perf_counter()
-            try:
-                response = client.post("/v1/conversation.append", json=body)
-            except httpx.TransportError:
-                if attempt == self.RETRIES:
-                    raise
-                time.sleep(0.5 * attempt)
-                continue
-            elapsed_ms = (time.perf_counter() - began) * 1000
-            if response.status_code >= 500 and attempt < self.RETRIES:
-                time.sleep(0.5 * attempt)
-                continue
-            if response.status_code != 200:
-                raise RuntimeError(f"append {turn.msg_id}: HTTP {response.status_code} {response.text[:300]}")
-            answer = response.json()
-            with self._lock:
-                self.stats.sent += 1
-                self.stats.latencies_ms.append(elapsed_ms)
-                self.stats.outcomes["stored" if answer.get("stored") else answer.get("reason")] += 1
-                if answer.get("stored"):
-                    self.stats.embedding[answer.get("embedding")] += 1
-            return
-
-
 # --- watching the worker -------------------------------------------------------------------------
 
 
@@ -513,127 +340,6 @@ def worker_batches(conn: psycopg.Connection, batch_size: int, namespace: str | N
 
 # --- where the CPU goes --------------------------------------------------------------------------
 
-_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def _cpu(pid: int, with_children: bool = False) -> float:
-    """CPU seconds (user + system) a process has used; with its reaped children's when asked."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return 0.0
-    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
-    return (utime + stime + ((cutime + cstime) if with_children else 0)) / _TICKS
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return []
-    return [int(x) for x in found]
-
-
-def _pid_file(path: Path) -> int | None:
-    try:
-        return int(path.read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def machine_busy_s() -> float:
-    """CPU seconds the whole machine has spent busy (every core, every process) since boot."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
-    return (user + nice + system + irq + softirq + steal) / _TICKS
-
-
-def wait_for_quiet(
-    max_wait: float = 900.0,
-    threshold: float = 0.25,
-    window: float = 3.0,
-    own: Callable[[], float] | None = None,
-) -> float:
-    """Wait until the rest of the machine (everything but this process and ``own()``) uses less
-    than ``threshold`` cores for a whole ``window``: another test run on the same two cores would
-    skew a throughput number. Gives up after ``max_wait`` and says so. Returns seconds waited."""
-    started = time.perf_counter()
-    warned = False
-    while True:
-        mine0, busy0 = _cpu(os.getpid()) + (own() if own else 0.0), machine_busy_s()
-        time.sleep(window)
-        mine1, busy1 = _cpu(os.getpid()) + (own() if own else 0.0), machine_busy_s()
-        other = max(0.0, (busy1 - busy0) - (mine1 - mine0)) / window
-        waited = time.perf_counter() - started
-        if other < threshold:
-            if warned:
-                log(f"machine quiet again after {waited:.0f}s")
-            return waited
-        if waited > max_wait:
-            log(f"WARNING: other processes still use {other:.2f} cores after {waited:.0f}s; measuring anyway")
-            return waited
-        if not warned:
-            log(f"other processes use {other:.2f} cores; waiting for the machine to be quiet")
-            warned = True
-
-
-class CpuMeter:
-    """CPU seconds used by each part of a running Loom (and this benchmark) between ``start`` and
-    ``stop``. PostgreSQL counts the postmaster, its live backends and the ones that already exited."""
-
-    def __init__(self, loom: Loom) -> None:
-        self.loom = loom
-        self._machine_before = 0.0
-        self._before: dict[str, float] = {}
-        self._began = 0.0
-        self.result: dict | None = None
-
-    def _sample(self) -> dict[str, float]:
-        assert self.loom.home is not None and self.loom.proc is not None
-        run = self.loom.home / "run"
-        sample = {"bench": _cpu(os.getpid()), "supervisor": _cpu(self.loom.proc.pid)}
-        for name in ("api", "worker", "scheduler"):
-            pid = _pid_file(run / f"{name}.pid")
-            sample[name] = _cpu(pid) if pid else 0.0
-        postmaster = _pid_file(self.loom.home / "postgres" / "postmaster.pid")
-        if postmaster:
-            sample["postgres"] = _cpu(postmaster, with_children=True) + sum(
-                _cpu(child) for child in _children(postmaster)
-            )
-        redis_pid = _pid_file(self.loom.home / "redis" / "redis.pid")
-        if redis_pid:
-            sample["redis"] = _cpu(redis_pid)
-        return sample
-
-    def loom_cpu_s(self) -> float:
-        """CPU seconds used so far by Loom's processes (not this benchmark's)."""
-        return sum(v for k, v in self._sample().items() if k != "bench")
-
-    def start(self) -> None:
-        self._began = time.perf_counter()
-        self._before = self._sample()
-        self._machine_before = machine_busy_s()
-
-    def stop(self) -> dict:
-        seconds = time.perf_counter() - self._began
-        after = self._sample()
-        machine = machine_busy_s() - self._machine_before
-        used = {k: round(after.get(k, 0.0) - self._before.get(k, 0.0), 1) for k in after}
-        self.result = {
-            "window_s": round(seconds, 2),
-            "cores": os.cpu_count(),
-            "cpu_s": used,
-            "cpu_s_total": round(sum(used.values()), 1),
-            # Busy time of processes that are neither Loom nor this benchmark (should be ~0).
-            "other_processes_cpu_s": round(max(0.0, machine - sum(used.values())), 1),
-            # Core-seconds nobody used: the cores Loom left idle in the window.
-            "idle_core_s": round(max(0.0, seconds * (os.cpu_count() or 1) - machine), 1),
-            "utilisation": round(sum(used.values()) / (seconds * (os.cpu_count() or 1)), 3)
-            if seconds
-            else None,
-        }
-        return self.result
-
 
 def warm_up(loom: Loom, token: str, namespace: str, turns: int = 4, timeout: float = 300.0) -> float:
     """Load the model in the worker (by embedding a few throwaway turns in ``namespace``) and in
@@ -666,11 +372,6 @@ def warm_up(loom: Loom, token: str, namespace: str, turns: int = 4, timeout: flo
     seconds = time.perf_counter() - started
     log(f"warm-up done in {seconds:.1f}s (worker and API have the model loaded)")
     return seconds
-
-
-def process_cpu_s() -> float:
-    """CPU seconds this process has used (all its threads)."""
-    return _cpu(os.getpid())
 
 
 def code_version() -> dict:

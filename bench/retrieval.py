@@ -28,24 +28,21 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx  # noqa: E402
+from appender import Appender  # noqa: E402
 from harness import (  # noqa: E402
-    DEFAULT_DATA,
-    Appender,
     Loom,
     code_version,
     embedded_count,
     ledger_counts,
-    load_records,
     log,
-    msg_id,
     percentile,
     progress,
     rounded,
-    unique_sessions,
     warm_up,
     watch,
     without_vector,
 )
+from longmemeval import DEFAULT_DATA, load_records, msg_id, unique_sessions  # noqa: E402
 
 NAMESPACE = "bench-longmemeval"
 WARM_UP_NAMESPACE = "bench-warm-up"

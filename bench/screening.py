@@ -17,10 +17,11 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from longmemeval import DEFAULT_DATA  # noqa: E402
 
 from pipelines import screening  # noqa: E402
-
-DEFAULT_DATA = Path("/work/shared/data/longmemeval_oracle.json")
 
 
 def load_turns(path: Path) -> list[str]:
