@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import http.client
+import json
 import queue
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
-import httpx
 from harness import percentile, rounded
 from longmemeval import Turn
 
@@ -93,8 +95,11 @@ class Appender:
         return self.stats
 
     def _client(self) -> None:
-        headers = {"Authorization": f"Bearer {self.token}"}
-        with httpx.Client(base_url=self.base_url, headers=headers, timeout=120.0) as client:
+        # http.client rather than httpx: the load generator shares the cores with Loom, and 2,000
+        # appends cost it 2.9 CPU-seconds with httpx, 1.0 with http.client.
+        url = urlsplit(self.base_url)
+        client = http.client.HTTPConnection(url.hostname, url.port, timeout=120.0)
+        try:
             while not self._stop.is_set():
                 try:
                     turns = self.work.get_nowait()
@@ -108,31 +113,39 @@ class Appender:
                             self.stats.error = self.stats.error or exc
                         self._stop.set()
                         return
+        finally:
+            client.close()
 
-    def _append(self, client: httpx.Client, turn: Turn) -> None:
-        body = {
-            "namespace": self.namespace,
-            "thread_id": turn.session_id,
-            "role": turn.role,
-            "content": turn.content,
-            "msg_id": turn.msg_id,
-        }
+    def _append(self, client: http.client.HTTPConnection, turn: Turn) -> None:
+        body = json.dumps(
+            {
+                "namespace": self.namespace,
+                "thread_id": turn.session_id,
+                "role": turn.role,
+                "content": turn.content,
+                "msg_id": turn.msg_id,
+            }
+        ).encode()
+        headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
         for attempt in range(1, self.RETRIES + 1):
             began = time.perf_counter()
             try:
-                response = client.post("/v1/conversation.append", json=body)
-            except httpx.TransportError:
+                client.request("POST", "/v1/conversation.append", body=body, headers=headers)
+                response = client.getresponse()
+                payload = response.read()
+            except (OSError, http.client.HTTPException):
+                client.close()  # the next request opens a new connection
                 if attempt == self.RETRIES:
                     raise
                 time.sleep(0.5 * attempt)
                 continue
             elapsed_ms = (time.perf_counter() - began) * 1000
-            if response.status_code >= 500 and attempt < self.RETRIES:
+            if response.status >= 500 and attempt < self.RETRIES:
                 time.sleep(0.5 * attempt)
                 continue
-            if response.status_code != 200:
-                raise RuntimeError(f"append {turn.msg_id}: HTTP {response.status_code} {response.text[:300]}")
-            answer = response.json()
+            if response.status != 200:
+                raise RuntimeError(f"append {turn.msg_id}: HTTP {response.status} {payload[:300]!r}")
+            answer = json.loads(payload)
             with self._lock:
                 self.stats.sent += 1
                 self.stats.latencies_ms.append(elapsed_ms)

@@ -38,6 +38,7 @@ from harness import (  # noqa: E402
     code_version,
     embedded_count,
     ledger_counts,
+    live_runs,
     log,
     progress,
     rounded,
@@ -121,11 +122,10 @@ def end_to_end(threads: list[list[Turn]], clients: int, batch_size: int, keep_ho
             wait_for_quiet(own=cpu.loom_cpu_s)
 
             def finished(c) -> bool:
-                queued = appender.stats.embedding["pending"]
-                if embedded_count(c, NAMESPACE) >= queued:
-                    return True
-                live = ledger_counts(c)
-                return live["pending"] + live["running"] == 0  # some run failed: nothing more will come
+                # Once the appends are done every run exists; a run succeeds in the transaction
+                # that stores its vector, so no live run left means every turn is searchable
+                # (or its run failed, which the counts below report).
+                return live_runs(c) == 0
 
             log(f"appending {total} turns in {len(threads)} threads with {clients} clients")
             cpu.start()
