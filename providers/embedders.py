@@ -68,6 +68,10 @@ class LocalMiniLM:
         import torch
 
         torch.set_num_threads(1)
+        # The first encode configures the shared fast tokenizer's padding (a mutating call that
+        # fails with "Already borrowed" if another thread is tokenizing): do it before there are
+        # other threads. Later calls use the same settings and only read it.
+        self._model.encode(["warm-up"], show_progress_bar=False)
         self._pool = ThreadPoolExecutor(max_workers=len(os.sched_getaffinity(0)), thread_name_prefix="minilm")
 
     def embed(self, texts: list[str]) -> list[list[float]]:

@@ -17,8 +17,11 @@ def _build() -> RedisBroker:
     if not url:
         raise RuntimeError("LOOM_REDIS_URL is not set and no embedded Redis was started")
     # redis-py connects lazily: building the broker needs no live server, so writes still
-    # commit while Redis is down (the sweep re-sends their runs later).
-    broker = RedisBroker(url=url, socket_connect_timeout=2, socket_timeout=5)
+    # commit while Redis is down (the sweep re-sends their runs later). The client is built here
+    # because RedisBroker(url=...) drops any timeout given beside the url: an unreachable Redis
+    # must cost an append 2 s at most, not redis-py's default.
+    client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
+    broker = RedisBroker(client=client)
     dramatiq.set_broker(broker)
     return broker
 
@@ -27,7 +30,7 @@ broker = _build()
 
 
 def send(actor: dramatiq.Actor, *args, unless_waiting: bool = False) -> bool:
-    """Enqueue one message for ``actor``; False when Redis cannot be reached (the runs stay
+    """Enqueue one message for ``actor``; False when Redis cannot take it (the runs stay
     ``pending`` in the ledger and the sweep sends them again).
 
     ``unless_waiting`` skips the message when one of the actor's queue is still waiting to be
@@ -38,7 +41,7 @@ def send(actor: dramatiq.Actor, *args, unless_waiting: bool = False) -> bool:
         if unless_waiting and broker.client.llen(f"{broker.namespace}:{actor.queue_name}"):
             return True
         actor.send(*args)
-    except (redis.ConnectionError, redis.TimeoutError) as exc:
-        log.warning("broker unreachable, %s message left for the sweep: %s", actor.actor_name, exc)
+    except redis.RedisError as exc:  # down, read-only after a failover, out of memory, ...
+        log.warning("broker refused a %s message, left for the sweep: %s", actor.actor_name, exc)
         return False
     return True

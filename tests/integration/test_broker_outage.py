@@ -50,3 +50,19 @@ def test_appends_store_while_redis_is_down_and_the_sweep_sends_them_once_it_is_b
         worker.stop()
     assert statuses() == [SUCCEEDED] * 3
     assert sum(len(call) for call in openai_embedder.embedding_calls) == 3
+
+
+def test_an_append_still_stores_when_redis_refuses_writes(broker, openai_embedder):
+    # A Redis that answers but refuses writes (here: no replica to confirm them; likewise
+    # read-only after a failover, or out of memory) must not turn a stored turn into a 500.
+    enable_logging("refusing")
+    broker.flush_all()
+    broker.client.config_set("min-replicas-to-write", 1)
+    try:
+        with pytest.raises(redis.ResponseError):
+            broker.client.set("loom:probe", 1)
+        answer = append("refusing", "t", "written while Redis refuses writes")
+    finally:
+        broker.client.config_set("min-replicas-to-write", 0)
+    assert answer["stored"] and answer["embedding"] == "pending"
+    assert statuses()[-1] == PENDING  # the sweep sends it once Redis takes writes again
