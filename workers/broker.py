@@ -18,8 +18,8 @@ def _build() -> RedisBroker:
         raise RuntimeError("LOOM_REDIS_URL is not set and no embedded Redis was started")
     # redis-py connects lazily: building the broker needs no live server, so writes still
     # commit while Redis is down (the sweep re-sends their runs later). The client is built here
-    # because RedisBroker(url=...) drops any timeout given beside the url: an unreachable Redis
-    # must cost an append 2 s at most, not redis-py's default.
+    # because RedisBroker(url=...) drops any timeout given beside the url: connecting to an
+    # unreachable Redis gives up after 2 s, a call to one that stopped answering after 5 s.
     client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
     broker = RedisBroker(client=client)
     dramatiq.set_broker(broker)
