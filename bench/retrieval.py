@@ -34,6 +34,7 @@ from harness import (  # noqa: E402
     code_version,
     embedded_count,
     ledger_counts,
+    live_runs,
     log,
     percentile,
     progress,
@@ -66,17 +67,12 @@ def ingest(loom: Loom, token: str, threads: list, clients: int) -> dict:
     with loom.connect() as conn:
         appender = Appender(loom.base_url, token, NAMESPACE, threads, clients=clients)
 
-        def finished(c) -> bool:
-            live = ledger_counts(c)
-            queued = appender.stats.embedding["pending"]
-            return live["pending"] + live["running"] == 0 and sum(live.values()) >= queued
-
         log(f"appending {appender.stats.requested} turns in {len(threads)} threads with {clients} clients")
         stats = appender.start()
         done_at = watch(
             conn,
             appender,
-            finished,
+            lambda c: live_runs(c) == 0,  # checked once the appends are done: every run exists
             lambda c: progress(c, NAMESPACE),
             interval=0.2,
             report_every=15.0,

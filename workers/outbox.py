@@ -19,7 +19,8 @@ def wake(stage: str, run_ids: list[int]) -> bool:
 
 
 def send(stage: str, run_ids: list[int]) -> bool:
-    """Enqueue these runs by id (in chunks); False when the broker could not be reached."""
+    """Enqueue these runs by id (in chunks); False when the broker refused one (the rest then
+    wait for the sweep too)."""
     return all(
         broker.send(ACTORS[stage], run_ids[start : start + CHUNK]) for start in range(0, len(run_ids), CHUNK)
     )
