@@ -1,41 +1,44 @@
-"""Hand-written SQL, kept as named queries. Each is used where one statement does what several ORM
-round trips would, on a path measured in bench/."""
+"""Hand-written SQL, kept as named queries, for paths measured in bench/ where one statement does
+what several ORM round trips would."""
 
-from sqlalchemy import text
-
-# conversation.append's write, after the turn id was drawn from its sequence: the turn (unless
-# (namespace, thread_id, msg_id) is already there), its thread created or counted, and, when the
-# turn is to be embedded, its embedding row and the pending stage run: one round trip, one
-# transaction. Every part but the turn selects FROM turn, so a duplicate writes nothing at all.
-APPEND_TURN = text("""
-WITH turn AS (
-    INSERT INTO turns (id, namespace, thread_id, agent, msg_id, role, content, reasoning, user_id,
+# conversation.append's write, run on the driver connection in autocommit (psycopg placeholders):
+# one round trip, and being one statement it is one transaction. When the namespace records: the
+# turn (unless (namespace, thread_id, msg_id) is already there), its thread created or counted,
+# and, when the turn is to be embedded, its embedding row and the pending stage run. Every part
+# after the turn selects FROM turn, so a duplicate or a namespace that does not record writes
+# nothing. The turn's id is drawn here, so the run's subject ("turn:<id>", read back by
+# ``pipelines.keys.subject_id``) and idempotency key ("embed:<id>:<first 16 of the text's
+# digest>") are spelled here too. Answers (recording, turn id or null, run id or null).
+APPEND_TURN = """
+WITH recording AS (
+    SELECT coalesce(
+        (SELECT conversation_logging_enabled FROM namespaces WHERE name = %(namespace)s), false
+    ) AS enabled
+), turn AS (
+    INSERT INTO turns (namespace, thread_id, agent, msg_id, role, content, reasoning, user_id,
                        run_id, metadata, tokens, sensitivity, ts)
-    VALUES (:turn_id, :namespace, :thread_id, :agent, :msg_id, :role, :content, :reasoning, :user_id,
-            :run_id, CAST(:metadata AS jsonb), :tokens, :sensitivity, :ts)
+    SELECT %(namespace)s, %(thread_id)s, %(agent)s, %(msg_id)s, %(role)s, %(content)s, %(reasoning)s,
+           %(user_id)s, %(run_id)s, CAST(%(metadata)s AS jsonb), %(tokens)s, %(sensitivity)s, %(ts)s
+    FROM recording WHERE enabled
     ON CONFLICT (namespace, thread_id, msg_id) DO NOTHING
     RETURNING id
 ), thread AS (
     INSERT INTO threads (namespace, thread_id, agent, metadata, turn_count, created_at, last_turn_at)
-    SELECT :namespace, :thread_id, :agent, '{}', 1, :ts, :ts FROM turn
+    SELECT %(namespace)s, %(thread_id)s, %(agent)s, '{}', 1, %(ts)s, %(ts)s FROM turn
     ON CONFLICT (namespace, thread_id)
     DO UPDATE SET turn_count = threads.turn_count + 1, last_turn_at = EXCLUDED.last_turn_at
 ), embedding AS (
     INSERT INTO embeddings (turn_id, namespace, thread_id, agent, msg_id, role, run_id, user_id, text,
                             digest, created_at)
-    SELECT id, :namespace, :thread_id, :agent, :msg_id, :role, :run_id, :user_id, :embed_text,
-           :embed_digest, :ts
-    FROM turn WHERE :embed
+    SELECT id, %(namespace)s, %(thread_id)s, %(agent)s, %(msg_id)s, %(role)s, %(run_id)s, %(user_id)s,
+           %(embed_text)s, %(embed_digest)s, %(ts)s
+    FROM turn WHERE %(embed)s
 ), run AS (
     INSERT INTO stage_runs (stage, subject, idem_key, status, attempts, created_at, updated_at)
-    SELECT :stage, :subject, :idem_key, 'pending', 0, :ts, :ts FROM turn WHERE :embed
+    SELECT %(stage)s, 'turn:' || id, 'embed:' || id || ':' || left(%(embed_digest)s, 16), 'pending', 0,
+           %(ts)s, %(ts)s
+    FROM turn WHERE %(embed)s
     RETURNING id
 )
-SELECT (SELECT id FROM turn) AS turn_id, (SELECT id FROM run) AS run_id
-""")
-
-# The namespace's recording switch and a fresh turn id, in one round trip.
-RECORDING_AND_TURN_ID = text("""
-SELECT coalesce((SELECT conversation_logging_enabled FROM namespaces WHERE name = :namespace), false),
-       nextval(pg_get_serial_sequence('turns', 'id'))
-""")
+SELECT (SELECT enabled FROM recording), (SELECT id FROM turn), (SELECT id FROM run)
+"""

@@ -66,18 +66,14 @@ def append(caller: Caller, req: AppendRequest) -> dict:
     sensitivity = screening.screen(req.content).level
     embed = embedding.embeddable(req.role, sensitivity)
     text = embedding.embedding_text(req.content, get_settings().embed_max_chars)
-    with db.session() as s:
-        recording_on, turn_id = s.execute(queries.RECORDING_AND_TURN_ID, {"namespace": namespace}).one()
-        if not recording_on:
-            return {**answer, "stored": False, "reason": "logging_disabled"}
-        params = req.model_dump(
-            include={"thread_id", "agent", "role", "content", "reasoning", "user_id", "run_id", "tokens"}
-        )
-        stored_id, run_id = s.execute(
+    params = req.model_dump(
+        include={"thread_id", "agent", "role", "content", "reasoning", "user_id", "run_id", "tokens"}
+    )
+    with db.autocommit() as conn:
+        recording_on, turn_id, run_id = conn.execute(
             queries.APPEND_TURN,
             {
                 **params,
-                "turn_id": turn_id,
                 "namespace": namespace,
                 "msg_id": msg_id,
                 "metadata": json.dumps(req.metadata),
@@ -87,11 +83,11 @@ def append(caller: Caller, req: AppendRequest) -> dict:
                 "embed_text": text,
                 "embed_digest": keys.digest(text),
                 "stage": EMBEDDING,
-                "subject": keys.turn_subject(turn_id),
-                "idem_key": keys.embed_key(turn_id, text),
             },
-        ).one()
-    if stored_id is None:
+        ).fetchone()
+    if not recording_on:
+        return {**answer, "stored": False, "reason": "logging_disabled"}
+    if turn_id is None:
         return {**answer, "stored": False, "reason": "duplicate"}
     if run_id is not None:
         outbox.wake(EMBEDDING, [run_id])

@@ -1,4 +1,5 @@
-"""Every idempotency key and derived id is built here, so one rule has one spelling."""
+"""Idempotency keys and derived ids, so one rule has one spelling. The keys built from an id that
+the database draws in the same statement are spelled in that statement (``models.queries``)."""
 
 import hashlib
 
@@ -16,13 +17,7 @@ def derived_msg_id(thread_id: str, role: str, content: str) -> str:
     return "h-" + digest(thread_id, role, content)[:32]
 
 
-def embed_key(turn_id: int, text: str) -> str:
-    return f"embed:{turn_id}:{digest(text)[:16]}"
-
-
-def turn_subject(turn_id: int) -> str:
-    return f"turn:{turn_id}"
-
-
 def subject_id(subject: str) -> int:
+    """The id in a stage run's subject, ``turn:<id>`` (written by ``models.queries.APPEND_TURN``,
+    which draws the turn's id in the statement that stores it)."""
     return int(subject.split(":", 1)[1])
