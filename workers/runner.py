@@ -11,9 +11,19 @@ from workers.outbox import ACTORS
 
 log = logging.getLogger(__name__)
 
+# The longest an idle worker sleeps between polls of Redis (Dramatiq's default is 1 s): a turn
+# appended to an idle Loom waits up to this long before a worker claims it. Idle, that is ten
+# polls a second per queue.
+POLL_MS = 100
+
+
+def new_worker(threads: int) -> dramatiq.Worker:
+    """A worker on every stage's queue, not yet started."""
+    return dramatiq.Worker(broker, worker_threads=threads, worker_timeout=POLL_MS)
+
 
 def run(threads: int) -> None:
-    worker = dramatiq.Worker(broker, worker_threads=threads)
+    worker = new_worker(threads)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())

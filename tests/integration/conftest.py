@@ -75,12 +75,10 @@ def broker(endpoints):
 @pytest.fixture
 def worker(broker, database):
     """A real Dramatiq worker in this process, on a queue emptied first."""
-    import dramatiq
-
-    import workers.outbox  # noqa: F401  registers every actor
+    from workers.runner import new_worker
 
     broker.flush_all()
-    w = dramatiq.Worker(broker, worker_threads=2, worker_timeout=50)
+    w = new_worker(threads=2)
     w.start()
     yield w
     w.stop(timeout=10_000)

@@ -3,7 +3,6 @@ the scheduler's sweep re-sends the pending runs."""
 
 from datetime import timedelta
 
-import dramatiq
 import pytest
 import redis
 from freezegun import freeze_time
@@ -42,7 +41,9 @@ def test_appends_store_while_redis_is_down_and_the_sweep_sends_them_once_it_is_b
     assert statuses() == [PENDING] * 3  # still within the grace period: maybe their messages are in flight
     with freeze_time(utcnow() + timedelta(seconds=get_settings().sweep_grace_seconds + 1)):
         sweep.run()
-    worker = dramatiq.Worker(broker, worker_threads=2)
+    from workers.runner import new_worker
+
+    worker = new_worker(threads=2)
     worker.start()
     try:
         wait_until(settled, what="the swept runs")

@@ -148,7 +148,7 @@ def queued(broker) -> int:
 def test_appends_send_one_message_while_one_is_waiting_and_full_batches_wake_the_next(
     broker, openai_embedder, monkeypatch
 ):
-    import dramatiq
+    from workers.runner import new_worker
 
     monkeypatch.setenv("LOOM_EMBED_BATCH_SIZE", "4")
     get_settings.cache_clear()
@@ -156,7 +156,7 @@ def test_appends_send_one_message_while_one_is_waiting_and_full_batches_wake_the
     broker.flush_all()
     ids = [append("coalesce", "t", f"queued turn {i}")["turn_id"] for i in range(10)]
     assert queued(broker) == 1  # the first append's message claims the others too
-    worker = dramatiq.Worker(broker, worker_threads=2, worker_timeout=50)
+    worker = new_worker(threads=2)
     worker.start()
     try:
         wait_until(settled, what="the coalesced runs")

@@ -14,9 +14,7 @@ SECRET = "the deploy key is sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz12 for i
 @pytest.fixture(scope="module")
 def corpus(broker, database):
     """Two namespaces of turns, embedded by a real worker with the local model."""
-    import dramatiq
-
-    import workers.outbox  # noqa: F401
+    from workers.runner import new_worker  # registers every actor
 
     for namespace in ("alpha", "beta", "gamma"):
         enable_logging(namespace)
@@ -32,7 +30,7 @@ def corpus(broker, database):
     from workers import outbox
 
     outbox.sweep(grace_seconds=-1)  # send every pending run to the worker below
-    worker = dramatiq.Worker(broker, worker_threads=2)
+    worker = new_worker(threads=2)
     worker.start()
     try:
         wait_until(settled, timeout=120, what="the corpus to be embedded")
