@@ -1,6 +1,8 @@
 """Hand-written SQL, kept as named queries, for paths measured in bench/ where one statement does
 what several ORM round trips would."""
 
+from sqlalchemy import text
+
 # conversation.append's write, run on the driver connection in autocommit (psycopg placeholders):
 # one round trip, and being one statement it is one transaction. When the namespace records: the
 # turn (unless (namespace, thread_id, msg_id) is already there), its thread created or counted,
@@ -42,3 +44,17 @@ WITH recording AS (
 )
 SELECT (SELECT enabled FROM recording), (SELECT id FROM turn), (SELECT id FROM run)
 """
+
+# The embedding stage's write, in the session that also closes the runs: a batch's vectors (text
+# form, one per turn id) in one statement. A row is written only while its turn is not deleted and
+# its digest is still the one the vector was built from, so a late vector is dropped; answers the
+# turn ids that were written.
+STORE_VECTORS = text("""
+UPDATE embeddings e
+SET vector = v.vector, model = :model, error = NULL, embedded_at = :now
+FROM unnest(CAST(:turn_ids AS bigint[]), CAST(:digests AS text[]), CAST(:vectors AS vector[]))
+     AS v(turn_id, digest, vector)
+WHERE e.turn_id = v.turn_id AND e.digest = v.digest
+  AND EXISTS (SELECT FROM turns t WHERE t.id = e.turn_id AND t.deleted_at IS NULL)
+RETURNING e.turn_id
+""")

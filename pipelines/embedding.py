@@ -3,10 +3,12 @@ vectors. Plain functions; the actor in ``workers/embedding.py`` adds claiming an
 
 from dataclasses import dataclass
 
+from pgvector import Vector
 from sqlmodel import Session, select
 
+from models import queries
 from models.base import utcnow
-from models.conversation import EMBEDDED_ROLES, Embedding, Turn
+from models.conversation import EMBEDDED_ROLES, Embedding
 
 SUCCEEDED, DELETED = "succeeded", "deleted"
 
@@ -37,25 +39,20 @@ def load(session: Session, turn_ids: list[int]) -> list[Pending]:
 def store(session: Session, batch: list[Pending], vectors: list[list[float]], model: str) -> dict[int, str]:
     """Write each vector unless its turn was deleted (or re-written) while the model ran; the late
     vector is dropped. Returns the outcome per turn id."""
-    rows = {
-        row.turn_id: row
-        for row in session.exec(
-            select(Embedding)
-            .join(Turn, Turn.id == Embedding.turn_id)
-            .where(Embedding.turn_id.in_([p.turn_id for p in batch]), Turn.deleted_at.is_(None))
-            .with_for_update(of=Embedding)
-        )
-    }
-    outcomes = {}
-    now = utcnow()
-    for pending, vector in zip(batch, vectors, strict=True):
-        row = rows.get(pending.turn_id)
-        if row is None or row.digest != pending.digest:
-            outcomes[pending.turn_id] = DELETED
-            continue
-        row.vector, row.model, row.error, row.embedded_at = vector, model, None, now
-        outcomes[pending.turn_id] = SUCCEEDED
-    return outcomes
+    pairs = list(zip(batch, vectors, strict=True))
+    written = set(
+        session.execute(
+            queries.STORE_VECTORS,
+            {
+                "turn_ids": [pending.turn_id for pending, _ in pairs],
+                "digests": [pending.digest for pending, _ in pairs],
+                "vectors": [Vector(vector).to_text() for _, vector in pairs],
+                "model": model,
+                "now": utcnow(),
+            },
+        ).scalars()
+    )
+    return {pending.turn_id: SUCCEEDED if pending.turn_id in written else DELETED for pending in batch}
 
 
 def record_error(session: Session, turn_ids: list[int], error: str) -> None:
