@@ -391,7 +391,7 @@ def code_version() -> dict:
             done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
         except OSError:
             return ""
-        return done.stdout.strip() if done.returncode == 0 else ""
+        return done.stdout.rstrip() if done.returncode == 0 else ""  # porcelain lines start with a space
 
     changed = [
         line[3:]
