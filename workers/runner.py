@@ -6,6 +6,7 @@ import threading
 
 import dramatiq
 
+from providers.embedders import load_in_background
 from workers.broker import broker
 from workers.outbox import ACTORS
 
@@ -27,6 +28,7 @@ def run(threads: int) -> None:
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
+    load_in_background()  # ready before the first batch arrives
     worker.start()
     log.info("worker up: %d threads on queues %s", threads, sorted(ACTORS))
     stop.wait()
