@@ -1,5 +1,6 @@
 """conversation.append: the recording switch, idempotency, the outbox write, screening."""
 
+from sqlalchemy import text
 from sqlmodel import func, select
 
 from models import db
@@ -104,3 +105,24 @@ def test_only_the_first_2048_characters_are_kept_for_embedding():
     with db.session() as s:
         row = s.exec(select(Embedding).where(Embedding.turn_id == answer["turn_id"])).one()
     assert len(row.text) == 2048 and row.text.endswith("y" * 48)
+
+
+def test_appends_go_on_after_the_database_dropped_the_pooled_connections():
+    """The append writes on a pooled connection of its own: one the server closed is replaced,
+    not used (or handed to the next caller) broken."""
+    enable_logging("reconnect")
+    assert append("reconnect", "t", "before the server dropped us")["stored"]
+    with db.session() as s:
+        s.exec(
+            text(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        )
+    assert append("reconnect", "t", "after the server dropped us")["stored"]
+    with db.autocommit() as conn:
+        assert conn.autocommit and not conn.broken
+    with db.session() as s:  # the pool's connections are transactional again
+        assert s.connection().connection.driver_connection.autocommit is False
+        turns = s.exec(select(func.count()).select_from(Turn).where(Turn.namespace == "reconnect")).one()
+    assert turns == 2
