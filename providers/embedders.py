@@ -168,6 +168,6 @@ def load_in_background() -> None:
         try:
             get_embedder()
         except Exception as exc:
-            log.warning("embedder not available yet (search falls back to substring): %s", exc)
+            log.warning("embedder not available yet: %s", exc)
 
     threading.Thread(target=load, name="embedder-load", daemon=True).start()
