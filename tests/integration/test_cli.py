@@ -4,7 +4,7 @@ runs."""
 import json
 
 import pytest
-from sqlmodel import col, func, select
+from sqlmodel import func, select
 from typer.testing import CliRunner
 
 from cli import app
@@ -56,7 +56,8 @@ def test_ingesting_a_transcript_twice_adds_nothing(tmp_path):
     path.write_text(TRANSCRIPT)
     assert loom("namespaces", "logging", "cap", "--on").exit_code == 0
     first = loom("ingest-transcript", "--namespace", "cap", "--file", str(path))
-    assert first.exit_code == 0, first.output and "3 turns appended" in first.stdout
+    assert first.exit_code == 0, first.output
+    assert "3 turns appended, 0 already there" in first.stdout
     second = loom("ingest-transcript", "--namespace", "cap", "--file", str(path))
     assert second.exit_code == 0 and "0 turns appended, 3 already there" in second.stdout
     assert turns("cap") == 3
@@ -100,15 +101,28 @@ def test_ingesting_into_a_namespace_that_does_not_record_is_refused(tmp_path):
     assert turns("silent") == 0
 
 
-@pytest.fixture
-def failed_run(request) -> int:
-    enable_logging("ops")
-    turn_id = append("ops", "t", f"a turn whose run failed in {request.node.name}")["turn_id"]
+def run_with_status(namespace: str, content: str, status: str, **fields) -> int:
+    """A turn of its own and its embedding run, set to ``status``: the run's id."""
+    enable_logging(namespace)
+    turn_id = append(namespace, "t", content)["turn_id"]
     with db.session() as s:
         run = s.exec(select(StageRun).where(StageRun.subject == f"turn:{turn_id}")).one()
-        run.status, run.attempts, run.last_error = FAILED, 3, "EmbedderUnavailable: down"
+        run.status = status
+        for name, value in fields.items():
+            setattr(run, name, value)
         s.add(run)
     return run.id
+
+
+@pytest.fixture
+def failed_run(request) -> int:
+    return run_with_status(
+        "ops",
+        f"a turn whose run failed in {request.node.name}",
+        FAILED,
+        attempts=3,
+        last_error="EmbedderUnavailable: down",
+    )
 
 
 def test_runs_list_show_and_retry(failed_run):
@@ -129,16 +143,13 @@ def test_runs_list_show_and_retry(failed_run):
 
 
 def test_runs_retry_by_stage_requeues_every_failed_run_and_leaves_succeeded_ones(failed_run):
-    with db.session() as s:
-        other = s.exec(select(StageRun).where(StageRun.id != failed_run).order_by(col(StageRun.id))).first()
-        other.status = SUCCEEDED
-        s.add(other)
+    succeeded = run_with_status("ops", "a turn whose run succeeded", SUCCEEDED, attempts=1)
     result = loom("runs", "retry", "--stage", "embedding", "--status", "failed")
     assert result.exit_code == 0 and "1 embedding runs queued again" in result.stdout
     with db.session() as s:
         assert s.get(StageRun, failed_run).status == PENDING
-        assert s.get(StageRun, other.id).status == SUCCEEDED
-    noop = loom("runs", "retry", str(other.id))
+        assert s.get(StageRun, succeeded).status == SUCCEEDED
+    noop = loom("runs", "retry", str(succeeded))
     assert noop.exit_code == 0 and "already succeeded; nothing to do" in noop.stdout
 
 
