@@ -1,0 +1,93 @@
+"""The role matrix over HTTP: every role × every op of the registry, and a namespace the token does
+not cover, for every op. A refused call is a 403 and writes nothing; an allowed one answers."""
+
+import uuid
+from collections.abc import Callable
+
+import pytest
+from sqlmodel import select
+
+from models import db
+from models.conversation import Thread, Turn
+from models.namespace import ROLES, Namespace, role_rank
+from ops.registry import OPS
+from tests.integration.conftest import append, enable_logging
+
+MINE, OTHER = "roles-mine", "roles-other"
+
+# A valid minimal body per op (namespace added by the test), unique per call so a write that should
+# not have happened shows. An op added to the registry without one here fails the matrix below.
+BODIES: dict[str, Callable[[str], dict]] = {
+    "conversation.set_logging": lambda unique: {"enabled": True},
+    "conversation.append": lambda unique: {"thread_id": "t", "role": "user", "content": f"said {unique}"},
+    "conversation.create": lambda unique: {"thread_id": f"made-{unique}"},
+    "conversation.update": lambda unique: {"thread_id": "t", "title": f"renamed {unique}"},
+    "conversation.threads": lambda unique: {},
+    "conversation.get": lambda unique: {"thread_id": "t"},
+    "conversation.list": lambda unique: {"thread_id": "t"},
+    "conversation.search": lambda unique: {"query": f"said {unique}"},
+}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def namespaces():
+    """Both namespaces record and hold a thread "t", so only the token can make a call fail."""
+    for namespace in (MINE, OTHER):
+        enable_logging(namespace)
+        append(namespace, "t", "a turn to read")
+
+
+def body_for(op: str, namespace: str) -> dict:
+    if op not in BODIES:
+        pytest.fail(f"{op} is in ops.registry.OPS but has no minimal body in test_roles.BODIES")
+    return {"namespace": namespace, **BODIES[op](uuid.uuid4().hex[:12])}
+
+
+def state() -> tuple:
+    """Everything an op could write: turns, threads as they are, the recording switches."""
+    with db.session() as s:
+        turns = s.exec(select(Turn.id).order_by(Turn.id)).all()
+        threads = [
+            (t.namespace, t.thread_id, t.title, t.meta, t.run_id, t.turn_count, t.last_turn_at)
+            for t in s.exec(select(Thread).order_by(Thread.id))
+        ]
+        switches = [
+            (n.name, n.conversation_logging_enabled, n.updated_at)
+            for n in s.exec(select(Namespace).order_by(Namespace.name))
+        ]
+    return turns, threads, switches
+
+
+def test_every_op_of_the_registry_has_a_minimal_body_and_nothing_else_does():
+    assert set(BODIES) == set(OPS)
+
+
+MATRIX = [(op, role) for op in OPS for role in ROLES]
+
+
+@pytest.mark.parametrize(("op", "role"), MATRIX, ids=[f"{op}-{role}" for op, role in MATRIX])
+def test_a_role_below_the_ops_is_403_and_writes_nothing_and_one_at_or_above_it_is_served(
+    client, make_token, op, role
+):
+    before = state()
+    answer = client.post(f"/v1/{op}", json=body_for(op, MINE), headers=make_token(MINE, role=role))
+    if role_rank(role) < role_rank(OPS[op].role):
+        assert answer.status_code == 403, answer.text
+        assert f"needs the {OPS[op].role} role" in answer.json()["error"]
+        assert state() == before
+    else:
+        assert answer.status_code == 200, answer.text
+        served = answer.json()
+        assert served.get("namespace") == MINE or served.get("namespaces") == [MINE]
+
+
+@pytest.mark.parametrize(("op", "role"), MATRIX, ids=[f"{op}-{role}" for op, role in MATRIX])
+def test_a_namespace_the_token_does_not_cover_is_403_for_every_op_and_writes_nothing(
+    client, make_token, op, role
+):
+    before = state()
+    answer = client.post(f"/v1/{op}", json=body_for(op, OTHER), headers=make_token(MINE, role=role))
+    assert answer.status_code == 403, answer.text
+    if role_rank(role) >= role_rank(OPS[op].role):
+        assert repr(OTHER) in answer.json()["error"] and "namespace" in answer.json()["error"]
+    assert state() == before
