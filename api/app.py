@@ -1,21 +1,20 @@
 """The HTTP layer: ``POST /v1/<op name>`` with a JSON body, ``GET /healthz``. Thin: authenticate,
-parse, hand the body to ``ops.registry.call``; every caller mistake is a 4xx with a reason."""
+read the body (bounded), hand it to ``ops.registry.call``; every caller mistake is a 4xx with a
+reason, and any other error a JSON answer (``api.errors``)."""
 
-import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-import redis
 from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
-from sqlalchemy import text
 
-from models import db
-from models.settings import get_settings
+from api import observability
+from api.errors import JSONErrors
 from ops import registry
 from ops.caller import authenticate
 from ops.errors import OpError
+from ops.limits import MAX_BODY_BYTES, parse_body, too_large
 from providers.embedders import load_in_background
 
 
@@ -27,33 +26,16 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
         yield
 
     app = FastAPI(title="Loom", version="0.1.0", lifespan=lifespan)
+    app.add_middleware(JSONErrors)
+    app.include_router(observability.router)  # GET /metrics, GET /healthz
 
     @app.exception_handler(OpError)
     async def _op_error(_: Request, exc: OpError) -> JSONResponse:
         return JSONResponse(exc.as_dict(), status_code=exc.status)
 
-    @app.get("/healthz")
-    def healthz() -> JSONResponse:
-        checks = {}
-        try:
-            with db.session() as s:
-                s.exec(text("SELECT 1"))
-            checks["database"] = "ok"
-        except Exception as exc:
-            checks["database"] = f"error: {exc}"
-        try:
-            redis.Redis.from_url(get_settings().redis_url, socket_timeout=2).ping()
-            checks["broker"] = "ok"
-        except Exception as exc:
-            checks["broker"] = f"error: {exc}"
-        healthy = all(v == "ok" for v in checks.values())
-        return JSONResponse(
-            {"status": "ok" if healthy else "degraded", **checks}, status_code=200 if healthy else 503
-        )
-
     @app.post("/v1/{op_name}")
     async def call_op(op_name: str, request: Request) -> JSONResponse:
-        body = await request.body()
+        body = await _read_body(request)
         # The ops are blocking (database, broker): run them on the threadpool.
         answer = await run_in_threadpool(_handle, op_name, request.headers.get("authorization"), body)
         # The ops answer JSON-ready dicts: a response of our own skips FastAPI's re-encoding,
@@ -63,10 +45,21 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
     return app
 
 
+async def _read_body(request: Request) -> bytes:
+    """The body, refused with a 413 as soon as it is known to pass the cap: from its declared
+    length before reading any of it, or while it streams in."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise too_large()
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise too_large()
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def _handle(op_name: str, authorization: str | None, body: bytes) -> dict:
     caller = authenticate(authorization)
-    try:
-        parsed = json.loads(body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise OpError(400, f"the request body is not valid JSON: {exc}") from exc
-    return registry.call(op_name, caller, parsed)
+    return registry.call(op_name, caller, parse_body(body))

@@ -5,7 +5,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 
 import psycopg
-from sqlalchemy import Engine
+from sqlalchemy import Engine, exc
 from sqlmodel import Session, create_engine
 
 from models.settings import get_settings
@@ -16,7 +16,20 @@ def get_engine() -> Engine:
     url = get_settings().database_url
     if not url:
         raise RuntimeError("LOOM_DATABASE_URL is not set and no embedded PostgreSQL was started")
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+    # A server that accepts no connection must fail a request in seconds, not hang it.
+    return create_engine(
+        url, pool_pre_ping=True, pool_size=10, max_overflow=10, connect_args={"connect_timeout": 5}
+    )
+
+
+def unavailable(error: BaseException) -> bool:
+    """The error says the database cannot be reached now (down, restarting, connection lost), as
+    opposed to a statement it refused: worth a retry later, not a bug."""
+    if isinstance(error, exc.DBAPIError):
+        if error.connection_invalidated:
+            return True
+        error = error.orig
+    return isinstance(error, psycopg.OperationalError | exc.TimeoutError)
 
 
 def reset_engine() -> None:

@@ -1,5 +1,6 @@
 """Namespaces (the recording switch) and the bearer tokens that reach them."""
 
+import unicodedata
 from datetime import datetime
 
 from sqlalchemy import ARRAY, Column, Text
@@ -8,6 +9,19 @@ from sqlmodel import Field, SQLModel
 from models.base import timestamp, utcnow
 
 ROLES = ("viewer", "writer", "admin")
+NAME_MAX = 128
+
+
+def name_problem(name: str) -> str | None:
+    """The one namespace rule, for ops and for minting tokens: 1-128 characters, none of them a
+    control, format or unassigned character, no space at either end."""
+    if not 1 <= len(name) <= NAME_MAX:
+        return f"must be 1 to {NAME_MAX} characters"
+    if name != name.strip():
+        return "must not start or end with whitespace"
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        return "must not contain control, format or unassigned characters"
+    return None
 
 
 def role_rank(role: str) -> int:
@@ -17,7 +31,7 @@ def role_rank(role: str) -> int:
 class Namespace(SQLModel, table=True):
     __tablename__ = "namespaces"
 
-    name: str = Field(primary_key=True, max_length=128)
+    name: str = Field(primary_key=True, max_length=NAME_MAX)
     # Off by default and failing closed: a namespace with no row does not record either.
     conversation_logging_enabled: bool = Field(default=False)
     created_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())

@@ -9,7 +9,7 @@ from functools import lru_cache
 from sqlmodel import select
 
 from models import db
-from models.namespace import ROLES, ApiToken, role_rank
+from models.namespace import ROLES, ApiToken, name_problem, role_rank
 from ops.errors import forbidden, invalid, unauthorized
 
 TOKEN_PREFIX = "loom_"
@@ -54,6 +54,9 @@ def create_token(namespaces: list[str], role: str) -> str:
         raise invalid(f"role must be one of {', '.join(ROLES)}", "role")
     if not namespaces:
         raise invalid("at least one namespace is required", "namespace")
+    for name in namespaces:
+        if problem := name_problem(name):
+            raise invalid(f"namespace {name!r} {problem}", "namespace")
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     with db.session() as s:
         s.add(ApiToken(token_hash=_hash(token), role=role, namespaces=sorted(set(namespaces))))

@@ -103,9 +103,12 @@ def _encode_cursor(turn_id: int) -> str:
 def _decode_cursor(cursor: str) -> int:
     try:
         raw = base64.urlsafe_b64decode(cursor.encode()).decode()
-        if not raw.startswith("t"):
+        if not raw.startswith("t") or len(raw) > 20:
             raise ValueError(raw)
-        return int(raw[1:])
+        turn_id = int(raw[1:])
+        if not 0 <= turn_id < 2**63:  # a turn id is a bigint
+            raise ValueError(raw)
+        return turn_id
     except ValueError as exc:
         raise invalid("cursor is not one this server issued", "cursor") from exc
 

@@ -2,7 +2,7 @@
 transaction, then enqueue ids (the outbox rule). Never a model call here."""
 
 import json
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 from sqlalchemy.dialects.postgresql import insert
@@ -15,7 +15,7 @@ from models.namespace import Namespace
 from models.settings import get_settings
 from ops.caller import Caller
 from ops.errors import not_found
-from ops.schemas import Identifier, OpRequest
+from ops.schemas import Identifier, Metadata, OpRequest
 from pipelines import embedding, keys, screening
 from workers import outbox
 from workers.embedding import STAGE as EMBEDDING
@@ -55,8 +55,8 @@ class AppendRequest(OpRequest):
     reasoning: str | None = Field(default=None, max_length=1_000_000)
     user_id: str | None = Field(default=None, max_length=256)
     run_id: str | None = Field(default=None, max_length=256)
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    tokens: int | None = Field(default=None, ge=0)
+    metadata: Metadata = Field(default_factory=dict)
+    tokens: int | None = Field(default=None, ge=0, le=2**31 - 1)
 
 
 def append(caller: Caller, req: AppendRequest) -> dict:
@@ -104,7 +104,7 @@ def append(caller: Caller, req: AppendRequest) -> dict:
 class CreateRequest(OpRequest):
     thread_id: str = Identifier
     title: str | None = Field(default=None, max_length=500)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: Metadata = Field(default_factory=dict)
     run_id: str | None = Field(default=None, max_length=256)
 
 
@@ -112,12 +112,7 @@ def create(caller: Caller, req: CreateRequest) -> dict:
     namespace = caller.namespace(req.namespace)
     with db.session() as s:
         if not recording(s, namespace):
-            return {
-                "namespace": namespace,
-                "thread_id": req.thread_id,
-                "stored": False,
-                "reason": "logging_disabled",
-            }
+            return _not_recording(namespace, req.thread_id)
         created = s.scalar(
             insert(Thread)
             .values(
@@ -145,13 +140,15 @@ def create(caller: Caller, req: CreateRequest) -> dict:
 class UpdateRequest(OpRequest):
     thread_id: str = Identifier
     title: str | None = Field(default=None, max_length=500)
-    metadata: dict[str, Any] | None = None
+    metadata: Metadata | None = None
     run_id: str | None = Field(default=None, max_length=256)
 
 
 def update(caller: Caller, req: UpdateRequest) -> dict:
     namespace = caller.namespace(req.namespace)
     with db.session() as s:
+        if not recording(s, namespace):
+            return _not_recording(namespace, req.thread_id)
         thread = find_thread(s, namespace, req.thread_id, lock=True)
         for field in req.model_fields_set & {"title", "run_id"}:
             setattr(thread, field, getattr(req, field))
@@ -159,7 +156,12 @@ def update(caller: Caller, req: UpdateRequest) -> dict:
             thread.meta = req.metadata or {}
         s.add(thread)
         s.flush()
-        return thread_public(thread)
+        return {**thread_public(thread), "stored": True, "reason": None}
+
+
+def _not_recording(namespace: str, thread_id: str) -> dict:
+    """What create and update answer while the namespace does not record: nothing is kept."""
+    return {"namespace": namespace, "thread_id": thread_id, "stored": False, "reason": "logging_disabled"}
 
 
 def find_thread(s: Session, namespace: str, thread_id: str, lock: bool = False) -> Thread:

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ValidationError
 from ops import conversation_read, conversation_write, search
 from ops.caller import Caller
 from ops.errors import OpError, invalid, not_found
+from ops.limits import check_body
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ def call(name: str, caller: Caller, body: object) -> dict:
     caller.require(op.role)
     if not isinstance(body, dict):
         raise invalid("the request body must be a JSON object")
+    check_body(body)
     try:
         request = op.request.model_validate(body)
     except ValidationError as exc:

@@ -1,33 +1,29 @@
-"""Request models shared by every op: strict fields, and no NUL byte anywhere (PostgreSQL's text
-and jsonb refuse it, and a 500 from the database is not a reason a caller can act on)."""
+"""Request fields shared by every op. Values no op may take at all (NUL bytes, lone surrogates,
+numbers JSON cannot carry, deep nesting) are refused before validation by ``ops.limits``."""
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from models.namespace import name_problem
+from ops.limits import check_metadata
 
 
-def _has_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_nul(v) for v in value)
-    return False
+def _namespace(name: str) -> str:
+    if problem := name_problem(name):
+        raise ValueError(problem)
+    return name
+
+
+NamespaceName = Annotated[str, AfterValidator(_namespace)]
+Metadata = Annotated[dict[str, Any], AfterValidator(check_metadata)]
 
 
 class OpRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
 
-    namespace: str | None = Field(default=None, min_length=1, max_length=128)
+    namespace: NamespaceName | None = None
     agent: str = Field(default="default", min_length=1, max_length=128)
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _no_nul(cls, value: Any) -> Any:
-        if _has_nul(value):
-            raise ValueError("must not contain NUL bytes")
-        return value
 
 
 Identifier = Field(min_length=1, max_length=256)

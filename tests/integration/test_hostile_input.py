@@ -1,0 +1,240 @@
+"""Hostile and malformed input: every one is a 4xx JSON error naming what is wrong, none breaks
+the connection it came on, and none loses or changes what was stored."""
+
+import http.client
+import json
+
+import pytest
+from sqlmodel import func, select
+
+from models import db
+from models.conversation import Thread, Turn
+from ops.errors import OpError
+from ops.limits import MAX_BODY_BYTES, MAX_METADATA_BYTES, MAX_METADATA_DEPTH
+from tests.integration.conftest import append, enable_logging
+
+NS = "hostile"
+APPEND = {"namespace": NS, "thread_id": "t", "role": "user", "content": "hello"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def recording():
+    enable_logging(NS)
+    append(NS, "t", "stored before any attack", msg_id="keep")
+
+
+def turns() -> int:
+    with db.session() as s:
+        return s.exec(select(func.count()).select_from(Turn)).one()
+
+
+def nested(depth: int) -> str:
+    return '{"a": ' * depth + "1" + "}" * depth
+
+
+RAW_BODIES = {
+    "huge integer": ('{"namespace": "hostile", "thread_id": "t", "role": "user", "content": "x", '
+                     '"metadata": {"n": ' + "9" * 5000 + "}}", "metadata"),
+    "huge integer at the top": ('{"tokens": ' + "1" * 4400 + "}", "tokens"),
+    "deep nesting": ('{"namespace": "hostile", "thread_id": "t", "role": "user", "content": "x", '
+                     '"metadata": ' + nested(5000) + "}", "metadata"),
+    "metadata 900 deep": ('{"namespace": "hostile", "thread_id": "t", "role": "user", "content": "x", '
+                          '"metadata": ' + nested(900) + "}", "metadata"),
+    "NaN": ('{"namespace": "hostile", "thread_id": "t", "role": "user", "content": "x", '
+            '"metadata": {"v": NaN}}', "metadata"),
+    "Infinity": ('{"namespace": "hostile", "thread_id": "t", "role": "user", "content": "x", '
+                 '"metadata": {"v": -Infinity}}', "metadata"),
+    "float overflowing to infinity": ('{"namespace": "hostile", "thread_id": "t", "role": "user", '
+                                      '"content": "x", "metadata": {"v": 1e400}}', "metadata"),
+    "lone surrogate in a metadata key": ('{"namespace": "hostile", "thread_id": "t", "role": "user", '
+                                         '"content": "x", "metadata": {"\\ud800": 1}}', "metadata"),
+    "lone surrogate in a metadata value": ('{"namespace": "hostile", "thread_id": "t", "role": "user", '
+                                           '"content": "x", "metadata": {"k": "a\\udfffb"}}', "metadata"),
+    "lone surrogate in the content": ('{"namespace": "hostile", "thread_id": "t", "role": "user", '
+                                      '"content": "x\\ud83d"}', "content"),
+    "tokens past int4": ('{"namespace": "hostile", "thread_id": "t", "role": "user", "content": "x", '
+                         '"tokens": 2147483648}', "tokens"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", RAW_BODIES)
+def test_malformed_values_are_a_4xx_naming_the_field_and_store_nothing(client, make_token, name):
+    body, field = RAW_BODIES[name]
+    before = turns()
+    answer = client.post("/v1/conversation.append", content=body.encode(), headers=make_token(NS))
+    assert 400 <= answer.status_code < 500, (name, answer.status_code, answer.text[:300])
+    assert answer.json()["field"] == field and field in answer.json()["error"]
+    assert turns() == before
+
+
+def test_a_cursor_past_the_bigint_range_is_a_422(client, make_token):
+    import base64
+
+    cursor = base64.urlsafe_b64encode(b"t" + b"9" * 30).decode()
+    answer = client.post(
+        "/v1/conversation.list",
+        json={"namespace": NS, "thread_id": "t", "cursor": cursor},
+        headers=make_token(NS),
+    )
+    assert answer.status_code == 422 and answer.json()["field"] == "cursor"
+
+
+def test_metadata_over_its_size_or_depth_limit_is_a_422(client, make_token):
+    too_big = {"k": "x" * MAX_METADATA_BYTES}
+    too_many_keys = {f"k{i}": i for i in range(200_000)}
+    too_deep: dict = {}
+    inner = too_deep
+    for _ in range(MAX_METADATA_DEPTH + 1):
+        inner["a"] = {}
+        inner = inner["a"]
+    for metadata in (too_big, too_deep):
+        for op, body in (
+            ("conversation.append", {**APPEND, "metadata": metadata}),
+            ("conversation.create", {"namespace": NS, "thread_id": "meta", "metadata": metadata}),
+            ("conversation.update", {"namespace": NS, "thread_id": "t", "metadata": metadata}),
+        ):
+            answer = client.post(f"/v1/{op}", json=body, headers=make_token(NS))
+            assert answer.status_code == 422 and answer.json()["field"] == "metadata", (op, answer.text[:200])
+    answer = client.post(
+        "/v1/conversation.append", json={**APPEND, "metadata": too_many_keys}, headers=make_token(NS)
+    )
+    assert answer.status_code in (413, 422)
+
+
+def test_a_body_over_the_cap_is_a_413_before_it_is_read_whole(live_api, make_token):
+    host, port = live_api.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    conn.putrequest("POST", "/v1/conversation.append")
+    conn.putheader("Authorization", make_token(NS)["Authorization"])
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Content-Length", str(100 * 1024 * 1024))
+    conn.endheaders()
+    conn.send(b'{"content": "' + b"x" * 65536)  # a first slice of a 100 MB body, and no more
+    answer = conn.getresponse()
+    assert answer.status == 413 and str(MAX_BODY_BYTES) in json.loads(answer.read())["error"]
+    conn.close()
+
+
+def test_a_chunked_body_over_the_cap_is_a_413(live_api, make_token):
+    import httpx
+
+    def chunks():
+        for _ in range(MAX_BODY_BYTES // 65536 + 2):
+            yield b" " * 65536
+
+    answer = httpx.post(
+        f"{live_api}/v1/conversation.append", content=chunks(), headers=make_token(NS), timeout=30
+    )
+    assert answer.status_code == 413 and answer.json()["error"]
+
+
+def test_no_error_breaks_the_keep_alive_connection(live_api, make_token):
+    """One connection: a bad body of every kind, each followed by a good request on it."""
+    host, port = live_api.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    headers = {**make_token(NS), "Content-Type": "application/json"}
+    good = json.dumps({"namespace": NS, "thread_id": "t", "include_messages": False})
+    for body, _ in RAW_BODIES.values():
+        conn.request("POST", "/v1/conversation.append", body=body.encode(), headers=headers)
+        bad = conn.getresponse()
+        assert 400 <= bad.status < 500 and json.loads(bad.read())["error"]
+        conn.request("POST", "/v1/conversation.get", body=good, headers=headers)
+        answer = conn.getresponse()
+        assert answer.status == 200 and json.loads(answer.read())["thread_id"] == "t"
+    conn.close()
+
+
+def test_an_unexpected_error_is_a_json_500_and_the_connection_survives(live_api, make_token, monkeypatch):
+    from ops import registry
+
+    def boom(caller, req):
+        raise RuntimeError("an internal detail that must not leak")
+
+    monkeypatch.setitem(
+        registry.OPS,
+        "conversation.get",
+        registry.Op("viewer", registry.OPS["conversation.get"].request, boom),
+    )
+    host, port = live_api.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    headers = {**make_token(NS), "Content-Type": "application/json"}
+    conn.request("POST", "/v1/conversation.get", body=json.dumps({"thread_id": "t"}), headers=headers)
+    answer = conn.getresponse()
+    body = json.loads(answer.read())
+    assert answer.status == 500 and body["error"] and "internal detail" not in body["error"]
+    conn.request("POST", "/v1/conversation.list", body=json.dumps({"thread_id": "t"}), headers=headers)
+    after = conn.getresponse()
+    assert after.status == 200 and json.loads(after.read())["thread_id"] == "t"
+    conn.close()
+
+
+@pytest.mark.parametrize("namespace", ["", "n" * 129, " padded", "tab\there", "nul\x00"])
+def test_one_namespace_rule_for_tokens_and_ops(namespace):
+    from ops.caller import OPERATOR, create_token
+    from ops.registry import call
+
+    with pytest.raises(OpError) as minted:
+        create_token([namespace], "writer")
+    assert minted.value.status == 422 and minted.value.field == "namespace"
+    with pytest.raises(OpError) as called:
+        call("conversation.append", OPERATOR, {**APPEND, "namespace": namespace})
+    assert called.value.status == 422 and called.value.field == "namespace"
+
+
+def test_update_while_recording_is_off_keeps_nothing(client, make_token):
+    enable_logging("paused")
+    append("paused", "t", "before the pause")
+    with db.session() as s:
+        before = s.exec(select(Thread).where(Thread.namespace == "paused")).one()
+    enable_logging("paused", False)
+    answer = client.post(
+        "/v1/conversation.update",
+        json={"namespace": "paused", "thread_id": "t", "title": "Secret plan", "metadata": {"x": 1}},
+        headers=make_token("paused"),
+    )
+    assert answer.status_code == 200
+    assert (answer.json()["stored"], answer.json()["reason"]) == (False, "logging_disabled")
+    with db.session() as s:
+        after = s.exec(select(Thread).where(Thread.namespace == "paused")).one()
+    assert (after.title, after.meta) == (before.title, before.meta)
+
+
+def test_nothing_stored_before_the_attacks_changed(client, make_token):
+    answer = client.post(
+        "/v1/conversation.list", json={"namespace": NS, "thread_id": "t"}, headers=make_token(NS)
+    )
+    assert [m["content"] for m in answer.json()["messages"]][:1] == ["stored before any attack"]
+
+
+def test_metadata_at_its_depth_limit_is_stored(client, make_token):
+    metadata: dict = {}
+    inner = metadata
+    for _ in range(MAX_METADATA_DEPTH - 1):  # metadata itself is the first level
+        inner["a"] = {}
+        inner = inner["a"]
+    answer = client.post(
+        "/v1/conversation.append",
+        json={**APPEND, "content": "deep but allowed", "metadata": metadata},
+        headers=make_token(NS),
+    )
+    assert answer.status_code == 200 and answer.json()["stored"] is True
+
+
+def test_an_unreachable_database_is_a_503_with_retry_after(client, make_token, monkeypatch):
+    from models.settings import get_settings
+    from services.ports import free_port
+
+    headers = make_token(NS)  # minted while the database answers
+    client.post("/v1/conversation.get", json={"thread_id": "t"}, headers=headers)  # token cached
+    monkeypatch.setenv("LOOM_DATABASE_URL", f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/loom")
+    get_settings.cache_clear()
+    db.reset_engine()
+    try:
+        for op, body in (("append", APPEND), ("get", {"thread_id": "t"}), ("search", {"query": "x"})):
+            answer = client.post(f"/v1/conversation.{op}", json=body, headers=headers)
+            assert answer.status_code == 503, (op, answer.text)
+            assert answer.headers["retry-after"].isdigit() and "database" in answer.json()["error"]
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+        db.reset_engine()
