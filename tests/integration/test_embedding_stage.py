@@ -3,6 +3,7 @@ late vectors for deleted turns, and safety when a run is done twice or its worke
 
 from datetime import timedelta
 
+import pytest
 from freezegun import freeze_time
 from sqlmodel import select
 
@@ -67,6 +68,63 @@ def test_a_failed_embed_keeps_the_turn_records_the_error_and_fails_the_run(worke
     # Found only by the substring fallback while the embedder is down.
     answer = call("conversation.search", OPERATOR, {"namespace": "failing", "query": "cannot embed"})
     assert answer["mode"] == "substring" and [h["thread_id"] for h in answer["hits"]] == ["t"]
+
+
+UNAVAILABLE = "EmbedderUnavailable: embedding endpoint answered"
+
+
+@pytest.mark.parametrize(
+    ("mode", "error", "query_error"),
+    [
+        # Well-formed JSON, one vector more than the texts: the embedder's count check.
+        ("wrong_count", f"{UNAVAILABLE} 5 vectors for 4 texts", f"{UNAVAILABLE} 2 vectors for 1 texts"),
+        # Well-formed JSON, vectors half as wide as asked: the embedder's dimension check.
+        (
+            "wrong_dimension",
+            f"{UNAVAILABLE} 4 vectors for 4 texts (want 384 dimensions each)",
+            f"{UNAVAILABLE} 1 vectors for 1 texts (want 384 dimensions each)",
+        ),
+        # Not JSON at all: the openai client cannot parse it.
+        ("garbage", "JSONDecodeError: ", "JSONDecodeError: "),
+    ],
+)
+def test_a_wrong_answer_from_the_model_stores_no_vector_and_fails_the_runs(
+    broker, openai_embedder, mode, error, query_error
+):
+    from ops.caller import OPERATOR
+    from ops.registry import call
+    from workers.runner import new_worker
+
+    namespace = f"wrong-{mode}"
+    enable_logging(namespace)
+    openai_embedder.mode = mode
+    broker.flush_all()
+    # Appended before a worker runs, so every attempt claims and sends the four turns together.
+    texts = [f"turn {i} that a {mode} model answered" for i in range(4)]
+    ids = [append(namespace, "t", text)["turn_id"] for text in texts]
+    worker = new_worker(threads=2)
+    worker.start()
+    try:
+        wait_until(settled, what="the runs to fail")
+    finally:
+        worker.stop(timeout=10_000)
+    attempts = get_settings().stage_max_attempts
+    for turn_id in ids:
+        run, row = run_of(turn_id), row_of(turn_id)
+        assert (run.status, run.attempts) == (FAILED, attempts)
+        assert run.last_error.startswith(error), run.last_error
+        assert row.vector is None and row.model is None and row.embedded_at is None
+        assert row.error == run.last_error
+    if mode != "garbage":  # garbage answers before the server records the call
+        assert openai_embedder.embedding_calls == [texts] * attempts
+    with db.session() as s:
+        assert [s.get(Turn, i).content for i in ids] == texts
+    # The query cannot be embedded either: the substring fallback finds every turn.
+    answer = call("conversation.search", OPERATOR, {"namespace": namespace, "query": f"a {mode} model"})
+    assert answer["mode"] == "substring"
+    assert answer["embedder_error"].startswith(query_error), answer["embedder_error"]
+    assert sorted(h["excerpt"] for h in answer["hits"]) == texts
+    assert all(h["similarity"] is None for h in answer["hits"])
 
 
 def test_an_operator_retry_embeds_a_failed_run_once_and_a_second_retry_is_a_no_op(worker, openai_embedder):

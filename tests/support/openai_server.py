@@ -1,5 +1,8 @@
 """A local OpenAI-compatible HTTP server standing in for a remote model, so the real openai client
-code path runs. It can be told to fail, stall or answer garbage.
+code path runs. It can be told to fail, stall, answer garbage (not JSON), or answer well-formed
+JSON that is wrong: one vector more than the texts sent, the extra one first, so a client that
+cut the list to length would give each text its neighbour's vector (``wrong_count``), or vectors of
+another width than the one asked for (``wrong_dimension``).
 
 Embeddings are a hashed bag of words: texts sharing words get similar unit vectors, so search
 over them behaves like a (crude) real model."""
@@ -22,14 +25,27 @@ def bag_of_words_vector(text: str, dimensions: int) -> list[float]:
     return [x / norm for x in vector]
 
 
+MODES = ("ok", "fail", "stall", "garbage", "wrong_count", "wrong_dimension")
+
+
 class FakeOpenAI:
     def __init__(self) -> None:
-        self.mode = "ok"  # ok | fail | stall | garbage
+        self.mode = "ok"  # one of MODES
         self.release = threading.Event()  # a stalled request answers once this is set
         self.stalled = threading.Event()  # set when a request is held in "stall"
         self.embedding_calls: list[list[str]] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def mode(self) -> str:
+        return self._mode
+
+    @mode.setter
+    def mode(self, mode: str) -> None:
+        if mode not in MODES:  # a misspelt mode would silently answer "ok"
+            raise ValueError(f"unknown mode {mode!r}; one of {MODES}")
+        self._mode = mode
 
     @property
     def base_url(self) -> str:
@@ -70,9 +86,12 @@ class FakeOpenAI:
                         fake.stalled.set()
                         fake.release.wait(30)
                     dims = request.get("dimensions") or 384
+                    if fake.mode == "wrong_dimension":
+                        dims //= 2
+                    answered = ["an extra text", *texts] if fake.mode == "wrong_count" else texts
                     data = [
                         {"object": "embedding", "index": i, "embedding": bag_of_words_vector(t, dims)}
-                        for i, t in enumerate(texts)
+                        for i, t in enumerate(answered)
                     ]
                     body = {
                         "object": "list",
