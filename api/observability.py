@@ -1,0 +1,175 @@
+"""``GET /metrics`` (Prometheus text) and ``GET /healthz`` (status to anyone, each check's detail
+to an admin token), over ``ops.status``.
+
+Each app keeps a registry of its own (not prometheus_client's global one), built on its first
+request, holding the collector over ``ops.status.Probe.snapshot`` and the process's append
+metrics. Appends are observed by wrapping the ``conversation.append`` op in the registry, so the
+op and the HTTP layer stay as they are.
+"""
+
+import dataclasses
+import threading
+import time
+from collections.abc import Iterator
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.exposition import choose_encoder
+from prometheus_client.registry import Collector
+
+from ops import registry, status
+from ops.caller import authenticate
+from ops.errors import OpError
+
+router = APIRouter()
+
+# --- appends, counted where they happen (this process) -------------------------------------------
+
+APPEND_OUTCOMES = ("stored", "duplicate", "logging_disabled", "rejected", "error")
+APPENDS = Counter(
+    "loom_appends",
+    "conversation.append calls by outcome (rejected: refused by the op, e.g. a namespace the token "
+    "does not cover; error: failed)",
+    ["outcome"],
+    registry=None,
+)
+APPEND_SECONDS = Histogram(
+    "loom_append_duration_seconds",
+    "Time conversation.append takes in the op (validation done), whatever its outcome",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5),
+    registry=None,
+)
+for _outcome in APPEND_OUTCOMES:
+    APPENDS.labels(_outcome)
+
+
+def _observe_appends() -> None:
+    op = registry.OPS["conversation.append"]
+    if getattr(op.handler, "observed", False):
+        return
+    handler = op.handler
+
+    def observed(caller, request):
+        started = time.perf_counter()
+        outcome = "error"
+        try:
+            answer = handler(caller, request)
+            outcome = "stored" if answer["stored"] else answer["reason"]
+            return answer
+        except OpError:
+            outcome = "rejected"
+            raise
+        finally:
+            APPENDS.labels(outcome).inc()
+            APPEND_SECONDS.observe(time.perf_counter() - started)
+
+    observed.observed = True
+    registry.OPS["conversation.append"] = dataclasses.replace(op, handler=observed)
+
+
+_observe_appends()
+
+# --- the snapshot as metrics ---------------------------------------------------------------------
+
+
+class SnapshotCollector(Collector):
+    """Takes a ``Probe.snapshot`` at every scrape. A server that is down gives its ``_up`` 0 and
+    no series for what only it could tell (a stage's runs, a queue's depth): unknown, not zero."""
+
+    def __init__(self, probe: status.Probe) -> None:
+        self.probe = probe
+
+    def describe(self) -> list[Metric]:
+        return []  # nothing to check at registration (which would otherwise take a snapshot)
+
+    def collect(self) -> Iterator[Metric]:
+        snap = self.probe.snapshot()
+        for name, check in (("database", snap.database), ("broker", snap.broker)):
+            yield GaugeMetricFamily(f"loom_{name}_up", f"1 when the {name} answers", value=int(check.ok))
+        runs = GaugeMetricFamily("loom_stage_runs", "Stage runs in the ledger", labels=["stage", "status"])
+        oldest = GaugeMetricFamily(
+            "loom_stage_oldest_pending_age_seconds",
+            "How long the oldest pending run of the stage has waited since it was created (0: none)",
+            labels=["stage"],
+        )
+        depth = GaugeMetricFamily(
+            "loom_queue_depth",
+            "Messages in the stage's Dramatiq queue: ready, delayed (retry backoff), dead (given up)",
+            labels=["queue", "state"],
+        )
+        for stage, state in snap.stages.items():
+            if state.runs is not None:
+                for run_status, n in state.runs.items():
+                    runs.add_metric([stage, run_status], n)
+                oldest.add_metric([stage], state.oldest_pending_seconds or 0)
+            if state.queued is not None:
+                for queue_state, n in state.queued.items():
+                    depth.add_metric([state.queue, queue_state], n)
+        yield from (runs, oldest, depth)
+        throughput = GaugeMetricFamily(
+            "loom_embedder_turns_per_second",
+            "Turns embedded per second over the window",
+            labels=["window"],
+        )
+        for window, rate in (snap.embedded_per_second or {}).items():
+            throughput.add_metric([window], rate)
+        yield throughput
+        yield GaugeMetricFamily(
+            "loom_status_snapshot_seconds", "How long reading these figures took", value=snap.seconds
+        )
+
+
+# --- per app -------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Observability:
+    probe: status.Probe
+    registry: CollectorRegistry
+
+
+_lock = threading.Lock()
+
+
+def observability(app: FastAPI) -> Observability:
+    """The app's probe and registry, built on first use (when the app's endpoints are known)."""
+    found = getattr(app.state, "observability", None)
+    if found is None:
+        with _lock:
+            found = getattr(app.state, "observability", None)
+            if found is None:
+                probe = status.Probe()
+                metrics = CollectorRegistry()
+                for collector in (APPENDS, APPEND_SECONDS, SnapshotCollector(probe)):
+                    metrics.register(collector)
+                found = app.state.observability = Observability(probe, metrics)
+    return found
+
+
+@router.get("/metrics")
+def metrics(request: Request) -> Response:
+    encode, content_type = choose_encoder(request.headers.get("accept"))
+    return Response(encode(observability(request.app).registry), media_type=content_type)
+
+
+@router.get("/healthz")
+def healthz(request: Request) -> JSONResponse:
+    """200 ``{"status": "ok"}`` when the database and the broker answer, else 503 ``degraded``.
+    Only an admin token also gets each check, with its error (which names hosts and ports)."""
+    probe = observability(request.app).probe
+    checks = probe.checks()
+    healthy = all(check.ok for check in checks.values())
+    answer = {"status": "ok" if healthy else "degraded"}
+    # Tokens live in the database: with it down, nobody can be told more than the status.
+    if checks["database"].ok and _is_admin(request.headers.get("authorization"), probe.timeout):
+        answer |= {name: check.label for name, check in checks.items()}
+    return JSONResponse(answer, status_code=200 if healthy else 503)
+
+
+def _is_admin(authorization: str | None, timeout: float) -> bool:
+    if not authorization:
+        return False
+    caller = status.bounded({"caller": lambda: authenticate(authorization)}, timeout)["caller"]
+    return not isinstance(caller, BaseException) and caller.role == "admin"
