@@ -28,8 +28,8 @@ API_TIMEOUT = 1.0
 THROUGHPUT_WINDOWS = {"1m": 60, "5m": 300}  # seconds, as spelled in SNAPSHOT_SQL
 
 # One round trip: the ledger by stage and status (an index-only scan of ix_stage_runs_status_stage),
-# the oldest pending run's age per stage (pending runs only, so ix_stage_runs_live or the status
-# index), and the turns embedded within each window. The age is taken from created_at: the sweep
+# the oldest pending run's age per stage (an index scan of the pending runs only, same index), and
+# the turns embedded within each window. The age is taken from created_at: the sweep
 # touches updated_at whenever it re-sends a run, which would hide a queue that nobody drains.
 # `embedded_at` has no index, so the last part scans `embeddings`: cheap for a small Loom, worth a
 # (BRIN) index on embeddings.embedded_at before a large one is scraped every few seconds.
