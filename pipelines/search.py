@@ -66,10 +66,25 @@ def _escape_like(term: str) -> str:
     return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+# The predicate of the partial trigram index on turns.content (migration 0002), stated as literals:
+# the planner uses a partial index only when it can prove the query implies the index's predicate,
+# which it cannot from bound parameters (once a statement is prepared and planned generically).
+# Keep it the same as the migration's.
+SUBSTRING_INDEX_PREDICATE = text(
+    "turns.role IN ('user', 'assistant') AND turns.deleted_at IS NULL AND turns.sensitivity <> 'high'"
+)
+
+
 def by_substring(s: Session, query_text: str, f: Filters, limit: int) -> list[Hit]:
+    """Turns whose content holds ``query_text`` (case-insensitive, wildcards matched literally),
+    newest first. ``ILIKE '%term%'`` is served by the trigram index for terms of 3+ characters."""
     query = (
         select(Turn)
-        .where(col(Turn.role).in_(EMBEDDED_ROLES), col(Turn.content).ilike(f"%{_escape_like(query_text)}%"))
+        .where(
+            SUBSTRING_INDEX_PREDICATE,
+            col(Turn.role).in_(EMBEDDED_ROLES),
+            col(Turn.content).ilike(f"%{_escape_like(query_text)}%"),
+        )
         .order_by(col(Turn.ts).desc(), col(Turn.id).desc())
         .limit(limit)
     )

@@ -109,3 +109,66 @@ def test_the_namespace_scope_names_one_namespace(corpus):
     with pytest.raises(OpError) as refused:
         call("conversation.search", ME, {"query": "x", "namespace": "gamma"})
     assert refused.value.status == 403
+
+
+def fallback_plan(query_text: str, filters) -> str:
+    """The plan PostgreSQL makes for the fallback's very statement with its parameters unknown (a
+    generic plan, as for a statement prepared once and run many times) when the trigram index is
+    the only index it may use: a plan that still reads the whole table means the index cannot
+    serve the statement (a partial index whose predicate the statement does not imply, say)."""
+    import re
+
+    from sqlalchemy import event, text
+
+    from models import db
+    from pipelines import search as pipeline
+
+    seen = []
+
+    def capture(conn, cursor, statement, parameters, context, executemany):
+        seen.append((statement, parameters))
+
+    engine = db.get_engine()
+    event.listen(engine, "before_cursor_execute", capture)
+    try:
+        with db.session() as s:
+            pipeline.by_substring(s, query_text, filters, 10)
+    finally:
+        event.remove(engine, "before_cursor_execute", capture)
+    (statement, parameters), *_ = [(st, p) for st, p in seen if " ILIKE " in st.upper()]
+    names = list(dict.fromkeys(re.findall(r"%\((\w+)\)s", statement)))
+    assert set(names) == set(parameters)
+    for number, name in enumerate(names, 1):
+        statement = statement.replace(f"%({name})s", f"${number}")
+    with db.session() as s:
+        # Every other index of turns goes, inside this transaction only (rolled back below).
+        others = s.exec(
+            text(
+                """
+                SELECT i.indexrelid::regclass::text, c.conname
+                FROM pg_index i LEFT JOIN pg_constraint c ON c.conindid = i.indexrelid
+                WHERE i.indrelid = 'turns'::regclass AND NOT i.indisprimary
+                  AND i.indexrelid <> 'ix_turns_content_trgm'::regclass
+                """
+            )
+        ).all()
+        for index, constraint in others:
+            drop = f"ALTER TABLE turns DROP CONSTRAINT {constraint}" if constraint else f"DROP INDEX {index}"
+            s.exec(text(drop))
+        s.exec(text("SET LOCAL enable_seqscan = off"))
+        s.exec(text("SET LOCAL enable_indexscan = off"))  # no full walk of the primary key either
+        rows = s.connection().exec_driver_sql("EXPLAIN (GENERIC_PLAN) " + statement.replace("%%", "%"))
+        plan = "\n".join(row[0] for row in rows)
+        s.rollback()
+    return plan
+
+
+def test_the_substring_fallback_can_be_served_by_the_trigram_index_whatever_its_parameters():
+    from pipelines.search import Filters
+
+    for filters in (
+        Filters(["alpha"]),
+        Filters(["alpha", "beta"], thread_id="billing", run_id="r1", role="assistant"),
+    ):
+        plan = fallback_plan("export job", filters)
+        assert "Bitmap Index Scan on ix_turns_content_trgm" in plan and "Seq Scan" not in plan, plan
