@@ -38,7 +38,7 @@ def _logging() -> None:
 
 def fail(message: str) -> typer.Exit:
     """One line saying what is wrong, and a non-zero exit."""
-    err.print(f"error: {message}", markup=False, highlight=False)
+    err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)  # one line, however long
     return typer.Exit(2)
 
 
@@ -259,14 +259,11 @@ def runs_retry(
                 outbox.send(outcome.run.stage, [run_id])
             out.print(outcome.message)
             return
-        ids = [run.id for run in ledger.select_runs(status or FAILED, stage, limit=1_000_000)]
-        requeued = [
-            i
-            for i in track(ids, description="retrying", console=err, disable=len(ids) < 50)
-            if ledger.retry(i).requeued
-        ]
-        outbox.send(stage, requeued)
-        out.print(f"{len(requeued)} {stage} runs queued again")
+        requeued = 0
+        for ids in ledger.retry_all(stage, status or FAILED):
+            outbox.send(stage, ids)
+            requeued += len(ids)
+        out.print(f"{requeued} {stage} runs queued again")
 
 
 @app.command("ingest-transcript")
@@ -317,6 +314,11 @@ def ingest_transcript(
                     "msg_id": turn_msg_id(thread, index, turn),
                 },
             )
+            if answer.get("reason") == "logging_disabled":
+                raise fail(
+                    f"recording was switched off for namespace {namespace!r} after {index} of "
+                    f"{len(turns)} turns; the rest were not stored (ingest again once it is on)"
+                )
             counts["stored" if answer["stored"] else answer["reason"]] += 1
     out.print(f"thread {thread}: {counts['stored']} turns appended, {counts['duplicate']} already there")
 

@@ -36,9 +36,10 @@ WITH recording AS (
            %(embed_text)s, %(embed_digest)s, %(ts)s
     FROM turn WHERE %(embed)s
 ), run AS (
-    INSERT INTO stage_runs (stage, subject, idem_key, status, attempts, created_at, updated_at)
+    INSERT INTO stage_runs (stage, subject, idem_key, status, attempts, created_at, updated_at,
+                            available_at)
     SELECT %(stage)s, 'turn:' || id, 'embed:' || id || ':' || left(%(embed_digest)s, 16), 'pending', 0,
-           %(ts)s, %(ts)s
+           %(ts)s, %(ts)s, %(ts)s
     FROM turn WHERE %(embed)s
     RETURNING id
 )

@@ -36,9 +36,9 @@ class Settings(BaseSettings):
     stage_max_attempts: int = 3
     stage_min_backoff_ms: int = 1000
     stage_max_backoff_ms: int = 60_000
-    stage_lease_seconds: int = 300  # a `running` run older than this belonged to a dead worker
+    stage_lease_seconds: int = 20  # renewed every third of it; one not renewed belonged to a dead worker
     sweep_grace_seconds: int = 60  # a `pending` run older than this is re-sent by the sweep
-    sweep_interval_seconds: int = 30
+    sweep_interval_seconds: int = 10
     worker_threads: int = 2
 
     # --- conversations ---------------------------------------------------------------------

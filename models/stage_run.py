@@ -39,3 +39,5 @@ class StageRun(SQLModel, table=True):
     started_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
     finished_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
     lease_expires_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
+    # A pending run is claimable from this time on: its backoff after a failed attempt.
+    available_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())

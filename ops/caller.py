@@ -2,7 +2,9 @@
 
 import hashlib
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -67,22 +69,54 @@ def authenticate(authorization: str | None) -> Caller:
     scheme, _, token = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise unauthorized()
-    caller = _known_token(_hash(token.strip()), int(time.monotonic() // TOKEN_CACHE_SECONDS))
-    if caller is None:
-        _known_token.cache_clear()  # an unknown token is asked again next time, never remembered
+    token_hash, bucket = _hash(token.strip()), int(time.monotonic() // TOKEN_CACHE_SECONDS)
+    if _refused.get((token_hash, bucket)):
         raise unauthorized()
-    return caller
+    try:
+        return _granted(token_hash, bucket)
+    except _UnknownToken:
+        _refused.add((token_hash, bucket))
+        raise unauthorized() from None
 
 
 # A capture hook appends turn after turn with one token: remember what a token grants for a few
-# seconds (the second argument is the time bucket) instead of a query per request.
+# seconds (the second argument is the time bucket) instead of a query per request. Unknown tokens
+# are remembered apart, so a spray of bad tokens neither evicts nor clears the good ones.
 TOKEN_CACHE_SECONDS = 10
 
 
+class _UnknownToken(Exception):
+    """Raised, not returned, so that lru_cache never keeps a miss among the grants."""
+
+
 @lru_cache(maxsize=1024)
-def _known_token(token_hash: str, _bucket: int) -> Caller | None:
+def _granted(token_hash: str, _bucket: int) -> Caller:
     with db.session() as s:
         row = s.exec(
             select(ApiToken).where(ApiToken.token_hash == token_hash, ApiToken.revoked_at.is_(None))
         ).first()
-    return None if row is None else Caller(role=row.role, namespaces=tuple(row.namespaces))
+    if row is None:
+        raise _UnknownToken
+    return Caller(role=row.role, namespaces=tuple(row.namespaces))
+
+
+class _Refusals:
+    """The most recent unknown (token hash, time bucket) pairs, bounded."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._seen: OrderedDict[tuple[str, int], bool] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, int]) -> bool:
+        with self._lock:
+            return key in self._seen
+
+    def add(self, key: tuple[str, int]) -> None:
+        with self._lock:
+            self._seen[key] = True
+            while len(self._seen) > self._size:
+                self._seen.popitem(last=False)
+
+
+_refused = _Refusals(size=4096)

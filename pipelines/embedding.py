@@ -1,6 +1,7 @@
 """The embedding stage's work: read pending embedding rows, embed them in one model call, store the
 vectors. Plain functions; the actor in ``workers/embedding.py`` adds claiming and retries."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pgvector import Vector
@@ -34,6 +35,41 @@ def load(session: Session, turn_ids: list[int]) -> list[Pending]:
         select(Embedding.turn_id, Embedding.text, Embedding.digest).where(Embedding.turn_id.in_(turn_ids))
     ).all()
     return [Pending(*row) for row in rows]
+
+
+def embed_isolating(
+    embed: Callable[[list[str]], list[list[float]]], batch: list[Pending]
+) -> tuple[dict[int, list[float]], dict[int, str]]:
+    """Embed a batch in one call; when that fails, halve it to isolate the texts that make it fail,
+    so one bad text fails only its own turn. When both halves of a part fail as well, the embedder
+    itself is failing: the whole part fails with that error, without further calls (three calls,
+    not one per text, while a provider is down). Returns (vector by turn id, error by turn id)."""
+    vectors: dict[int, list[float]] = {}
+    errors: dict[int, str] = {}
+
+    def attempt(part: list[Pending]) -> str | None:
+        try:
+            answered = embed([pending.text for pending in part])
+            vectors.update(zip((pending.turn_id for pending in part), answered, strict=True))
+        except Exception as exc:
+            return f"{type(exc).__name__}: {exc}"
+        return None
+
+    def isolate(part: list[Pending], error: str) -> None:
+        if len(part) == 1:
+            errors[part[0].turn_id] = error
+            return
+        halves = (part[: len(part) // 2], part[len(part) // 2 :])
+        failed = [(half, half_error) for half in halves if (half_error := attempt(half))]
+        if len(failed) == len(halves):
+            errors.update((pending.turn_id, failed[0][1]) for pending in part)
+            return
+        for half, half_error in failed:
+            isolate(half, half_error)
+
+    if batch and (error := attempt(batch)):
+        isolate(batch, error)
+    return vectors, errors
 
 
 def store(session: Session, batch: list[Pending], vectors: list[list[float]], model: str) -> dict[int, str]:

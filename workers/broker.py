@@ -2,6 +2,8 @@
 declared, so every actor binds to it (import ``workers.broker`` first, as ``workers/__init__`` does)."""
 
 import logging
+import threading
+from datetime import timedelta
 
 import dramatiq
 import redis
@@ -29,9 +31,35 @@ def _build() -> RedisBroker:
 broker = _build()
 
 
-def send(actor: dramatiq.Actor, *args, unless_waiting: bool = False) -> bool:
-    """Enqueue one message for ``actor``; False when Redis cannot take it (the runs stay
-    ``pending`` in the ledger and the sweep sends them again).
+class _Outage:
+    """Logs a broker outage once when it starts and once when it ends, not once per message."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._down = False
+
+    def failed(self, actor: str, exc: Exception) -> None:
+        with self._lock:
+            first, self._down = not self._down, True
+        if first:
+            log.warning(
+                "broker unavailable, runs are left for the sweep until it answers: %s (%s)", exc, actor
+            )
+
+    def succeeded(self) -> None:
+        if self._down:
+            with self._lock:
+                back, self._down = self._down, False
+            if back:
+                log.warning("broker answers again")
+
+
+outage = _Outage()
+
+
+def send(actor: dramatiq.Actor, *args, unless_waiting: bool = False, delay: timedelta | None = None) -> bool:
+    """Enqueue one message for ``actor`` (after ``delay``, if given); False when Redis cannot take
+    it (the runs stay ``pending`` in the ledger and the sweep sends them again).
 
     ``unless_waiting`` skips the message when one of the actor's queue is still waiting to be
     fetched: that one is fetched, and claims its runs, after this call, so it sees everything the
@@ -39,9 +67,14 @@ def send(actor: dramatiq.Actor, *args, unless_waiting: bool = False) -> bool:
     try:
         # The list Dramatiq's Redis broker pushes message ids onto and consumers pop on fetch.
         if unless_waiting and broker.client.llen(f"{broker.namespace}:{actor.queue_name}"):
+            outage.succeeded()
             return True
-        actor.send(*args)
+        if delay is None:
+            actor.send(*args)
+        else:
+            actor.send_with_options(args=args, delay=int(delay.total_seconds() * 1000))
     except redis.RedisError as exc:  # down, read-only after a failover, out of memory, ...
-        log.warning("broker refused a %s message, left for the sweep: %s", actor.actor_name, exc)
+        outage.failed(actor.actor_name, exc)
         return False
+    outage.succeeded()
     return True

@@ -20,9 +20,10 @@ _settings = get_settings()
 @dramatiq.actor(
     broker=broker.broker,
     queue_name=STAGE,
-    # The ledger counts attempts and decides when a run has failed; Dramatiq only supplies the
-    # backoff between them, so it may retry a message more often than a run is attempted.
-    max_retries=_settings.stage_max_attempts * 3,
+    # A failed embed is released by the ledger, which owns attempts and backoff and sends the
+    # delayed wake-up itself. Dramatiq's retries only cover an unexpected error (the database
+    # going away mid-batch); the runs' lease brings those back in any case.
+    max_retries=_settings.stage_max_attempts,
     min_backoff=_settings.stage_min_backoff_ms,
     max_backoff=_settings.stage_max_backoff_ms,
 )
@@ -30,32 +31,44 @@ def embed_turns(run_ids: list[int]) -> None:
     batch_size = get_settings().embed_batch_size
     runs = ledger.claim(STAGE, run_ids, fill=batch_size)
     if not runs:
-        return  # already done, or held by another worker
+        return  # already done, held by another worker, or waiting out its backoff
     if len(runs) >= batch_size:
         # More may be pending behind a full batch, and appends send no message while one waits:
         # wake another worker thread (or host) for them while this batch runs.
         broker.send(embed_turns, [], unless_waiting=True)
-    with db.session() as s:
-        batch = embedding.load(s, [keys.subject_id(run.subject) for run in runs])
     run_of = {keys.subject_id(run.subject): run for run in runs}
-    try:
-        embedder = get_embedder()
-        vectors = embedder.embed([pending.text for pending in batch]) if batch else []
-    except Exception as exc:
-        error = f"{type(exc).__name__}: {exc}"
-        log.warning("embedding %d turns failed: %s", len(batch), error)
+    with ledger.leased(runs):
         with db.session() as s:
-            retrying, _ = ledger.release(s, runs, error)
-            embedding.record_error(s, list(run_of), error)
-        if retrying:
-            raise
-        return
+            batch = embedding.load(s, list(run_of))
+        try:
+            embedder = get_embedder()
+        except Exception as exc:
+            model, vectors = None, {}
+            errors = {pending.turn_id: f"{type(exc).__name__}: {exc}" for pending in batch}
+        else:
+            model = embedder.name
+            vectors, errors = embedding.embed_isolating(embedder.embed, batch)
+    by_outcome: dict[str, list[int]] = {}
     with db.session() as s:
-        outcomes = embedding.store(s, batch, vectors, embedder.name)
-        by_outcome: dict[str, list[int]] = {}
-        for turn_id, run in run_of.items():
-            # No embedding row left means the turn is gone too.
-            by_outcome.setdefault(outcomes.get(turn_id, embedding.DELETED), []).append(run.id)
+        if vectors:
+            stored = [pending for pending in batch if pending.turn_id in vectors]
+            outcomes = embedding.store(s, stored, [vectors[p.turn_id] for p in stored], model)
+            for turn_id, outcome in outcomes.items():
+                by_outcome.setdefault(outcome, []).append(run_of[turn_id].id)
+        # No embedding row means the turn is gone too.
+        gone = set(run_of) - {pending.turn_id for pending in batch}
+        by_outcome.setdefault(embedding.DELETED, []).extend(run_of[turn_id].id for turn_id in gone)
         ledger.finish(s, by_outcome.pop(embedding.SUCCEEDED, []), SUCCEEDED)
-        for reason, run_ids in by_outcome.items():
-            ledger.finish(s, run_ids, SKIPPED, reason=reason)
+        for reason, ids in by_outcome.items():
+            ledger.finish(s, ids, SKIPPED, reason=reason)
+        retrying = []
+        for error in set(errors.values()):
+            failed_turns = [turn_id for turn_id, e in errors.items() if e == error]
+            log.warning("embedding %d turns failed: %s", len(failed_turns), error)
+            again, _ = ledger.release(s, [run_of[turn_id] for turn_id in failed_turns], error)
+            embedding.record_error(s, failed_turns, error)
+            retrying += again
+    # After the commit: a wake-up for the released runs once their backoff has passed.
+    for delay in {ledger.backoff(run.attempts) for run in retrying}:
+        ids = [run.id for run in retrying if ledger.backoff(run.attempts) == delay]
+        broker.send(embed_turns, ids, delay=delay)

@@ -1,9 +1,16 @@
 """The stage ledger: claiming, finishing, releasing and retrying runs.
 
 Claims are ``UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED)``: two workers never hold the
-same run, and a run whose lease expired (its worker was killed) can be claimed again.
+same run. A claimed run carries a short lease that its worker renews while it works (``leased``),
+so a run whose worker was killed is claimed again within one lease. A released run waits out its
+backoff (``available_at``) before any claim takes it, so an outage does not burn its attempts.
+Every statement that may touch many runs works in bounded batches.
 """
 
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -13,12 +20,16 @@ from sqlmodel import Session, col, select
 from models import db
 from models.base import utcnow
 from models.settings import get_settings
-from models.stage_run import FAILED, PENDING, RUNNING, SUCCEEDED, StageRun
+from models.stage_run import FAILED, PENDING, RUNNING, SKIPPED, SUCCEEDED, StageRun
+
+log = logging.getLogger(__name__)
+
+BATCH = 500  # runs a sweep or an operator retry touches per statement
 
 
 def _claimable(now: datetime):
     return or_(
-        StageRun.status == PENDING,
+        and_(StageRun.status == PENDING, StageRun.available_at <= now),
         and_(StageRun.status == RUNNING, StageRun.lease_expires_at < now),
     )
 
@@ -65,19 +76,69 @@ def finish(s: Session, run_ids: list[int], status: str, reason: str | None = Non
     )
 
 
-def release(s: Session, runs: list[StageRun], error: str) -> tuple[list[int], list[int]]:
-    """After a transient failure: runs with attempts left go back to ``pending``, the rest are
-    ``failed``. Returns (retrying ids, failed ids)."""
-    limit = get_settings().stage_max_attempts
-    retrying = [run.id for run in runs if run.attempts < limit]
-    failed = [run.id for run in runs if run.attempts >= limit]
+def extend(run_ids: list[int]) -> None:
+    """Renew the lease of runs this worker still holds."""
     now = utcnow()
-    for ids, status in ((retrying, PENDING), (failed, FAILED)):
-        if ids:
+    with db.session() as s:
+        s.exec(
+            update(StageRun)
+            .where(col(StageRun.id).in_(run_ids), StageRun.status == RUNNING)
+            .values(lease_expires_at=now + timedelta(seconds=get_settings().stage_lease_seconds))
+        )
+
+
+@contextmanager
+def leased(runs: list[StageRun]) -> Iterator[None]:
+    """Renew the runs' lease every third of it while the block works, however long the model takes;
+    a worker killed mid-block stops renewing, and its runs are claimable one lease later."""
+    ids = [run.id for run in runs]
+    stop = threading.Event()
+
+    def renew() -> None:
+        while not stop.wait(get_settings().stage_lease_seconds / 3):
+            try:
+                extend(ids)
+            except Exception as exc:  # the database may be restarting: the next beat tries again
+                log.warning("could not renew the lease of %d runs: %s", len(ids), exc)
+
+    beat = threading.Thread(target=renew, name="lease-heartbeat", daemon=True)
+    beat.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        beat.join()
+
+
+def backoff(attempts: int) -> timedelta:
+    """How long a run released after its ``attempts``-th attempt waits: doubling from the minimum."""
+    settings = get_settings()
+    ms = min(settings.stage_min_backoff_ms * 2 ** max(attempts - 1, 0), settings.stage_max_backoff_ms)
+    return timedelta(milliseconds=ms)
+
+
+def release(s: Session, runs: list[StageRun], error: str) -> tuple[list[StageRun], list[StageRun]]:
+    """After a transient failure: runs with attempts left go back to ``pending``, claimable once
+    their backoff has passed; the rest are ``failed``. Returns (retrying, failed)."""
+    limit = get_settings().stage_max_attempts
+    retrying = [run for run in runs if run.attempts < limit]
+    failed = [run for run in runs if run.attempts >= limit]
+    now = utcnow()
+    for run in retrying:
+        run.available_at = now + backoff(run.attempts)
+    for group, status in ((retrying, PENDING), (failed, FAILED)):
+        for available_at in {run.available_at for run in group}:
+            ids = [run.id for run in group if run.available_at == available_at]
             s.exec(
                 update(StageRun)
                 .where(col(StageRun.id).in_(ids), StageRun.status == RUNNING)
-                .values(status=status, last_error=error[:4000], updated_at=now, lease_expires_at=None)
+                .values(
+                    status=status,
+                    last_error=error[:4000],
+                    updated_at=now,
+                    lease_expires_at=None,
+                    available_at=available_at,
+                )
             )
     return retrying, failed
 
@@ -100,9 +161,36 @@ def retry(run_id: int) -> RetryOutcome | None:
             return RetryOutcome(run, False, f"run {run_id} already succeeded; nothing to do")
         if run.status in (PENDING, RUNNING):
             return RetryOutcome(run, False, f"run {run_id} is already {run.status}")
-        run.status, run.attempts, run.reason, run.updated_at = PENDING, 0, None, utcnow()
+        run.status, run.attempts, run.reason = PENDING, 0, None
+        run.updated_at = run.available_at = utcnow()
         s.add(run)
         return RetryOutcome(run, True, f"run {run_id} queued again")
+
+
+def retry_all(stage: str, status: str) -> Iterator[list[int]]:
+    """Operator retry of every ``failed`` (or ``skipped``) run of a stage, ``BATCH`` at a time:
+    yields each batch's ids once they are ``pending`` again (attempts reset)."""
+    assert status in (FAILED, SKIPPED)
+    while True:
+        now = utcnow()
+        chosen = (
+            select(StageRun.id)
+            .where(StageRun.stage == stage, StageRun.status == status)
+            .order_by(StageRun.id)
+            .limit(BATCH)
+            .with_for_update(skip_locked=True)
+        )
+        with db.session() as s:
+            ids = s.exec(
+                update(StageRun)
+                .where(col(StageRun.id).in_(chosen.scalar_subquery()))
+                .values(status=PENDING, attempts=0, reason=None, updated_at=now, available_at=now)
+                .returning(StageRun.id)
+            ).scalars()
+            ids = sorted(ids)
+        if not ids:
+            return
+        yield ids
 
 
 def select_runs(
@@ -124,25 +212,34 @@ def get(run_id: int) -> StageRun | None:
         return s.get(StageRun, run_id)
 
 
-def stale(grace_seconds: int) -> dict[str, list[int]]:
-    """Runs nobody is working on: ``pending`` longer than the grace period (their message was lost
-    or never sent) and ``running`` past their lease (their worker died). Touches them so the next
-    sweep waits another grace period. Returns run ids by stage."""
+def stale(grace_seconds: int, after_id: int = 0, limit: int = BATCH) -> dict[str, list[int]]:
+    """Runs nobody is working on, at most ``limit`` with ids past ``after_id``: ``pending`` and
+    claimable for longer than the grace period (their message was lost or never sent) and
+    ``running`` past their lease (their worker died). Touches them so the next sweep waits another
+    grace period. Returns run ids by stage."""
     now = utcnow()
     cutoff = now - timedelta(seconds=grace_seconds)
+    chosen = (
+        select(StageRun.id)
+        .where(
+            StageRun.id > after_id,
+            or_(
+                and_(StageRun.status == PENDING, StageRun.updated_at < cutoff, StageRun.available_at <= now),
+                and_(StageRun.status == RUNNING, StageRun.lease_expires_at < now),
+            ),
+        )
+        .order_by(StageRun.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
     with db.session() as s:
         rows = s.exec(
             update(StageRun)
-            .where(
-                or_(
-                    and_(StageRun.status == PENDING, StageRun.updated_at < cutoff),
-                    and_(StageRun.status == RUNNING, StageRun.lease_expires_at < now),
-                )
-            )
+            .where(col(StageRun.id).in_(chosen.scalar_subquery()))
             .values(updated_at=now)
             .returning(StageRun.stage, StageRun.id)
         ).all()
     by_stage: dict[str, list[int]] = {}
-    for stage, run_id in rows:
+    for stage, run_id in sorted(rows, key=lambda row: row[1]):
         by_stage.setdefault(stage, []).append(run_id)
     return by_stage

@@ -27,9 +27,12 @@ def send(stage: str, run_ids: list[int]) -> bool:
 
 
 def sweep(grace_seconds: int) -> int:
-    """Re-send runs nobody is working on (see ``ledger.stale``). Returns how many were sent."""
-    sent = 0
-    for stage, run_ids in ledger.stale(grace_seconds).items():
-        if stage in ACTORS and send(stage, run_ids):
-            sent += len(run_ids)
+    """Re-send runs nobody is working on (see ``ledger.stale``), a bounded batch at a time.
+    Returns how many were sent."""
+    sent, after_id = 0, 0
+    while by_stage := ledger.stale(grace_seconds, after_id):
+        for stage, run_ids in by_stage.items():
+            if stage in ACTORS and send(stage, run_ids):
+                sent += len(run_ids)
+        after_id = max(max(ids) for ids in by_stage.values())
     return sent

@@ -1,0 +1,237 @@
+"""Stages that do not burn their retries: backoff before a released run is claimed again, a lease
+renewed while a batch works, one bad text failing only its own run, and bounded batches for the
+sweep and operator retries."""
+
+import logging
+import time
+from datetime import timedelta
+
+import pytest
+from freezegun import freeze_time
+from sqlalchemy import text
+from sqlmodel import select
+
+from models import db
+from models.base import utcnow
+from models.conversation import Embedding
+from models.settings import get_settings
+from models.stage_run import FAILED, PENDING, SUCCEEDED, StageRun
+from pipelines.embedding import Pending, embed_isolating
+from tests.integration.conftest import append, enable_logging, settled, wait_until
+from workers import ledger, outbox
+
+
+@pytest.fixture(scope="module", autouse=True)
+def recording():
+    enable_logging("retries")
+
+
+def run_for(turn_id: int) -> StageRun:
+    with db.session() as s:
+        return s.exec(select(StageRun).where(StageRun.subject == f"turn:{turn_id}")).one()
+
+
+def test_a_released_run_waits_out_its_backoff_before_any_claim_takes_it():
+    run_id = run_for(append("retries", "backoff", "a turn whose embed fails once")["turn_id"]).id
+    (claimed,) = ledger.claim("embedding", [run_id], fill=1)
+    with db.session() as s:
+        retrying, failed = ledger.release(s, [claimed], "EmbedderUnavailable: down")
+    assert [r.id for r in retrying] == [run_id] and not failed
+    wait = ledger.backoff(claimed.attempts)
+    assert wait >= timedelta(milliseconds=get_settings().stage_min_backoff_ms)
+    assert ledger.claim("embedding", [run_id], fill=1) == []  # at once: still backing off
+    with freeze_time(utcnow() + wait / 2):
+        assert ledger.claim("embedding", [run_id], fill=1) == []
+        assert run_id not in ledger.stale(grace_seconds=0).get("embedding", [])
+    with freeze_time(utcnow() + wait + timedelta(milliseconds=1)):
+        assert [r.id for r in ledger.claim("embedding", [run_id], fill=1)] == [run_id]
+        finish(run_id)
+
+
+def finish(run_id: int) -> None:
+    """Close a run a test claimed by hand, so no worker of a later test waits for it."""
+    with db.session() as s:
+        ledger.finish(s, [run_id], SUCCEEDED)
+
+
+def test_backoff_doubles_from_the_minimum_up_to_the_maximum():
+    settings = get_settings()
+    waits = [ledger.backoff(n) for n in range(1, 12)]
+    assert waits[0] == timedelta(milliseconds=settings.stage_min_backoff_ms)
+    assert waits[1] == 2 * waits[0] and waits == sorted(waits)
+    assert waits[-1] == timedelta(milliseconds=settings.stage_max_backoff_ms)
+
+
+def test_a_lease_is_renewed_while_the_batch_works_and_lapses_once_it_stops(monkeypatch):
+    monkeypatch.setenv("LOOM_STAGE_LEASE_SECONDS", "1")
+    get_settings.cache_clear()
+    try:
+        run_id = run_for(append("retries", "lease", "a turn held by a slow batch")["turn_id"]).id
+        runs = ledger.claim("embedding", [run_id], fill=1)
+        with ledger.leased(runs):
+            time.sleep(2.5)  # two and a half leases: only the heartbeat keeps it
+            assert ledger.claim("embedding", [run_id], fill=1) == []
+        # The worker "dies" here: nothing renews the lease any more.
+        wait_until(lambda: ledger.claim("embedding", [run_id], fill=1) != [], timeout=5, what="the lease")
+        finish(run_id)
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+
+
+def pending(turn_id: int, text_: str) -> Pending:
+    return Pending(turn_id, text_, "d")
+
+
+def test_one_bad_text_is_isolated_by_halving_and_a_dead_embedder_costs_three_calls():
+    calls: list[list[str]] = []
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        calls.append(texts)
+        if any("POISON" in t for t in texts):
+            raise ValueError("this text breaks the model")
+        return [[float(len(t))] for t in texts]
+
+    batch = [pending(i, "POISON" if i == 37 else f"text {i}") for i in range(64)]
+    vectors, errors = embed_isolating(embed, batch)
+    assert set(errors) == {37} and "breaks the model" in errors[37]
+    assert set(vectors) == set(range(64)) - {37}
+    assert len(calls) <= 1 + 2 * 6  # one split per level down to the bad text
+
+    calls.clear()
+
+    def down(texts: list[str]) -> list[list[float]]:
+        calls.append(texts)
+        raise ConnectionError("endpoint down")
+
+    vectors, errors = embed_isolating(down, batch)
+    assert not vectors and set(errors) == set(range(64)) and len(calls) == 3
+
+
+def test_a_batch_with_one_bad_text_stores_the_others_and_fails_only_that_run(worker, monkeypatch):
+    from providers import embedders
+
+    real = embedders.get_embedder()
+
+    class Picky:
+        name, dimensions = real.name, real.dimensions
+
+        def embed(self, texts: list[str]) -> list[list[float]]:
+            if any("\u2620" in t for t in texts):
+                raise ValueError("the model cannot take this text")
+            return real.embed(texts)
+
+    monkeypatch.setattr("workers.embedding.get_embedder", lambda: Picky())
+    ids = [append("retries", "picky", f"an ordinary turn number {i}")["turn_id"] for i in range(10)]
+    bad = append("retries", "picky", "a turn the model chokes on \u2620")["turn_id"]
+    wait_until(settled, timeout=120, what="the batch")
+    assert all(run_for(i).status == SUCCEEDED for i in ids)
+    failed = run_for(bad)
+    assert failed.status == FAILED and "cannot take this text" in failed.last_error
+    assert failed.attempts == get_settings().stage_max_attempts
+    with db.session() as s:
+        assert s.exec(select(Embedding.vector).where(Embedding.turn_id == bad)).one() is None
+
+
+def insert_runs(n: int, status: str, stage: str = "embedding", age_seconds: int = 3600) -> list[int]:
+    """Bare ledger rows (their subjects name no turn: the sweep and retries only move runs)."""
+    with db.session() as s:
+        return list(
+            s.exec(
+                text(
+                    "INSERT INTO stage_runs (stage, subject, idem_key, status, attempts, created_at, "
+                    "updated_at, available_at) SELECT :stage, 'turn:0', 'bulk:' || :status || ':' || g || "
+                    "':' || :tag, :status, 3, now() - make_interval(secs => :age), "
+                    "now() - make_interval(secs => :age), now() - make_interval(secs => :age) "
+                    "FROM generate_series(1, :n) g RETURNING id"
+                ),
+                params={"stage": stage, "status": status, "n": n, "age": age_seconds, "tag": time.time_ns()},
+            ).scalars()
+        )
+
+
+def test_the_sweep_works_in_bounded_batches(broker, monkeypatch):
+    ids = insert_runs(1_234, PENDING)
+    assert len(ledger.stale(grace_seconds=60, limit=500)["embedding"]) == 500
+    batches: list[int] = []
+    monkeypatch.setattr(outbox, "send", lambda stage, run_ids: batches.append(len(run_ids)) or True)
+    with freeze_time(utcnow() + timedelta(seconds=120)):  # past the grace of the 500 just touched
+        assert outbox.sweep(grace_seconds=60) >= len(ids)
+    assert max(batches) <= ledger.BATCH
+    with db.session() as s:
+        s.exec(text("DELETE FROM stage_runs WHERE idem_key LIKE 'bulk:%'"))
+
+
+def test_an_operator_retry_of_a_stage_moves_failed_runs_in_bounded_batches():
+    ids = insert_runs(1_100, FAILED, stage="bulkstage")
+    batches = list(ledger.retry_all("bulkstage", FAILED))
+    assert sum(len(b) for b in batches) == len(ids) and max(len(b) for b in batches) <= ledger.BATCH
+    with db.session() as s:
+        statuses = set(s.exec(select(StageRun.status).where(StageRun.stage == "bulkstage")))
+        attempts = set(s.exec(select(StageRun.attempts).where(StageRun.stage == "bulkstage")))
+        s.exec(text("DELETE FROM stage_runs WHERE stage = 'bulkstage'"))
+    assert statuses == {PENDING} and attempts == {0}
+
+
+def test_a_spray_of_unknown_tokens_leaves_known_tokens_cached(make_token):
+    from ops import caller
+
+    good = make_token("retries", role="viewer")["Authorization"]
+    with freeze_time(utcnow()):  # one cache time bucket for the whole test
+        spray(caller, good)
+
+
+def spray(caller, good: str) -> None:
+    caller.authenticate(good)
+    hits = caller._granted.cache_info().hits
+    for i in range(200):
+        with pytest.raises(Exception, match="token"):
+            caller.authenticate(f"Bearer loom_unknown_{i}")
+    caller.authenticate(good)
+    assert caller._granted.cache_info().hits == hits + 1  # served from the cache, no query
+    misses = caller._granted.cache_info().misses
+    for _ in range(5):
+        with pytest.raises(Exception, match="token"):
+            caller.authenticate("Bearer loom_unknown_0")
+    assert caller._granted.cache_info().misses == misses  # a repeated bad token is remembered too
+
+
+def test_a_broker_outage_is_logged_once_not_once_per_append(broker, caplog):
+    broker.client.config_set("min-replicas-to-write", 1)  # Redis answers but refuses every write
+    try:
+        with caplog.at_level(logging.WARNING, logger="workers.broker"):
+            answers = [append("retries", "outage", f"append {i} while the broker refuses") for i in range(5)]
+    finally:
+        broker.client.config_set("min-replicas-to-write", 0)
+    assert all(a["stored"] for a in answers)
+    assert len([r for r in caplog.records if "broker unavailable" in r.message]) == 1
+    with caplog.at_level(logging.WARNING, logger="workers.broker"):
+        append("retries", "outage", "the broker takes writes again")
+    assert any("answers again" in r.message for r in caplog.records)
+    with db.session() as s:
+        s.exec(text("UPDATE stage_runs SET status = 'succeeded' WHERE status = :p"), params={"p": PENDING})
+
+
+def test_ingest_stops_with_one_line_when_recording_is_switched_off_midway(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    import cli
+    from tests.integration.conftest import enable_logging as switch
+
+    switch("midway")
+    path = tmp_path / "t.md"
+    path.write_text("".join(f"# user\nturn {i}\n\n" for i in range(5)))
+    real_call, calls = cli._call, []
+
+    def call_then_switch_off(op: str, body: dict) -> dict:
+        calls.append(op)
+        answer = real_call(op, body)
+        if len(calls) == 2:
+            switch("midway", False)
+        return answer
+
+    monkeypatch.setattr(cli, "_call", call_then_switch_off)
+    result = CliRunner().invoke(cli.app, ["ingest-transcript", "--namespace", "midway", "--file", str(path)])
+    (line,) = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert result.exit_code == 2 and "switched off" in line and "after 2 of 5" in line
+    assert line.endswith("(ingest again once it is on)")  # the whole reason on its one line
