@@ -8,14 +8,26 @@ keep precision: provider prefixes need random-looking bodies, assignments must a
 Pure stdlib and fast, since it runs inline on every write (~0.1-0.4 ms per 10 kB): each check is
 gated by substring tests at C speed, keyword rules match only where the keyword occurs, and every
 repeat is bounded or possessive with nothing nested, so there is no catastrophic backtracking.
+
+Rules run on a normalised copy (NFKC, invisible characters removed, Unicode spaces made plain), so
+fullwidth letters, zero-width joiners or no-break spaces do not hide a secret; provider token
+formats and private-key bodies live in `pipelines.secret_formats`.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
+import unicodedata
 from dataclasses import dataclass
+
+from pipelines.secret_formats import (
+    has_aws_secret,
+    has_basic_credentials,
+    has_pem_body,
+    has_provider_token,
+    shannon_entropy,
+    word_coverage,
+)
 
 HIGH = "high"
 NONE = "none"
@@ -28,42 +40,65 @@ class Screen:
     shapes: tuple[str, ...] = ()  # names of the shapes found, empty when NONE
 
 
-# --- provider tokens: a known prefix plus a long body that must also look random -----------------
-API_KEY = re.compile(
-    r"(?<![\w-])(?P<prefix>"
-    r"sk-(?:ant-|proj-|svcacct-|admin-)?(?=[\w-]{20})"  # Anthropic sk-ant-, OpenAI sk- / sk-proj-
-    r"|gh[pousr]_(?=[A-Za-z0-9]{36})|github_pat_(?=\w{50})"  # GitHub classic and fine-grained
-    r"|xox[bpas]-(?=[A-Za-z0-9-]{20})"  # Slack
-    r"|(?:AKIA|ASIA)(?=[0-9A-Z]{16}(?![\w-]))"  # AWS access key id: exactly 16 more
-    r"|AIza(?=[\w-]{35}(?![\w-]))"  # Google: exactly 35 more
-    r"|[sr]k_live_(?=[A-Za-z0-9]{16})"  # Stripe live secret / restricted keys
-    r"|glpat-(?=[\w-]{20})|hf_(?=[A-Za-z0-9]{30})|npm_(?=[A-Za-z0-9]{36})"  # GitLab, HF, npm
-    r")(?P<body>[\w-]{10,300}+)(?![\w-])"  # {..}+ and *+ below are possessive: no backtracking
-)
-# Gate for API_KEY: a substring scan per literal is ~1 ns/char, the regex alone ~50.
-_API_KEY_LITERALS = ("sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA", "ASIA",
-                     "AIza", "k_live_", "glpat-", "hf_", "npm_")  # fmt: skip
+# --- tokens: provider formats are in pipelines.secret_formats; these are the generic shapes -------
 JWT = re.compile(r"eyJ(?<![\w-]eyJ)[\w-]{8,}+\.eyJ[\w-]{8,}+\.[\w-]{16}")  # header.payload.signature
 PRIVATE_KEY = re.compile(r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY = re.compile(r"[A-Za-z0-9+/]{40,}")  # a real block has base64 lines; "..." does not
 BEARER = re.compile(r"\b(?:[Bb]earer|Basic)[ \t]+([\w.~+/-]{20,300}+=*+)(?![\w.~+/-])")
 
 # --- assignments: matched right after a secret-ish word; the whole identifier is judged in code ---
-ASSIGNMENT_KEYWORDS = ("key", "secret", "token", "pass", "pwd", "credential", "auth", "bearer")
+ASSIGNMENT_KEYWORDS = ("key", "secret", "token", "credential", "auth", "bearer")  # and "pass", "pwd"
 ASSIGNMENT = re.compile(  # continues after the keyword: rest of the name, separator, value
     r"[\w.-]{0,40}+[\"']?[ \t]{0,3}(?::=|=>|==|=|:)[ \t]{0,3}"
     r"(?:[rbuf]{0,2}([\"'`])(?P<quoted>[^\"'`\n]{0,200})\1|(?P<bare>[^\s\"'`,;]{1,200}))"
 )
-PASSWORD_STATEMENT = re.compile(  # "my password is Tr0ub4dor&3." -- only a lone token ending a clause
-    r"(?i)\bpass(?:word|code|phrase)[ \t]+(?:is|was)[ \t]*:?[ \t]*(?:[\"'`](?P<quoted>[^\s\"'`]{4,64})[\"'`]"
-    r"|(?P<bare>[^\s\"'`]{4,64}?)(?=[.!?;,]?(?:[ \t]*$|\n)|[.!?;,]\s))"
+# "my password is Tr0ub4dor&3.", "the wifi pw: Xk29aPq7", "Passwort ist Sommer2024!": a word for
+# password, maybe what it is for, a separator or a copula, and one token (judged in code).
+_PASSWORD_WORD = (
+    r"pass(?:word|wort|wd|code|phrase|ord)?s?|pw(?:or)?d|pw|ps?sw(?:r?d)?|p/w|kennwort|contrase(?:\u00f1|n)a"
+    r"|mot de passe|senha"
+    r"|wachtwoord|l(?:\u00f6|o)senord|has(?:\u0142|l)o|\u043f\u0430\u0440\u043e\u043b\u044c"
 )
+_OPEN_QUOTE, _CLOSE_QUOTE = "\"'`\u201c\u2018\u00ab", "\"'`\u201d\u2019\u00bb"
+PASSWORD_STATEMENT = re.compile(
+    rf"(?i)(?P<word>{_PASSWORD_WORD})\b"
+    r"(?P<about>[ \t]+(?:for|to|of|on|at|f\u00fcr|zum|de|del|du|da|do|van|voor)"
+    r"(?:[ \t]+[\w.@'-]{1,30}){1,3}?)?"  # "for the guest wifi"
+    r"(?:[ \t]*(?P<sep>[:=]|-{1,2}>?|\u2192)"
+    r"|[ \t]+(?:is|was|ist|war|es|est|era|\u00e9|\u00e4r|er|je|jest)\b(?:[ \t]*:)?)[ \t]*"
+    rf"(?:[{_OPEN_QUOTE}](?P<quoted>[^\s{_CLOSE_QUOTE}]{{3,64}})[{_CLOSE_QUOTE}]"
+    r"|(?P<bare>[^\s\"'`]{3,64}+))"
+    r"(?P<after>[ \t]*(?:\n|$|\(|[-\u2013\u2014][ \t]|(?:and|but|or|so|for|on|to|please|pls|if)\b))?"
+)
+# "pass" and "pw" mean many things ("boarding pass", "a first pass"): a password only after these.
+_PASS_QUALIFIERS = {
+    "my", "our", "wifi", "wi-fi", "wlan", "router", "network", "login", "email", "mail", "account",
+    "admin", "root", "user", "db", "database", "server", "ssh", "vpn", "default", "guest", "master",
+    "sudo", "ftp", "smtp", "imap", "app", "portal", "laptop", "computer", "phone", "device",
+}  # fmt: skip
+_PREVIOUS_WORD = re.compile(r"(?:^|(?<=\s))([\w-]*)[ \t]*$")
+_ADJECTIVE_COMPOUND = re.compile(r".*[0-9].*-[a-z]{3,}")  # "SHA256-hashed", "AES256-encrypted"
+
+# "my mailchimp auth token is 3f2a...", "api key 9c1e...": a secret named in prose, then a value.
+_SECRET_NOUNS = ("token", "key", "secret", "credential", "creds")
+_WORDS_BEFORE = re.compile(r"(?:[\w'.-]{1,30}[ \t]+){0,3}[\w.-]{0,40}$")  # up to 3 words, same clause
+SECRET_STATEMENT = re.compile(
+    r"[A-Za-z]{0,12}(?P<about>(?:[ \t]+[\w.@'-]{1,30}){0,4}?)"
+    r"(?:[ \t]*(?P<sep>[:=\u2014\u2013]|->|-)|[ \t]+(?P<verb>is|was|are|here)\b(?:[ \t]*:)?|(?=[ \t]))"
+    r"[ \t]*[\"'`]?(?P<value>[\w+/=.~-]{20,200}+)"
+)
+# Words saying a hex or base64 value is a hash, an id or an address, not a credential.
+_NOT_CREDENTIAL_WORDS = {
+    "commit", "sha1", "sha256", "sha512", "revision", "rev", "etag", "trace", "request", "transaction",
+    "tx", "txn", "order", "tracking", "address", "contract", "wallet", "block", "image", "build",
+    "cache", "object", "blob", "tree", "signature", "checksums", "hashes",
+}  # fmt: skip
 URL_CREDENTIALS = re.compile(r"://[^\s:/@]{0,64}:(?P<pw>[^\s:/@]{1,128})@")  # scheme://user:pw@host
 _IDENTIFIER_TAIL = re.compile(r"[\w.-]{1,40}$")
 _IDENTIFIER_HEAD = re.compile(r"[\w.-]{1,60}")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # splits snake_case, kebab and camelCase
 
-PASSWORD_WORDS = {"password", "passwd", "pwd", "passphrase", "passcode"}
+PASSWORD_WORDS = {"password", "passwd", "pwd", "passphrase", "passcode", "passwort", "kennwort", "passord"}
 _SECRET_WORDS = PASSWORD_WORDS | {
     "secret", "secrets", "token", "credential", "credentials", "auth", "authorization", "bearer",
     "apikey", "secretkey", "accesskey", "privatekey", "authtoken", "accesstoken", "refreshtoken",
@@ -90,7 +125,6 @@ _PASSWORD_PLACEHOLDERS = _PLACEHOLDER_MARKS + ("password", "passwd", "secret", "
 _NOT_LITERAL_START = tuple("$%{[(<*!?:@&\\")  # ${VAR} $(cmd) %s {{tpl}} <your..> **** :bind @file
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _SLUG = re.compile(r"(?:[A-Za-z][a-z]*|[A-Z]+|\d+)(?:[-_./](?:[A-Za-z][a-z]*|[A-Z]+|\d+))+")
-_WORDISH = re.compile(r"[A-Z]?[a-z]{3,}")
 _WORDS_JOINED = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)+")
 _TRAILING_PUNCT = ")]}>:;,.!?"  # closes a call or a sentence, not part of an unquoted value
 _SPACE = re.compile(r"\s")
@@ -106,13 +140,25 @@ CARD_NUMBER = re.compile(
 )
 SSN_TAIL = re.compile(r"-(?!00)[0-9]{2}-(?!0000)[0-9]{4}(?![\w+/-]|\.[0-9])")  # area digits checked in code
 PIN = re.compile(
-    r"\b(?:PIN|[Pp]in)(?:[ _\t]*(?i:code|number|no\.?|#))?"
-    r"(?:[ \t]*(?i:is|was|=|:|-)[ \t]*:?[ \t]*|[ \t]+)[\"']?[0-9]{4,8}(?![\w.,:/-]?[0-9]|\w)"
+    r"\b(?:PIN|[Pp]in)(?P<noun>[ _\t]*(?i:code|number|no\.?|#))?"
+    r"(?:[ \t]*(?P<sep>(?i:is|was|=|:|-))[ \t]*:?[ \t]*|[ \t]+)"
+    r"[\"']?(?P<num>[0-9]{4,8})(?![\w.,:/-]?[0-9]|\w)"
+)
+# "pin 2048 hugepages", "we pin 4096 pages": "pin" is also a verb. Without a separator, a lower-case
+# "pin" is read as a PIN only when the number ends the clause and no pronoun or modal comes before.
+_PIN_CLAUSE_END = re.compile(r"[\"']?[.!?;,)]*(?:[ \t]*(?:\n|$)|[ \t]+[(\u2013\u2014-])|[\"']?[.!?;,)]+[ \t]")
+_PIN_VERB_BEFORE = re.compile(
+    r"(?i)\b(?:i|we|you|they|he|she|it|to|can|could|should|would|will|must|may|might|please|then|and|"
+    r"or|just|also|let's|lets|don't|dont|always|never)[ \t]+$"
 )
 # In India a "PIN code" (or "pincode") is the postal code: an address around it means it is no secret.
 _POSTAL_CONTEXT = re.compile(
-    r"\b(?:pincode|address|postal|post office|zip|city|district|state|india|delivery|street|road|area)\b"
+    r"\b(?:pincode|address|postal|post office|zip|city|district|state|india|delivery|street|road|area"
+    r"|nagar|colony|sector|taluk|tehsil|village|mumbai|delhi|bangalore|bengaluru|chennai|kolkata"
+    r"|hyderabad|pune|ahmedabad|jaipur|lucknow|kochi|noida|gurgaon|gurugram|karnataka|maharashtra"
+    r"|tamil nadu|kerala|gujarat|rajasthan|telangana|punjab|bihar|odisha|uttar pradesh|west bengal)\b"
 )
+_PLACE_AFTER = re.compile(r"[ \t]*[,-]?[ \t]*[A-Z][a-z]{2,}")  # "PIN code 560001 Bangalore"
 # A number right after one of these words identifies something else, not a card or an SSN.
 _OTHER_NUMBER_CONTEXT = re.compile(
     r"(?i)\b(?:order|tracking|invoice|isbn|phone|tel|fax|mobile|ref|reference|id|serial|imei|iccid|"
@@ -123,12 +169,6 @@ _OTHER_NUMBER_CONTEXT = re.compile(
 _CARD_CONTEXT = re.compile(
     r"(?i)(?<![a-z])(?:card|visa|mastercard|amex|credit|debit|cc|cvv|ssn|social)s?(?![a-z])"
 )
-
-
-def shannon_entropy(s: str) -> float:
-    """Bits per character of `s` under its own character frequencies."""
-    n = len(s)
-    return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
 
 
 def luhn_valid(digits: str) -> bool:
@@ -174,7 +214,7 @@ def _looks_random(v: str, quoted: bool = False) -> bool:
         return False
     if _UUID.fullmatch(v) or _SLUG.fullmatch(v):
         return False  # UUIDs identify things; slugs and dotted paths are names
-    if sum(len(w) for w in _WORDISH.findall(v)) >= 0.5 * len(v):
+    if word_coverage(v) >= 0.5:
         return False  # mostly dictionary-looking runs: a variable or config name
     return shannon_entropy(v) >= SECRET_MIN_ENTROPY
 
@@ -218,10 +258,10 @@ def _is_secret_name(words: list[str]) -> bool:
     return "key" in words and any(w in _KEY_QUALIFIERS for w in words)
 
 
-def _assignment_shapes(text: str, low: str) -> set[str]:
+def _assigned(text: str, keywords: list[tuple[int, str]]) -> set[str]:
     found: set[str] = set()
     last_end = -1
-    for i, word in sorted(_positions(low, ASSIGNMENT_KEYWORDS)):
+    for i, word in keywords:
         # Skip a keyword inside the last assignment (its name, e.g. "key" in "secret_key", or value).
         m = ASSIGNMENT.match(text, i + len(word)) if i >= last_end else None
         if not m:
@@ -236,22 +276,77 @@ def _assignment_shapes(text: str, low: str) -> set[str]:
             found.add("password")
         elif _is_secret_name(words) and _looks_random(value, quoted):
             found.add("secret_assignment")
-    for i, _ in _positions(low, ("pass",)):
-        m = PASSWORD_STATEMENT.match(text, i)
-        if m and _is_password_literal(m["quoted"] or m["bare"].rstrip(_TRAILING_PUNCT), bool(m["quoted"])):
-            found.add("password")
+    return found
+
+
+def _assignment_shapes(text: str, low: str) -> set[str]:
+    found: set[str] = set()
+    pass_pw = list(_positions(low, ("pass", "pw")))  # shared with the prose rule below
+    if ":" in text or "=" in text:  # every assignment has one; over half of all chat turns have neither
+        keywords = [*_positions(low, ASSIGNMENT_KEYWORDS), *((i, "pass") for i, w in pass_pw if w == "pass")]
+        keywords += [(i, "pwd") for i, w in pass_pw if w == "pw" and low.startswith("pwd", i)]
+        found |= _assigned(text, sorted(keywords))
+    extra = _PASSWORD_LITERALS if low.isascii() else _PASSWORD_LITERALS + _PASSWORD_LITERALS_NON_ASCII
+    if any(_is_password_statement(text, low, i) for i, _ in [*pass_pw, *_positions(low, extra)]):
+        found.add("password")
     if "://" in text and any(_is_password_literal(m["pw"], False) for m in URL_CREDENTIALS.finditer(text)):
         found.add("password")
     return found
 
 
-def _has_api_key(text: str) -> bool:
-    for m in API_KEY.finditer(text):
-        body = m.group("body")
-        classes = sum(bool(re.search(c, body)) for c in ("[a-z]", "[A-Z]", "[0-9]"))
-        # Two character classes, not a hyphenated phrase ("sk-learn-Compatible-API"), and >= 3.0
-        # bits/char (rules out "sk-xxxx...", "sk-1111..."); real bodies are random base62 (~4+).
-        if classes >= 2 and not _SLUG.fullmatch(body) and shannon_entropy(body) >= 3.0:
+# Where the prose rule is tried, besides "pass" and "pw" (password, passwd, Passwort, mot de passe...).
+# Each literal is one more scan of every text, so words of languages written mostly with accents are
+# looked for only in non-ASCII texts ("a senha \u00e9 ...", "das Kennwort f\u00fcr ...").
+_PASSWORD_LITERALS = ("psw", "pssw", "p/w", "contrase")
+_PASSWORD_LITERALS_NON_ASCII = (
+    "kennwort", "senha", "wachtwoord", "losenord", "l\u00f6senord", "haslo", "has\u0142o",
+    "\u043f\u0430\u0440\u043e\u043b\u044c",
+)  # fmt: skip
+_AMBIGUOUS_PASSWORD_WORDS = ("pass", "passes", "pw", "psw", "pssw", "p/w")
+
+
+def _is_password_statement(text: str, low: str, i: int) -> bool:
+    i -= 7 if low.startswith("mot de passe", i - 7) else 0
+    m = PASSWORD_STATEMENT.match(text, i) if not (i and text[i - 1].isalnum()) else None
+    if not m:
+        return False
+    quoted = m["quoted"] is not None
+    value = m["quoted"] if quoted else m["bare"].rstrip(_TRAILING_PUNCT)
+    if not quoted:
+        clause_end = m["after"] is not None or value != m["bare"]
+        if not (clause_end or m["sep"] in (":", "=")) or _ADJECTIVE_COMPOUND.fullmatch(value):
+            return False  # after "is", a bare token must end the clause: "is stored hashed" is prose
+    if not _is_password_literal(value, quoted):
+        return False
+    word = low[i : m.end("word")]
+    if word not in _AMBIGUOUS_PASSWORD_WORDS:
+        return True
+    # "pass"/"pw": only after a qualifier ("the wifi pw is") or opening a line ("pw: ..."), never
+    # assigned with "=" (code), and with letters and digits or symbols ("your pass is valid until 2025").
+    line = text[text.rfind("\n", 0, i) + 1 : i].strip(" \t-*>#\u2022")
+    prev = _PREVIOUS_WORD.search(text, max(0, i - 30), i)
+    qualified = not line or (prev is not None and prev[1].lower() in _PASS_QUALIFIERS)
+    mixed = re.search("[A-Za-z]", value) and re.search("[^A-Za-z]", value)
+    return bool(qualified and mixed and m["sep"] != "=")
+
+
+def _has_secret_statement(text: str, low: str) -> bool:
+    for i, noun in _positions(low, _SECRET_NOUNS):
+        if i and low[i - 1].isalpha() and not low.startswith(("api", "auth", "access"), max(0, i - 6)):
+            continue  # "monkey", "turkey"; but "apikey", "authtoken", "accesstoken"
+        m = SECRET_STATEMENT.match(text, i + len(noun))
+        if not m or (m["about"] and not (m["sep"] or m["verb"])):
+            continue  # no separator, so "token refresh in commit 3f2a..." names no token value
+        value = m["value"].rstrip(".,;:")
+        if not _looks_random(value) or re.fullmatch(r"0x[0-9a-fA-F]{40}", value):
+            continue  # not a key, or a public blockchain address
+        before = _WORDS_BEFORE.search(text, max(0, i - 80), i)
+        name = (before.group() if before else "") + text[i : m.start("about")] + m["about"]
+        words = [w.lower() for w in _WORDS.findall(name)]
+        if any(w in _NOT_SECRET_WORDS or w in _NOT_CREDENTIAL_WORDS for w in words):
+            continue
+        plural = {"tokens": "token", "keys": "key", "secrets": "secret", "creds": "credential"}
+        if _is_secret_name([plural.get(w, w) for w in words]):
             return True
     return False
 
@@ -283,14 +378,27 @@ def _has_ssn(text: str) -> bool:
     return False
 
 
-def _has_private_key(text: str) -> bool:
-    return any(_PEM_BODY.search(text, m.end(), m.end() + 400) for m in PRIVATE_KEY.finditer(text))
+def _has_private_key(text: str, low: str, tokens: list[str]) -> bool:
+    if "private" in low:
+        if "private key" in low and any(
+            _PEM_BODY.search(text, m.end(), m.end() + 400) for m in PRIVATE_KEY.finditer(text)
+        ):
+            return True
+        if "private-lines" in low and "putty-user-key-file" in low:
+            return True
+    return bool(tokens) and has_pem_body(tokens)  # a body pasted without its BEGIN line
 
 
 def _has_pin(text: str, low: str) -> bool:
     for i, _ in _positions(low, ("pin",)):  # "pin" is also in spinach, opinion...: match only there
         m = PIN.match(text, i)
-        if m and not _POSTAL_CONTEXT.search(low, max(0, i - 80), m.end() + 80):
+        if not m or _POSTAL_CONTEXT.search(low, max(0, i - 80), m.end() + 80):
+            continue
+        if len(m["num"]) == 6 and m["num"][0] != "0" and _PLACE_AFTER.match(text, m.end()):
+            continue  # a six-digit Indian postal PIN code followed by the town
+        if m["noun"] or m["sep"] or text.startswith("PIN", i):
+            return True
+        if _PIN_CLAUSE_END.match(text, m.end()) and not _PIN_VERB_BEFORE.search(text, max(0, i - 20), i):
             return True
     return False
 
@@ -313,22 +421,68 @@ _LONG_TOKEN = b"x" * 20  # every key/token/secret shape is a run of >= 20 non-sp
 _CARD_SHAPES = (b"0" * 13, b"0000 0000 0000 0", b"0000-0000-0000-0", b"0000 000000 0000", b"0000-000000-0000")
 
 
+# Characters that draw nothing: zero-width space/joiners, word joiner, soft hyphen, BOM, bidi
+# controls, tag characters, variation selectors, Hangul fillers (every Unicode "Cf" is listed).
+_INVISIBLE_CHARS = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e0fff"
+    "\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+)
+_SPACE_CHARS = "\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"  # every non-ASCII space
+_INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")
+_SPECIAL = re.compile(f"[{_INVISIBLE_CHARS}{_SPACE_CHARS}]")
+_LINE_BREAK = re.compile("[\x85\u2028\u2029]")
+_ODD_SPACE = re.compile(f"[{_SPACE_CHARS}]")
+_NO_BREAK_SPACES = ("\u00a0", "\u2007", "\u202f")
+_GLUED_SPACE = re.compile(r"(?<=\S)[\u00a0\u2007\u202f](?=\S)")  # a no-break space inside a token
+
+
+def normalise(text: str, glue: bool = False) -> str:
+    """The text the rules read: NFKC (fullwidth and styled letters to ASCII), invisible characters
+    removed, Unicode spaces and line breaks made plain (`glue`: no-break spaces inside a token removed).
+    ASCII text is returned as is."""
+    if text.isascii():
+        return text
+    if _SPECIAL.search(text):  # one scan; most non-ASCII text only holds accents, quotes or emoji
+        text = _INVISIBLE.sub("", text)
+        text = _GLUED_SPACE.sub("", text) if glue else text
+        text = _ODD_SPACE.sub(" ", _LINE_BREAK.sub("\n", text))
+    return unicodedata.normalize("NFKC", text)
+
+
 def screen(text: str) -> Screen:
+    shapes = _shapes(normalise(text))
+    if not text.isascii() and any(c in text for c in _NO_BREAK_SPACES) and _GLUED_SPACE.search(text):
+        # "xoxb-1234\u00a05678...": a no-break space may split a token to hide it; read it glued too.
+        shapes += [s for s in _shapes(normalise(text, glue=True)) if s not in shapes]
+    return Screen(HIGH, tuple(shapes)) if shapes else Screen(NONE, ())
+
+
+def _shapes(text: str) -> list[str]:
     low = text.replace("\u0130", "i").lower()  # "İ" is the one char whose lower() is 2 long: keep offsets
     shape = text.encode("utf-8", "surrogatepass").translate(_SHAPE)
     long_token = _LONG_TOKEN in shape.translate(_NON_SPACE)
+    tokens = [t for t in text.split() if len(t) >= 20] if long_token else []
+    basic = "basic" in low
     checks = (
-        ("api_key", long_token and any(p in text for p in _API_KEY_LITERALS) and _has_api_key(text)),
+        ("api_key", bool(tokens) and has_provider_token(tokens)),
         ("jwt", long_token and "eyj" in low and JWT.search(text) is not None),
-        ("private_key", "private key" in low and _has_private_key(text)),
-        ("bearer_token", long_token and ("bearer" in low or "basic" in low) and _has_bearer(text, low)),
-        ("card_number", any(g in shape for g in _CARD_SHAPES) and _has_card(text)),
+        ("private_key", _has_private_key(text, low, tokens)),
+        ("bearer_token", basic and has_basic_credentials(text, low)),
+        ("bearer_token", long_token and (basic or "bearer" in low) and _has_bearer(text, low)),
+        ("card_number", b"0000" in shape and any(g in shape for g in _CARD_SHAPES) and _has_card(text)),
         ("ssn", b"000-00-0000" in shape and _has_ssn(text)),
         ("pin", "pin" in low and _has_pin(text, low)),
     )
-    shapes = [name for name, hit in checks if hit]
+    shapes = list(dict.fromkeys(name for name, hit in checks if hit))
     shapes += sorted(_assignment_shapes(text, low) - set(shapes))
-    return Screen(HIGH, tuple(shapes)) if shapes else Screen(NONE, ())
+    if not shapes and tokens:  # last resorts, costlier and only for an otherwise clean text
+        if _has_secret_statement(text, low):
+            shapes.append("secret_assignment")
+        elif has_aws_secret(text, tokens):
+            shapes.append("api_key")
+    return shapes
 
 
 def is_high(text: str) -> bool:

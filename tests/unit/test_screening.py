@@ -1,14 +1,21 @@
+import base64
+import random
+import string
+import sys
 import time
+import unicodedata
 
 import pytest
 
 from pipelines.screening import (
+    _INVISIBLE,
     HIGH,
     NONE,
     Screen,
     excerpt_is_high,
     is_high,
     luhn_valid,
+    normalise,
     screen,
     shannon_entropy,
 )
@@ -303,6 +310,380 @@ def test_ordinary_chat_is_not_high():
     assert not is_high(text)
 
 
+# --- provider token formats (issue: keys of widely used providers came back from search) ---------
+
+ALNUM = string.ascii_letters + string.digits
+HEX = "0123456789abcdef"
+B64 = ALNUM + "+/"
+URLSAFE = ALNUM + "-_"
+
+
+def rnd(alphabet: str, n: int, seed: int) -> str:
+    """A fixed random-looking body (a local generator: unaffected by pytest-randomly's reseeding)."""
+    gen = random.Random(seed)
+    return "".join(gen.choice(alphabet) for _ in range(n))
+
+
+AWS_SECRET = rnd(ALNUM, 18, 1) + "/" + rnd(ALNUM, 12, 2) + "+" + rnd(ALNUM, 8, 3)  # 40 chars
+AWS_SECRET_PLAIN = rnd(ALNUM, 40, 4)  # no "/" or "+": needs AWS or secret words nearby
+HEX32 = rnd(HEX, 32, 5)
+
+PROVIDER_TOKENS = [
+    "xa" + "pp-1-A02ABCDEF12-1234567890123-" + rnd(HEX, 64, 10),  # Slack app-level token
+    "xo" + "xe-1-" + rnd(ALNUM, 60, 11),  # Slack refresh token
+    "xo" + "xe.xoxp-1-" + rnd(ALNUM, 60, 12),  # Slack config token
+    "xo" + "xp-1234567890-1234567890-1234567890-" + rnd(HEX, 32, 13),  # Slack user token
+    "post to https://hooks.slack.com/services/T" + "0" + "4BC7GHJK/B06DE1FG2H3/" + rnd(ALNUM, 24, 14),
+    "https://discord.com/api/webhooks/1234567890123456789/" + rnd(URLSAFE, 68, 15),
+    "wh" + "sec_" + rnd(ALNUM, 32, 16),  # Stripe webhook signing secret
+    "sk" + "_test_" + rnd(ALNUM, 99, 17),
+    "rk" + "_test_" + rnd(ALNUM, 99, 18),
+    "pk" + "_live_" + rnd(ALNUM, 99, 19),
+    '"client_id": "1234.apps.googleusercontent.com", "cs": "GO' + "CSPX-" + rnd(URLSAFE, 28, 20) + '"',
+    "access token ya" + "29." + rnd(URLSAFE, 150, 21),
+    "SG" + "." + rnd(URLSAFE, 22, 22) + "." + rnd(URLSAFE, 43, 23),  # SendGrid
+    "bot token 7" + "123456789:AA" + rnd(URLSAFE, 33, 24),  # Telegram
+    "6" + "012345678:" + rnd(URLSAFE, 35, 25),  # Telegram, body not starting with AA
+    "SK" + rnd(HEX, 32, 26),  # Twilio API key SID
+    "mailgun ke" + "y-" + rnd(HEX, 32, 27),
+    rnd(HEX, 32, 28) + "-us" + "21",  # Mailchimp
+    "shp" + "at_" + rnd(HEX, 32, 29),  # Shopify
+    "do" + "p_v1_" + rnd(HEX, 64, 30),  # DigitalOcean
+    "DefaultEndpointsProtocol=https;AccountName=acme;Account" + "Key=" + rnd(B64, 86, 31) + "==;",
+    "Endpoint=sb://acme.servicebus.windows.net/;SharedAccess" + "Key=" + rnd(B64, 43, 32) + "=",
+    "client secret " + rnd(URLSAFE, 3, 33) + "8Q~" + rnd(URLSAFE, 34, 34),  # Azure AD
+    "HR" + "KU-" + rnd(URLSAFE, 60, 35),  # Heroku
+    "py" + "pi-AgEIcHlwaS5vcmc" + rnd(URLSAFE, 70, 36),  # PyPI
+    "api_" + "org_" + rnd(ALNUM, 34, 37),  # Hugging Face org token
+    "da" + "pi" + rnd(HEX, 32, 38),  # Databricks
+    "sq" + "0atp-" + rnd(URLSAFE, 22, 39),  # Square
+    "EA" + "AA" + rnd(URLSAFE, 60, 40),  # Square / Meta access token
+    "ATA" + "TT3xFfGF0" + rnd(URLSAFE, 180, 41),  # Atlassian
+    "gl" + "dt-" + rnd(URLSAFE, 20, 42),  # GitLab deploy token
+    "hv" + "s." + rnd(URLSAFE, 90, 43),  # Vault
+    "s" + "k-ant-admin01-" + rnd(URLSAFE, 93, 44),  # Anthropic admin key
+    "s" + "k-or-v1-" + rnd(HEX, 64, 45),  # OpenRouter
+    "nt" + "n_" + rnd(ALNUM, 46, 46),  # Notion
+    "lin" + "_api_" + rnd(ALNUM, 40, 47),  # Linear
+    "gs" + "k_" + rnd(ALNUM, 52, 48),  # Groq
+    "dckr" + "_pat_" + rnd(URLSAFE, 27, 49),  # Docker Hub
+    "IQoJb3" + "JpZ2luX2Vj" + rnd(B64, 300, 50),  # AWS session token
+    "M" + "TIzNDU2Nzg5MDEyMzQ1Njc4." + rnd(URLSAFE, 6, 51) + "." + rnd(URLSAFE, 38, 52),  # Discord bot
+    "Pulumi pu" + "l-" + rnd(HEX, 40, 53),
+    "AG" + "E-SECRET-KEY-1" + rnd(string.ascii_uppercase + string.digits, 58, 54),
+]
+
+
+@pytest.mark.parametrize("text", PROVIDER_TOKENS, ids=range(len(PROVIDER_TOKENS)))
+def test_a_token_of_a_widely_used_provider_reads_as_high(text):
+    assert "api_key" in screen(text).shapes
+
+
+PROVIDER_LOOKALIKES = [
+    "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",  # Slack's docs
+    "SLACK_TOKEN=xoxb-your-token-here",
+    "sk" + "_test_xxxxxxxxxxxxxxxxxxxxxxxx",
+    "AK" + "IAIOSFODNN7EXAMPLE",  # AWS's documented example
+    "SG" + ".xxxxxxxxxxxxxxxxxxxxxx.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "a key-value store keyed by customer-relationship-management-records",
+    "the AC-130 gunship and the SK-8 board",
+    "docker pull nginx@sha256:" + rnd(HEX, 64, 60),
+    "image digest sha256:" + rnd(HEX, 64, 61),
+    "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ" + rnd(B64, 300, 62) + " bob@laptop",
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAA" + rnd(B64, 400, 63) + "=",
+    "meeting at 12:30:45, doors at 18:00",
+    "the task id 1234567890:" + "abcdefghijklmnopqrstuvwxyzabcdefghi",  # one letter class, lowercase run
+    "ghp_" + "x" * 36,
+    "https://www.youtube.com/watch?v=dQw4w9WgXcQ&list=PLFgquLnL59alCl_2TQvOiD5Vgm1hCaGSI",
+    "https://example.com/track?id=" + rnd(ALNUM, 40, 64) + "&utm_source=newsletter",
+]
+
+
+@pytest.mark.parametrize("text", PROVIDER_LOOKALIKES, ids=range(len(PROVIDER_LOOKALIKES)))
+def test_provider_prefixes_without_a_random_body_and_public_blobs_are_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+# --- AWS secret access keys outside an assignment ------------------------------------------------
+
+AWS_SECRETS = [
+    f"aws secret access key is {AWS_SECRET}",
+    f"AK{'IA'}2E0A8F3B244C9986 / {AWS_SECRET_PLAIN}",
+    f"here it is: {AWS_SECRET} (don't share)",
+    f"my AWS creds: {AWS_SECRET_PLAIN}",
+    f"secret\n{AWS_SECRET_PLAIN}",
+]
+
+
+@pytest.mark.parametrize("text", AWS_SECRETS, ids=range(len(AWS_SECRETS)))
+def test_an_aws_secret_access_key_outside_an_assignment_reads_as_high(text):
+    assert is_high(text)
+
+
+AWS_LOOKALIKES = [
+    f"commit {rnd(HEX, 40, 70)} fixed it",  # a git SHA-1 is 40 hex
+    "frontend/src/components/HeaderMenu/Index",  # a 40-char path made of words
+    f"the video id is {AWS_SECRET_PLAIN}",  # no "/" or "+", no AWS or secret words
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",  # AWS's documented example
+    "integrity sha512-" + rnd(B64, 86, 71) + "==",
+]
+
+
+@pytest.mark.parametrize("text", AWS_LOOKALIKES, ids=range(len(AWS_LOOKALIKES)))
+def test_hashes_paths_and_ids_of_40_chars_are_not_aws_secrets(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+# --- secrets named in prose: "my mailchimp auth token is 3f2a..." --------------------------------
+
+SECRET_STATEMENTS = [
+    f"my mailchimp auth token is {HEX32}",
+    f"api key {HEX32} for the weather service",
+    f"The Twilio auth token: {HEX32}",
+    f"here is the access token for the vendor API - {HEX32}",
+    f"use this token {rnd(ALNUM, 24, 80)} when you call it",
+    f"secret `{rnd(HEX, 40, 81)}`",
+    f"OPENAI_API_KEY is {rnd(ALNUM, 48, 82)}",
+    f"the license key is {rnd(ALNUM, 25, 83)}.",
+]
+
+
+@pytest.mark.parametrize("text", SECRET_STATEMENTS, ids=range(len(SECRET_STATEMENTS)))
+def test_a_random_value_named_a_token_key_or_secret_in_prose_reads_as_high(text):
+    assert is_high(text)
+
+
+SECRET_STATEMENT_LOOKALIKES = [
+    f"commit {rnd(HEX, 40, 90)} fixed the token refresh",
+    f"the token refresh landed in commit {rnd(HEX, 40, 91)}",
+    f"md5 checksum of the key file: {HEX32}",
+    f"token id {HEX32}",
+    f"the cache key is {HEX32}",
+    f"trace id {HEX32} for the failed request",
+    f"the token's sha256 is {rnd(HEX, 64, 92)}",
+    "the public key: MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE3x9Kq",
+    "token contract address: 0x742d35Cc6634C0532925a3b844Bc454e4438f44e",
+    "the key insight: recommendationEngineV2Improvements",
+    "token: 550e8400-e29b-41d4-a716-446655440000",
+    f"my key is {HEX32}",  # "key" alone could be a cache, dict or primary key
+    "the secret to great sourdough is a 48-hour cold-fermentation-process",
+]
+
+
+@pytest.mark.parametrize("text", SECRET_STATEMENT_LOOKALIKES, ids=range(len(SECRET_STATEMENT_LOOKALIKES)))
+def test_hashes_ids_and_addresses_named_near_a_secret_word_are_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+# --- private-key bodies without the BEGIN line ---------------------------------------------------
+
+
+def pem_body(der_head: bytes, seed: int) -> str:
+    der = der_head + bytes(random.Random(seed).randrange(256) for _ in range(600))
+    b64 = base64.b64encode(der).decode()
+    return "\n".join(b64[i : i + 64] for i in range(0, len(b64), 64))
+
+
+RSA_PKCS1 = bytes.fromhex("308204a40201000282010100")
+PKCS8 = bytes.fromhex("308204be020100300d06092a864886f70d0101010500048204a8")
+EC_SEC1 = bytes.fromhex("307702010104")
+PKCS8_ENCRYPTED = bytes.fromhex("308204fe304006092a864886f70d01050d3033")
+CERTIFICATE = bytes.fromhex("308203773082025fa003020102")
+PUBLIC_KEY = bytes.fromhex("30820122300d06092a864886f70d01010105000382010f00")
+
+
+@pytest.mark.parametrize(
+    "head", [RSA_PKCS1, PKCS8, EC_SEC1, PKCS8_ENCRYPTED], ids=["rsa", "pkcs8", "ec", "enc"]
+)
+def test_a_private_key_body_without_its_begin_line_reads_as_high(head):
+    assert screen("here's the key:\n" + pem_body(head, 1)).shapes == ("private_key",)
+    assert screen(pem_body(head, 2) + "\n-----END PRIVATE KEY-----").shapes == ("private_key",)
+
+
+def test_an_openssh_private_key_body_reads_as_high():
+    body = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"
+    assert screen(body + "\nQyNTUxOQAAACB" + rnd(B64, 40, 3)).shapes == ("private_key",)
+
+
+@pytest.mark.parametrize("head", [CERTIFICATE, PUBLIC_KEY], ids=["certificate", "public_key"])
+def test_a_certificate_or_public_key_body_is_not_high(head):
+    assert screen(pem_body(head, 4)) == Screen(NONE, ())
+
+
+# --- HTTP Basic credentials ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "creds", ["user:pass", "admin:s3cr3t", "bob:hunter2!", "a:b", "svc-ci:Xk29aPq7zR"], ids=str
+)
+def test_a_short_basic_credential_reads_as_high(creds):
+    value = base64.b64encode(creds.encode()).decode()
+    assert screen(f"Authorization: Basic {value}").shapes == ("bearer_token",)
+    assert is_high(f"curl -H 'authorization: basic {value}' https://api.acme.io")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Basic auth is fine for the intranet",
+        "Basic dXNlcg==",
+        "basic usage: run it",
+        "Basic Ymlr",
+        "Basic ideas",
+    ],
+)
+def test_basic_words_and_values_without_a_colon_are_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+# --- passwords stated in prose -------------------------------------------------------------------
+
+PASSWORD_STATEMENTS = [
+    "password: hunter2!",
+    "the wifi pw is Tr0ub4dor",
+    "my pwd is Qw3rty!9",
+    "passwd is s3cr3tP4ss",
+    "my email pass is Xk29aPq7",
+    "the passcode is 8812#",
+    "user: bob\npw: Xk29aPq7",
+    "user: bob\npass: Xk29aPq7",
+    "password for the guest wifi is Sunflower2023!",
+    "password - hunter2",
+    "The router password is Tr0ub4dor and the SSID is Home.",
+    "the admin pswd is Zx81!spectrum",
+    "wifi p/w: Xk29aPq7",
+    "Passwort: Sommer2024!",
+    "Das Passwort ist Sommer2024!",
+    "contraseña: Verano2024!",
+    "la contraseña es Verano2024!",
+    "le mot de passe est Ete2024!",
+    "mot de passe : Ete2024!",
+    "a senha é Verao2024!",
+    "het wachtwoord is Zomer2024! (niet delen) \u2014 dank",
+    "das Kennwort für den Router ist Sommer2024!",
+    "пароль: Лето2024!",
+    "passphrase: c0rrect-h0rse-b4ttery",
+    'my password is "hunter2"',
+    "the wifi password is \u201cSunflower2023!\u201d",
+]
+
+
+@pytest.mark.parametrize("text", PASSWORD_STATEMENTS, ids=range(len(PASSWORD_STATEMENTS)))
+def test_a_password_stated_in_prose_reads_as_high(text):
+    assert screen(text) == Screen(HIGH, ("password",))
+
+
+PASSWORD_PROSE = [
+    "password must be 8 chars",
+    "reset your password",
+    "the password is stored hashed",
+    "the password is SHA256-hashed and salted.",
+    "my boarding pass is ABC123.",
+    "your pass is valid until 2025-01-01.",
+    "pw is required",
+    "the pass is closed until 2025.",
+    "Pass: 3/5 tests",
+    "pw = 0.5*x",
+    "the mountain pass is 2,000 m high",
+    "Passwort vergessen?",
+    "contraseña incorrecta",
+    "mot de passe oublié",
+    "the password for the wifi is on the fridge",
+    "the password is 8 characters long and has a digit.",
+    "a second pass: 2x faster",
+    "the password policy is: 12+ chars",
+    "passwords are hashed with bcrypt-sha256.",
+]
+
+
+@pytest.mark.parametrize("text", PASSWORD_PROSE, ids=range(len(PASSWORD_PROSE)))
+def test_prose_about_passwords_and_other_passes_is_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+# --- PIN: the noun, not the verb -----------------------------------------------------------------
+
+PIN_LOOKALIKES = [
+    "we pin 2048 hugepages",
+    "we pin 4096 pages per node",
+    "pin 2048 hugepages at boot",
+    "you can pin 1024 MB of memory",
+    "pin 4 cpus",
+    "pinned version 1.2.3",
+    "PIN code 560001 Bangalore",
+    "Pincode: 110001",
+    "deliver to 14 MG Road, Bengaluru, PIN 560001",
+]
+
+
+@pytest.mark.parametrize("text", PIN_LOOKALIKES, ids=range(len(PIN_LOOKALIKES)))
+def test_pin_as_a_verb_or_a_postal_code_is_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+@pytest.mark.parametrize("text", ["my ATM pin is 4821", "pin 4821", "the card pin: 7730", "Pin 0042."])
+def test_a_pin_noun_with_a_number_still_reads_as_high(text):
+    assert screen(text) == Screen(HIGH, ("pin",))
+
+
+# --- obfuscation: fullwidth letters, zero-width and no-break characters --------------------------
+
+ZWSP, ZWJ, WJ, SHY, BOM, NBSP, NNBSP = "\u200b", "\u200d", "\u2060", "\u00ad", "\ufeff", "\u00a0", "\u202f"
+OPENAI_KEY = "s" + "k-proj-" + rnd(ALNUM, 48, 100)
+
+
+def fullwidth(s: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else "\u3000" if c == " " else c for c in s)
+
+
+OBFUSCATED = [
+    ("pass" + ZWSP + "word=hunter2", "password"),
+    (fullwidth("password: hunter2!"), "password"),
+    (f"password:{NBSP}hunter2!", "password"),
+    (f"the wifi{NBSP}password{NBSP}is{NBSP}Tr0ub4dor&3", "password"),
+    ("password\u2009=\u2009hunter2", "password"),
+    (OPENAI_KEY[:3] + ZWSP + OPENAI_KEY[3:20] + ZWJ + OPENAI_KEY[20:], "api_key"),
+    ("AK" + WJ + "IA2E0A8F3B244C9986", "api_key"),
+    ("gh" + SHY + "p_" + B62 + "a1B2", "api_key"),
+    (BOM + fullwidth(OPENAI_KEY), "api_key"),
+    (OPENAI_KEY[:20] + NBSP + OPENAI_KEY[20:], "api_key"),  # a no-break space splitting the token
+    (OPENAI_KEY[:20] + NNBSP + OPENAI_KEY[20:], "api_key"),
+    (fullwidth("4111 1111 1111 1111"), "card_number"),
+    (f"my PIN is{NBSP}4821", "pin"),
+    ("my P" + ZWSP + "IN is 4821", "pin"),
+    ("123" + ZWSP + "-45-" + ZWSP + "6789 is my ssn", "ssn"),
+]
+
+
+@pytest.mark.parametrize("text, shape", OBFUSCATED, ids=range(len(OBFUSCATED)))
+def test_a_secret_hidden_by_invisible_fullwidth_or_no_break_characters_reads_as_high(text, shape):
+    assert shape in screen(text).shapes
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"the password{NBSP}is stored hashed",
+        fullwidth("reset your password"),
+        f"prix{NNBSP}: 12{NBSP}€, mot de passe oublié{NNBSP}?",
+        "caf\u00e9 na\u00efve r\u00e9sum\u00e9 \u2014 \u201cquotes\u201d \U0001f600" + ZWJ + "\U0001f4bb",
+        f"we{NBSP}pin 2048 hugepages",
+    ],
+)
+def test_ordinary_non_ascii_text_is_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+def test_normalise_leaves_ascii_alone_and_folds_unicode_to_what_the_rules_read():
+    assert normalise("plain ascii") == "plain ascii"
+    assert normalise(fullwidth("AB12") + ZWSP + SHY + "x" + NBSP + "y\u2028z") == "AB12x y\nz"
+
+
+def test_every_unicode_format_character_is_removed_before_the_rules():
+    format_chars = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+    assert format_chars and all(_INVISIBLE.fullmatch(c) for c in format_chars)
+
+
 # --- excerpts -------------------------------------------------------------------------------------
 
 SECRET = "password=hunter2"
@@ -369,6 +750,16 @@ PATHOLOGICAL = [
     "pin " * 2_500,
     "s" + "k-" + "a-" * 5_000,
     "eyJ" + "a" * 5_000 + ".eyJ" + "b" * 5_000,
+    "M" + "A" * 10_000,
+    "aws secret " * 1_000,
+    "password is " * 1_000,
+    "token " + "a1" * 5_000,
+    "\u200b" * 5_000 + "x" * 5_000,
+    "\uff41" * 10_000,
+    "basic " * 2_000,
+    "pw: " * 2_500,
+    "api key " * 1_250,
+    "1" * 5_000 + ":" + "a" * 5_000,
 ]
 
 

@@ -1,0 +1,231 @@
+"""Token formats of widely used providers, and private-key bodies, for `pipelines.screening`.
+
+Each format is a known prefix (or structure) plus a body that must also look random, so prose that
+happens to start with a prefix ("sk-learn", "key-value", "AC-130") is not read as a key. The table is
+matched only against whitespace-free runs of 20+ chars, which ordinary chat rarely holds, so its
+size costs ordinary turns nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from collections import Counter
+
+_L = r"(?<![\w-])"  # the token starts a run: not "monkey-..." or "task_..."
+_R = r"(?![\w-])"  # and ends it: a fixed-length body must not be the start of a longer run
+
+# One capturing group per format: the part that must look random (the prefix alone proves nothing).
+FORMATS: tuple[str, ...] = (
+    # AI providers: OpenAI sk- / sk-proj- / sk-svcacct-, Anthropic sk-ant-api03-, DeepSeek, OpenRouter
+    rf"{_L}sk-(?:ant-|proj-|svcacct-|admin-)?([\w-]{{20,300}}){_R}",
+    rf"{_L}sess-([A-Za-z0-9]{{40}}){_R}",  # OpenAI browser session
+    rf"{_L}(?:hf|api_org)_([A-Za-z0-9]{{30,40}}){_R}",  # Hugging Face
+    rf"{_L}(?:gsk|pcsk)_([\w]{{40,100}}){_R}",  # Groq, Pinecone
+    rf"{_L}(?:xai|pplx|tvly(?:-dev)?)-([A-Za-z0-9]{{30,100}}){_R}",  # xAI, Perplexity, Tavily
+    rf"{_L}r8_([A-Za-z0-9]{{37}}){_R}",  # Replicate
+    rf"{_L}lsv2_(?:pt|sk)_([0-9a-f]{{32}}_[0-9a-f]{{10}}){_R}",  # LangSmith
+    rf"{_L}sk_([0-9a-f]{{48}}){_R}",  # ElevenLabs
+    # Code hosting, registries, CI
+    rf"{_L}gh[pousr]_([A-Za-z0-9]{{36,255}}){_R}",  # GitHub classic
+    rf"{_L}github_pat_(\w{{50,255}}){_R}",  # GitHub fine-grained
+    rf"{_L}gl(?:pat|dt|rt|ptt|ft|cbt|imt|oas|soat|ffct|agent)-([\w-]{{20,100}}){_R}",  # GitLab
+    rf"{_L}ATBB([\w=.-]{{32,100}}){_R}",  # Bitbucket app password
+    rf"{_L}AT[AC]TT3([\w=-]{{50,300}}){_R}",  # Atlassian (Jira, Confluence) API token
+    rf"{_L}npm_([A-Za-z0-9]{{36}}){_R}",
+    rf"{_L}pypi-(AgE[\w-]{{50,300}}){_R}",  # PyPI and TestPyPI macaroons
+    rf"{_L}rubygems_([0-9a-f]{{48}}){_R}",
+    rf"{_L}oy2([a-z0-9]{{43}}){_R}",  # NuGet
+    rf"{_L}dckr_pat_([\w-]{{27,40}}){_R}",  # Docker Hub
+    rf"{_L}bkua_([0-9a-f]{{40}}){_R}",  # Buildkite
+    rf"{_L}pul-([0-9a-f]{{40}}){_R}",  # Pulumi
+    rf"{_L}[A-Za-z0-9]{{14}}\.atlasv1\.([\w=-]{{60,120}}){_R}",  # Terraform Cloud
+    rf"{_L}hv[sbr]\.([\w-]{{24,200}}){_R}",  # HashiCorp Vault
+    rf"{_L}dp\.(?:pt|st|sa|ct|scim|audit)\.([A-Za-z0-9]{{40,44}}){_R}",  # Doppler
+    rf"{_L}sha256~([\w-]{{43}}){_R}",  # OpenShift
+    # Cloud
+    rf"{_L}(?:AKIA|ASIA)([0-9A-Z]{{16}}){_R}",  # AWS access key id
+    r"(?<![\w+/=-])(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz)([A-Za-z0-9+/=]{60,2000})",  # AWS session token
+    rf"{_L}AIza([\w-]{{35}}){_R}",  # Google API key
+    rf"{_L}GOCSPX-([\w-]{{28}}){_R}",  # Google OAuth client secret
+    rf"{_L}ya29\.([\w-]{{30,2000}}){_R}",  # Google OAuth access token
+    r"(?<![\w/-])1//0([\w-]{40,300})(?![\w-])",  # Google OAuth refresh token
+    r"(?:AccountKey|SharedAccessKey|SharedSecretValue)=([A-Za-z0-9+/]{40,100}={0,2})",  # Azure
+    r"(?<![\w~.-])[\w~.-]{3}\dQ~([\w~.-]{31,34})(?![\w~.-])",  # Azure AD (Entra) client secret
+    rf"{_L}do[opr]_v1_([0-9a-f]{{64}}){_R}",  # DigitalOcean
+    rf"{_L}HRKU-([\w-]{{40,80}}){_R}",  # Heroku
+    rf"{_L}dapi([0-9a-f]{{32}})(?:-\d)?{_R}",  # Databricks
+    rf"{_L}LTAI([A-Za-z0-9]{{12,20}}){_R}",  # Alibaba Cloud
+    rf"{_L}AKID([A-Za-z0-9]{{32}}){_R}",  # Tencent Cloud
+    rf"{_L}(?:sbp_([0-9a-f]{{40}})|sb_secret_([\w-]{{30,60}})){_R}",  # Supabase
+    rf"{_L}(?:nfp|fo1|figd|rnd)_([\w-]{{28,64}}){_R}",  # Netlify, Fly.io, Figma, Render
+    rf"{_L}pscale_(?:tkn|pw|oauth)_([\w.-]{{32,64}}){_R}",  # PlanetScale
+    rf"{_L}dt0c01\.[A-Z0-9]{{24}}\.([A-Z0-9]{{64}}){_R}",  # Dynatrace
+    rf"{_L}NR(?:AK|II|JS|RA)-([A-Za-z0-9]{{27,42}}){_R}",  # New Relic
+    rf"{_L}glc_([A-Za-z0-9+/]{{32,400}}={{0,2}})|{_L}glsa_([A-Za-z0-9]{{32}}_[0-9a-f]{{8}}){_R}",  # Grafana
+    rf"{_L}sntry[suo]_([\w=+/]{{40,300}})",  # Sentry
+    # Messaging and webhooks
+    rf"{_L}(?:xox[abcdeprs]|xapp|xoxe\.xox[bp])-([A-Za-z0-9-]{{20,300}}){_R}",  # Slack tokens
+    r"hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{6,12}/[A-Z0-9]{6,12}/(?:\d{6,20}/)?"
+    r"([A-Za-z0-9]{16,64})(?![\w-])",  # Slack incoming webhook
+    r"discord(?:app)?\.com/api/webhooks/\d{15,20}/([\w-]{60,80})(?![\w-])",  # Discord webhook
+    r"webhook\.office\.com/webhookb2/[\w@-]{30,80}/IncomingWebhook/([0-9a-f]{32})/",  # Microsoft Teams
+    r"(?<![\w:.-])\d{6,12}:([\w-]{35})(?![\w-])",  # Telegram bot token
+    rf"{_L}[MNO][\w-]{{23,27}}\.[\w-]{{6}}\.([\w-]{{27,40}}){_R}",  # Discord bot token
+    rf"{_L}AAAA[\w-]{{7}}:(APA91b[\w-]{{100,200}}){_R}",  # Firebase Cloud Messaging server key
+    rf"{_L}SG\.([\w-]{{22}}\.[\w-]{{43}}){_R}",  # SendGrid
+    rf"{_L}(?:SK|AC)([0-9a-f]{{32}}){_R}",  # Twilio API key / account SIDs
+    rf"{_L}key-([0-9a-f]{{32}}){_R}",  # Mailgun (old)
+    rf"{_L}([0-9a-f]{{32}}-[0-9a-f]{{8}}-[0-9a-f]{{8}}){_R}",  # Mailgun (new)
+    rf"{_L}([0-9a-f]{{32}})-us\d{{1,2}}{_R}",  # Mailchimp
+    rf"{_L}xkeysib-([0-9a-f]{{64}}-[A-Za-z0-9]{{16}}){_R}",  # Brevo (Sendinblue)
+    rf"{_L}PMAK-([0-9a-f]{{24}}-[0-9a-f]{{34}}){_R}",  # Postman
+    rf"{_L}lin_(?:api|oauth)_([A-Za-z0-9]{{40}}){_R}",  # Linear
+    rf"{_L}(?:secret|ntn)_([A-Za-z0-9]{{43,46}}){_R}",  # Notion
+    rf"{_L}pat[A-Za-z0-9]{{14}}\.([0-9a-f]{{64}}){_R}",  # Airtable
+    rf"{_L}pat-(?:na|eu)\d-([0-9a-f-]{{36}}){_R}",  # HubSpot
+    rf"{_L}CFPAT-([\w-]{{43}}){_R}",  # Contentful
+    rf"{_L}sl\.(?:u\.)?([\w-]{{120,1500}}){_R}",  # Dropbox
+    rf"{_L}sk\.(eyJ[\w-]{{50,}}\.[\w-]{{20,}}){_R}",  # Mapbox secret token
+    r"(?<![A-Za-z0-9%])A{22}([A-Za-z0-9%]{30,200})",  # Twitter / X app bearer token
+    rf"{_L}EAA[A-Za-z0-9]([\w-]{{60,400}}){_R}",  # Facebook / Meta, Square access tokens
+    rf"{_L}AGE-SECRET-KEY-1([0-9A-Z]{{58}}){_R}",  # age
+    # Payments
+    rf"{_L}(?:[spr]k_(?:live|test)|whsec)_([A-Za-z0-9]{{16,255}}){_R}",  # Stripe (and Paystack)
+    rf"{_L}sq0(?:atp|csp|idp)-([\w-]{{22,43}}){_R}",  # Square
+    rf"{_L}shp(?:at|ss|ca|pa)_([0-9a-fA-F]{{32}}){_R}",  # Shopify
+    rf"{_L}shippo_(?:live|test)_([0-9a-f]{{40}}){_R}",
+    rf"{_L}FLWSECK(?:_TEST)?-([0-9a-f]{{32}})-X{_R}",  # Flutterwave
+    r"access_token\$production\$[0-9a-z]{16}\$([0-9a-f]{32})",  # PayPal Braintree
+)
+PROVIDER_TOKEN = re.compile("|".join(f"(?:{f})" for f in FORMATS))
+
+# Obviously made-up bodies. Longer runs only: a random 40-char body holds any 4-char word with odds
+# of about 1e-5, so "xxxx" or "example" in one marks documentation, not chance.
+_PLACEHOLDERS = ("xxxx", "example", "your", "placeholder", "redacted", "dummy", "sample", "...", "***")
+_SLUG = re.compile(r"(?:[A-Za-z][a-z]*|[A-Z]+|\d+)(?:[-_./](?:[A-Za-z][a-z]*|[A-Z]+|\d+))+")
+
+
+def shannon_entropy(s: str) -> float:
+    """Bits per character of `s` under its own character frequencies."""
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
+
+
+def random_body(body: str, min_entropy: float = 3.0) -> bool:
+    """Two of lower/upper/digit, not a hyphenated phrase ("sk-learn-Compatible-API"), not a stand-in,
+    and >= 3.0 bits/char: rules out "sk-xxxx...", "sk-1111..."; real bodies are random (~3.6 hex, ~4+)."""
+    classes = sum(bool(re.search(c, body)) for c in ("[a-z]", "[A-Z]", "[0-9]"))
+    low = body.lower()
+    return (
+        classes >= 2
+        and not _SLUG.fullmatch(body)
+        and not any(p in low for p in _PLACEHOLDERS)
+        and shannon_entropy(body) >= min_entropy
+    )
+
+
+def has_provider_token(tokens: list[str]) -> bool:
+    """Any of `tokens` (whitespace-free runs) holds a provider-format token with a random body."""
+    for token in tokens:
+        for m in PROVIDER_TOKEN.finditer(token):
+            if random_body(m.group(m.lastindex or 0)):
+                return True
+    return False
+
+
+# --- AWS secret access key: 40 chars of base64 with no prefix at all ------------------------------
+AWS_SECRET = re.compile(r"(?<![\w+/=.-])[A-Za-z0-9+/]{40}(?![\w+/=-])")
+_AWS_CONTEXT = re.compile(r"(?i)aws|amazon|secret|akia|asia|\biam\b|boto|\bs3\b|credential|access[ _-]?key")
+
+
+_WORDISH = re.compile(r"[A-Z]?[a-z]{3,}")
+
+
+def word_coverage(v: str) -> float:
+    """The share of `v` in runs of 3+ letters that have a vowel per 5 letters, as words have: names
+    such as "recommendationEngineV2" score ~0.9. Random base62 has lowercase runs too, but vowel-poor
+    ones ("Dfiycd"): at < 0.5 this rejects 1.2 % of random 20-char keys, 0.1 % of 40-char ones."""
+    return sum(len(w) for w in _WORDISH.findall(v) if 5 * sum(c in "aeiouAEIOU" for c in w) >= len(w)) / len(
+        v
+    )
+
+
+def aws_secret_shape(v: str) -> bool:
+    """Upper, lower and digits (all three: P(a random 40-char key lacks one) ~ 1e-3), not hex, not
+    made of words, and near-maximal entropy (random 40-char base64: mean 4.8 bits, 0.1th pct 4.3)."""
+    return (
+        bool(re.search("[a-z]", v) and re.search("[A-Z]", v) and re.search("[0-9]", v))
+        and not re.fullmatch("[0-9a-fA-F]+", v)
+        and word_coverage(v) < 0.5
+        and not any(p in v.lower() for p in _PLACEHOLDERS)
+        and shannon_entropy(v) >= 4.0
+    )
+
+
+def has_aws_secret(text: str, tokens: list[str]) -> bool:
+    """A 40-char AWS-secret-shaped run holding "/" or "+" (base64, not an id), or any such run with
+    AWS or secret words in the 100 chars before it."""
+    for token in tokens:
+        for m in AWS_SECRET.finditer(token):
+            v = m.group()
+            if not aws_secret_shape(v):
+                continue
+            if "/" in v or "+" in v:
+                return True
+            at = text.find(v)
+            if _AWS_CONTEXT.search(text, max(0, at - 100), at):
+                return True
+    return False
+
+
+# --- private-key bodies without their BEGIN line ------------------------------------------------
+# DER of a private key opens SEQUENCE { INTEGER version 0 or 1, ... } (PKCS#1 RSA/DSA, PKCS#8, SEC1
+# EC) or SEQUENCE { SEQUENCE { PBES2 / PKCS#12 OID } } (encrypted PKCS#8). A certificate, CSR or
+# public key opens SEQUENCE { SEQUENCE ... } with no such OID, so they stay unflagged. In base64 a
+# DER SEQUENCE starts with "M"; an OpenSSH private key with "openssh-key-v1\0".
+PEM_BODY = re.compile(r"(?:(?<![A-Za-z0-9+/])|(?<=\\n))(M[A-Za-z0-9+/]{39}|b3BlbnNzaC1rZXktdjE)")
+_ENCRYPTION_OIDS = (b"\x2a\x86\x48\x86\xf7\x0d\x01\x05", b"\x2a\x86\x48\x86\xf7\x0d\x01\x0c\x01")
+
+
+def der_private_key(b64: str) -> bool:
+    """Whether 40 base64 chars open the DER encoding of a private key."""
+    try:
+        der = base64.b64decode(b64[:40], validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    if der[0] != 0x30 or der[1] == 0x80 or der[1] > 0x83:
+        return False
+    rest = der[2 if der[1] < 0x80 else 2 + (der[1] & 0x7F) :]
+    if rest[:3] in (b"\x02\x01\x00", b"\x02\x01\x01"):
+        return True
+    return rest[:1] == b"\x30" and any(oid in rest[:20] for oid in _ENCRYPTION_OIDS)
+
+
+def has_pem_body(tokens: list[str]) -> bool:
+    for token in tokens:
+        for m in PEM_BODY.finditer(token):
+            if m.group().startswith("b3Bl") or der_private_key(m.group()):
+                return True
+    return False
+
+
+# --- short HTTP Basic credentials: base64 of "user:password" ------------------------------------
+BASIC = re.compile(r"(?i)\bbasic[ \t]+([A-Za-z0-9+/]{4,200}={0,2})(?![\w+/=])")
+
+
+def has_basic_credentials(text: str, low: str) -> bool:
+    i = low.find("basic")
+    while i != -1:
+        m = BASIC.match(text, i)
+        i = low.find("basic", i + 1)
+        try:
+            raw = base64.b64decode(m.group(1), validate=True).decode("utf-8") if m else ""
+        except (binascii.Error, ValueError):  # UnicodeDecodeError is a ValueError
+            continue
+        user, sep, password = raw.partition(":")
+        if sep and user and password and raw.isprintable():
+            return True
+    return False
