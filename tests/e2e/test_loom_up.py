@@ -4,91 +4,17 @@ middle of embedding loses nothing and doubles nothing, and a second `loom up` re
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import httpx
-import psycopg
 import pytest
 
-from services import postgres, redis
-from services.ports import free_port, is_listening
+from services.ports import is_listening
+from tests.e2e.conftest import wait_for
+
+pytestmark = pytest.mark.e2e
 
 TURNS = 300
-
-
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.1)
-
-
-class Loom:
-    def __init__(self, home: Path, port: int) -> None:
-        self.home, self.port = home, port
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("LOOM_")}
-        self.env.update(
-            LOOM_HOME=str(home),
-            LOOM_PORT=str(port),
-            LOOM_STAGE_LEASE_SECONDS="5",
-            LOOM_SWEEP_INTERVAL_SECONDS="1",
-            LOOM_SWEEP_GRACE_SECONDS="3",
-            LOOM_EMBED_BATCH_SIZE="16",
-        )
-        self.proc: subprocess.Popen | None = None
-
-    def cli(self, *args: str) -> str:
-        return subprocess.run(
-            [sys.executable, "-m", "cli", *args],
-            env=self.env,
-            check=True,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        ).stdout
-
-    def up(self) -> None:
-        # Its own process group, so a failed test can take down every child with it.
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "cli", "up"], env=self.env, start_new_session=True
-        )
-        wait_for(self._healthy, 120, "GET /healthz to answer 200")
-
-    def _healthy(self) -> bool:
-        try:
-            return httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=2).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    def stop(self) -> int:
-        self.proc.send_signal(signal.SIGINT)
-        return self.proc.wait(60)
-
-    def sql(self, query: str) -> list[tuple]:
-        port = json.loads((self.home / "ports.json").read_text())["postgres"]
-        with psycopg.connect(f"postgresql://postgres@127.0.0.1:{port}/loom") as conn:
-            return conn.execute(query).fetchall()
-
-    def worker_pid(self) -> int:
-        return int((self.home / "run" / "worker.pid").read_text())
-
-
-@pytest.fixture
-def loom(tmp_path):
-    loom = Loom(tmp_path / "home", free_port())
-    yield loom
-    if loom.proc and loom.proc.poll() is None:
-        os.killpg(loom.proc.pid, signal.SIGKILL)
-        loom.proc.wait()
-    postgres.stop(loom.home)
-    redis.stop(loom.home)
 
 
 def test_a_worker_killed_mid_embedding_leaves_every_turn_embedded_exactly_once(loom):

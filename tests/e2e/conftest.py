@@ -1,0 +1,125 @@
+"""`loom up` as a subprocess in a data directory of the test's, and what the tests ask of it."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+
+from services import postgres, redis
+from services.ports import free_port
+
+
+def wait_for(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.1)
+
+
+class Loom:
+    def __init__(self, home: Path, port: int) -> None:
+        self.home, self.port = home, port
+        self.output = home.parent / "loom-up.log"  # what `loom up` and its children print
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("LOOM_")}
+        self.env.update(
+            LOOM_HOME=str(home),
+            LOOM_PORT=str(port),
+            LOOM_STAGE_LEASE_SECONDS="5",
+            LOOM_SWEEP_INTERVAL_SECONDS="1",
+            LOOM_SWEEP_GRACE_SECONDS="3",
+            LOOM_EMBED_BATCH_SIZE="16",
+        )
+        self.proc: subprocess.Popen | None = None
+
+    def cli(self, *args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-m", "cli", *args],
+            env=self.env,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
+
+    def up(self) -> None:
+        # Its own process group, so a failed test can take down every child with it.
+        with open(self.output, "ab") as output:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "cli", "up"],
+                env=self.env,
+                start_new_session=True,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+            )
+        wait_for(self.healthy, 120, "GET /healthz to answer 200")
+
+    def healthy(self) -> bool:
+        try:
+            return httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def stop(self) -> int:
+        self.proc.send_signal(signal.SIGINT)
+        return self.proc.wait(60)
+
+    def printed(self) -> str:
+        return self.output.read_text(errors="replace") if self.output.exists() else ""
+
+    def ports(self) -> dict[str, int]:
+        return json.loads((self.home / "ports.json").read_text())
+
+    def sql(self, query: str, *params) -> list[tuple]:
+        with psycopg.connect(postgres.url(self.home).replace("+psycopg", ""), connect_timeout=5) as conn:
+            return conn.execute(query, params or None).fetchall()
+
+    def worker_pid(self) -> int:
+        return int((self.home / "run" / "worker.pid").read_text())
+
+    def postmaster_pid(self) -> int | None:
+        return _pid(self.home / "postgres" / "postmaster.pid")
+
+    def redis_pid(self) -> int | None:
+        return _pid(self.home / "redis" / "redis.pid")
+
+
+def _pid(path: Path) -> int | None:
+    """The pid a server wrote (None while there is none: os.kill(None, …) raises, never kills)."""
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@pytest.fixture
+def scratch():
+    """A directory of the test's own. Not pytest's tmp_path: pytest sessions running beside this
+    one delete each other's older tmp_path trees, data directories of live servers included."""
+    path = Path(tempfile.mkdtemp(prefix="loom-e2e-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def loom(scratch):
+    loom = Loom(scratch / "home", free_port())
+    yield loom
+    if loom.proc and loom.proc.poll() is None:
+        os.killpg(loom.proc.pid, signal.SIGKILL)
+        loom.proc.wait()
+    postgres.stop(loom.home)
+    redis.stop(loom.home)
+    print(loom.printed()[-4000:])  # shown when the test failed

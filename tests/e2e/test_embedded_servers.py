@@ -1,0 +1,140 @@
+"""The embedded PostgreSQL and Redis on their own, each in a data directory of the test's: private
+by default (a password kept 0600), and started again after a SIGKILL with their data and port."""
+
+import os
+import signal
+import stat
+import threading
+import time
+
+import psycopg
+import pytest
+import redis as redis_client
+
+from services import postgres, redis
+from services.ports import is_listening, port_for
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def home(scratch):
+    home = scratch / "home"
+    yield home
+    postgres.stop(home)
+    redis.stop(home)
+
+
+def libpq(url: str) -> str:
+    return url.replace("+psycopg", "")
+
+
+def postmaster_pid(home) -> int:
+    return int((home / "postgres" / "postmaster.pid").read_text().split()[0])
+
+
+def test_the_embedded_postgresql_wants_the_password_kept_0600_under_loom_home(home):
+    postgres.start(home)
+    port = port_for(home, "postgres")
+    secret = home / "postgres.secret"
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+    assert secret.stat().st_uid == os.geteuid()  # Loom's own user reads it, not the server's
+    password = secret.read_text().strip()
+    assert len(password) >= 32
+
+    with pytest.raises(psycopg.OperationalError):
+        psycopg.connect(f"postgresql://postgres@127.0.0.1:{port}/loom", connect_timeout=5).close()
+    with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
+        psycopg.connect(
+            f"postgresql://postgres:not-{password}@127.0.0.1:{port}/loom", connect_timeout=5
+        ).close()
+    with psycopg.connect(libpq(postgres.url(home)), connect_timeout=5) as conn:
+        assert conn.execute("SELECT current_user").fetchone() == ("postgres",)
+    assert not list(home.glob("*pwfile*"))  # the file initdb read the password from is gone
+
+
+def test_a_data_directory_made_with_trust_by_an_earlier_loom_wants_the_password_after_a_restart(home):
+    pgdata = home / "postgres"
+    pgdata.mkdir(parents=True)
+    if postgres._run_as_root():
+        postgres._prepare_root(pgdata)
+    postgres._pg("initdb", ["--auth=trust", "--encoding=utf8", "-U", "postgres"], pgdata)  # as before
+    postgres.start(home)
+    port = port_for(home, "postgres")
+
+    with pytest.raises(psycopg.OperationalError):
+        psycopg.connect(f"postgresql://postgres@127.0.0.1:{port}/loom", connect_timeout=5).close()
+    with psycopg.connect(libpq(postgres.url(home)), connect_timeout=5) as conn:
+        assert conn.execute("SELECT 1").fetchone() == (1,)
+    hba = (pgdata / "pg_hba.conf").read_text().splitlines()
+    assert not [line for line in hba if line.strip() and not line.startswith("#") and "trust" in line]
+
+
+def test_a_postgresql_killed_with_sigkill_starts_again_with_its_data_on_its_port(home):
+    postgres.start(home)
+    port = port_for(home, "postgres")
+    with psycopg.connect(libpq(postgres.url(home)), autocommit=True) as conn:
+        conn.execute("CREATE TABLE kept (x int)")
+        conn.execute("INSERT INTO kept VALUES (42)")
+
+    # A backend busy in a query when its postmaster dies lingers for a moment.
+    busy = psycopg.connect(libpq(postgres.url(home)), autocommit=True)
+    threading.Thread(target=lambda: _quietly(busy.execute, "SELECT pg_sleep(20)"), daemon=True).start()
+    time.sleep(0.3)
+    os.kill(postmaster_pid(home), signal.SIGKILL)
+    time.sleep(0.05)
+
+    began = time.monotonic()
+    assert postgres.start(home) is True
+    assert time.monotonic() - began < 30
+    assert port_for(home, "postgres") == port and is_listening(port)
+    with psycopg.connect(libpq(postgres.url(home))) as conn:
+        assert conn.execute("SELECT x FROM kept").fetchall() == [(42,)]
+
+
+def test_stopping_a_postgresql_that_was_killed_is_quiet_and_leaves_nothing_running(home):
+    postgres.start(home)
+    pid = postmaster_pid(home)
+    os.kill(pid, signal.SIGKILL)
+    postgres.stop(home)  # no CalledProcessError from pg_ctl
+    assert not is_listening(port_for(home, "postgres"))
+    assert not (home / "postgres" / "postmaster.pid").exists()
+    assert postgres.start(home) is True
+
+
+def test_postgres_alive_tells_a_running_server_from_a_killed_one(home):
+    assert not postgres.alive(home)
+    postgres.start(home)
+    assert postgres.alive(home)
+    os.kill(postmaster_pid(home), signal.SIGKILL)
+    deadline = time.monotonic() + 5
+    while postgres.alive(home):  # the postmaster may be a zombie for a moment: still dead
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def test_a_redis_killed_with_sigkill_starts_again_on_its_port_with_its_data(home):
+    redis.start(home)
+    port = port_for(home, "redis")
+    client = redis_client.Redis.from_url(redis.url(home))
+    client.rpush("queue", "message 1")
+    time.sleep(1.5)  # appendfsync everysec
+    assert redis.alive(home)
+    os.kill(int((home / "redis" / "redis.pid").read_text()), signal.SIGKILL)
+    deadline = time.monotonic() + 5
+    while redis.alive(home):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+    began = time.monotonic()
+    assert redis.start(home) is True
+    assert time.monotonic() - began < 30
+    assert port_for(home, "redis") == port
+    assert client.lrange("queue", 0, -1) == [b"message 1"]
+
+
+def _quietly(fn, *args) -> None:
+    try:
+        fn(*args)
+    except psycopg.Error:
+        pass
