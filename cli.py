@@ -63,10 +63,10 @@ def up() -> None:
     from services.supervisor import Supervisor
 
     _logging()
-    with services.running() as endpoints:
+    with services.running(start=services.ALL) as endpoints:
         settings = get_settings()
         out.print(f"Loom data in {settings.home}")
-        out.print(f"PostgreSQL {endpoints.database_url}\nRedis      {endpoints.redis_url}")
+        out.print(f"PostgreSQL {services.masked(endpoints.database_url)}\nRedis      {endpoints.redis_url}")
         out.print(f"API on http://{settings.host}:{settings.port}  (GET /healthz, POST /v1/<op>)")
         out.print("Get a token: loom tokens create --namespace NS --role writer")
         code = Supervisor(settings.home / "run").run()
@@ -79,7 +79,7 @@ def api() -> None:
     import uvicorn
 
     _logging()
-    with services.running():
+    with services.running(start=None):
         from api.app import create_app
         from models.settings import get_settings
 
@@ -97,7 +97,7 @@ def api() -> None:
 def worker(threads: Annotated[int | None, typer.Option(help="worker threads")] = None) -> None:
     """A Dramatiq worker running the stages (start as many hosts as the load needs)."""
     _logging()
-    with services.running():
+    with services.running(start=None):
         from models.settings import get_settings
         from workers.runner import run
 
@@ -108,7 +108,7 @@ def worker(threads: Annotated[int | None, typer.Option(help="worker threads")] =
 def scheduler() -> None:
     """The periodic passes (they only enqueue)."""
     _logging()
-    with services.running():
+    with services.running(start=None):
         from schedules.runner import run
 
         run()
@@ -119,7 +119,7 @@ def db_upgrade() -> None:
     """Apply the migrations to the configured database."""
     from models import migrate
 
-    with services.running() as endpoints:
+    with services.running(start=services.DATABASE) as endpoints:
         migrate.upgrade(endpoints.database_url)
     out.print("database at the newest schema")
 
@@ -131,7 +131,7 @@ def db_revision(
     """Autogenerate a migration from the tables (review what it writes before committing it)."""
     from models import migrate
 
-    with services.running() as endpoints:
+    with services.running(start=services.DATABASE) as endpoints:
         migrate.revision(endpoints.database_url, message)
 
 
@@ -144,7 +144,7 @@ def tokens_create(
     role: Annotated[str, typer.Option(help="viewer | writer | admin")] = "writer",
 ) -> None:
     """Mint a bearer token; prints only the token."""
-    with services.running():
+    with services.running(start=services.DATABASE):
         from ops.caller import create_token
         from ops.errors import OpError
 
@@ -160,7 +160,7 @@ def namespaces_logging(
     namespace: str, enabled: Annotated[bool, typer.Option("--on/--off", help="record conversations")]
 ) -> None:
     """Switch conversation recording for a namespace (off by default)."""
-    with services.running():
+    with services.running(start=services.DATABASE):
         answer = _call("conversation.set_logging", {"namespace": namespace, "enabled": enabled})
     out.print(
         f"{namespace}: conversation logging {'on' if answer['conversation_logging_enabled'] else 'off'}"
@@ -203,7 +203,7 @@ def runs_list(
 
     status = FAILED if failed else status
     _check_choice("--status", status, STATUSES)
-    with services.running():
+    with services.running(start=services.DATABASE):
         from workers import ledger
 
         runs = ledger.select_runs(status, stage, _since(since), limit)
@@ -227,7 +227,7 @@ def runs_list(
 @runs_app.command("show")
 def runs_show(run_id: int) -> None:
     """One stage run, whole."""
-    with services.running():
+    with services.running(start=services.DATABASE):
         from workers import ledger
 
         run = ledger.get(run_id)
@@ -248,7 +248,7 @@ def runs_retry(
     if (run_id is None) == (stage is None):
         raise fail("give either a run id or --stage with --status")
     _check_choice("--status", status, (FAILED, SKIPPED))
-    with services.running():
+    with services.running(start=None):
         from workers import ledger, outbox
 
         if run_id is not None:
@@ -291,7 +291,7 @@ def ingest_transcript(
     if dry_run:
         out.print(f"{len(turns)} turns would be appended to thread {thread}")
         return
-    with services.running():
+    with services.running(start=None):
         from models import db
         from ops.conversation_write import recording
 
@@ -331,7 +331,7 @@ def search(
     thread_id: Annotated[str | None, typer.Option()] = None,
 ) -> None:
     """conversation.search from the command line; prints the JSON answer."""
-    with services.running():
+    with services.running(start=services.DATABASE):  # the database and the in-process embedder
         body = {"namespace": namespace, "query": query, "limit": limit, "thread_id": thread_id}
         answer = _call("conversation.search", {k: v for k, v in body.items() if v is not None})
     print(json.dumps(answer, indent=2))

@@ -1,14 +1,33 @@
 """Where Loom's PostgreSQL and Redis are: external servers named by ``LOOM_DATABASE_URL`` /
-``LOOM_REDIS_URL``, or the embedded ones under ``LOOM_HOME``, started on demand."""
+``LOOM_REDIS_URL``, or the embedded ones under ``LOOM_HOME``.
+
+What a command may do when they are stopped depends on what it needs (``running(start=...)``):
+``loom up`` starts both (``"all"``); a command that touches nothing but the database may start the
+embedded PostgreSQL for its own time (``"database"``); one that needs the running system (the
+workers, the broker) refuses in one line, exit 2 (``None``).
+"""
 
 import contextlib
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from types import ModuleType
+from typing import Literal
+
+import psycopg
+import redis as redis_client
+from sqlalchemy.engine import make_url
 
 from models import migrate
 from models.settings import get_settings
 from services import postgres, redis
+
+ALL = "all"
+DATABASE = "database"
+Start = Literal["all", "database"] | None
+
+NOT_RUNNING = "Loom is not running (start it with loom up, or set LOOM_DATABASE_URL/LOOM_REDIS_URL)"
 
 
 @dataclass(frozen=True)
@@ -17,30 +36,34 @@ class Endpoints:
     redis_url: str
 
 
-@contextlib.contextmanager
-def running(stop_on_exit: bool = True) -> Iterator[Endpoints]:
-    """Yield the endpoints, starting whichever embedded server is not up yet.
+class NotRunning(SystemExit):
+    """A server the command needs does not answer: ``running`` has printed why (one line on
+    stderr) and the command ends with exit code 2."""
 
-    A server this call started is stopped on exit (when ``stop_on_exit``), so a one-off command
-    leaves nothing behind, while one started by ``loom up`` is shared and left alone.
+    def __init__(self, message: str) -> None:
+        super().__init__(2)
+        self.message = message
+
+
+@contextlib.contextmanager
+def running(start: Start = ALL, stop_on_exit: bool = True) -> Iterator[Endpoints]:
+    """Yield the endpoints once the servers the command needs answer.
+
+    ``start="all"`` (``loom up``) starts whichever embedded server is not up; ``"database"`` starts
+    only the embedded PostgreSQL, for a command that touches nothing else; ``None`` starts nothing.
+    A server that is needed and does not answer (and may not be started) ends the command:
+    ``error: …`` on stderr, exit code 2. A server this call started is stopped on exit (when
+    ``stop_on_exit``); one that was already running (``loom up``'s) is left alone.
     """
     get_settings.cache_clear()  # read the environment as it is now, not as an earlier import saw it
     settings = get_settings()
-    started = []
+    started: list[ModuleType] = []
     try:
-        database_url = settings.database_url
-        if not database_url:
-            if postgres.start(settings.home):
-                started.append(postgres)
-            database_url = postgres.url(settings.home)
-            # The embedded database is Loom's own: keep it at the newest schema. External
-            # databases are upgraded by their operator (`loom db upgrade`).
-            migrate.upgrade(database_url)
-        redis_url = settings.redis_url
-        if not redis_url:
-            if redis.start(settings.home):
-                started.append(redis)
-            redis_url = redis.url(settings.home)
+        try:
+            database_url, redis_url = _reach(settings, start, started)
+        except (Unavailable, postgres.StartError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            raise NotRunning(str(exc)) from None
         # Child processes and lazily built engines/brokers read the settings: make them agree.
         os.environ["LOOM_DATABASE_URL"] = database_url
         os.environ["LOOM_REDIS_URL"] = redis_url
@@ -50,3 +73,86 @@ def running(stop_on_exit: bool = True) -> Iterator[Endpoints]:
         if stop_on_exit:
             for server in reversed(started):
                 server.stop(settings.home)
+
+
+class Unavailable(RuntimeError):
+    pass
+
+
+def _reach(settings, start: Start, started: list[ModuleType]) -> tuple[str, str]:
+    home = settings.home
+    embedded_database = not settings.database_url
+    embedded_redis = not settings.redis_url
+    if start is None and (
+        (embedded_database and not postgres.alive(home)) or (embedded_redis and not redis.alive(home))
+    ):
+        raise Unavailable(NOT_RUNNING)  # the embedded servers are `loom up`'s: it is not running
+
+    if embedded_database:
+        if start is not None and postgres.start(home):
+            started.append(postgres)
+        database_url = postgres.url(home)
+    else:
+        database_url = settings.database_url
+    _check_database(database_url, "" if embedded_database else " (LOOM_DATABASE_URL)")
+    if embedded_database and start is not None:
+        # The embedded database is Loom's own: keep it at the newest schema. External
+        # databases are upgraded by their operator (`loom db upgrade`).
+        migrate.upgrade(database_url)
+
+    if embedded_redis:
+        if start == ALL and redis.start(home):
+            started.append(redis)
+        redis_url = redis.url(home)
+    else:
+        redis_url = settings.redis_url
+    if start != DATABASE:
+        _check_redis(redis_url, "" if embedded_redis else " (LOOM_REDIS_URL)")
+    return database_url, redis_url
+
+
+def _check_database(url: str, source: str) -> None:
+    parsed = make_url(url)
+    try:
+        psycopg.connect(_libpq(url), connect_timeout=5).close()
+    except psycopg.Error as exc:
+        where = f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
+        raise Unavailable(f"PostgreSQL at {where}{source} does not answer: {_one_line(exc)}") from exc
+
+
+def _check_redis(url: str, source: str) -> None:
+    client = redis_client.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+    try:
+        client.ping()
+    except redis_client.RedisError as exc:
+        kwargs = client.connection_pool.connection_kwargs
+        where = f"{kwargs.get('host', kwargs.get('path'))}:{kwargs.get('port', '')}".rstrip(":")
+        raise Unavailable(f"Redis at {where}{source} does not answer: {_one_line(exc)}") from exc
+    finally:
+        client.close()
+
+
+def _one_line(exc: Exception) -> str:
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+def _libpq(url: str) -> str:
+    """The SQLAlchemy URL as libpq takes it (no ``+driver``)."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def masked(url: str) -> str:
+    """The URL to show a person: the password replaced by ``***``."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def embedded_in_use() -> list[ModuleType]:
+    """The embedded servers the current settings point at (``loom up`` restarts these)."""
+    settings = get_settings()
+    home = settings.home
+    return [
+        server
+        for server, configured in ((postgres, settings.database_url), (redis, settings.redis_url))
+        if configured == server.url(home)
+    ]

@@ -1,0 +1,80 @@
+"""`loom` commands run as processes while Loom is not running: a command that needs the workers or
+the broker refuses in one line (exit 2) and starts nothing; one that reads only the database may
+start the embedded PostgreSQL for its own time, never Redis; configured servers that do not answer
+are a one-line refusal too."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from services import postgres, redis
+from services.ports import free_port, is_listening, port_for
+
+pytestmark = pytest.mark.e2e
+
+NOT_RUNNING = "error: Loom is not running (start it with loom up, or set LOOM_DATABASE_URL/LOOM_REDIS_URL)"
+
+
+@pytest.fixture
+def home(scratch):
+    home = scratch / "home"
+    yield home
+    postgres.stop(home)
+    redis.stop(home)
+
+
+def loom(home, *args: str, **env: str) -> subprocess.CompletedProcess:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("LOOM_")}
+    environ.update(LOOM_HOME=str(home), **env)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args], env=environ, capture_output=True, text=True, timeout=60
+    )
+
+
+def nothing_started(home) -> bool:
+    return not (home / "postgres" / "PG_VERSION").exists() and not (home / "redis").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("ingest-transcript", "--namespace", "ns", "--file", "TRANSCRIPT"),
+        ("runs", "retry", "1"),
+        ("worker",),
+        ("scheduler",),
+        ("api",),
+    ],
+    ids=lambda args: " ".join(args[:2]),
+)
+def test_a_command_that_needs_the_running_system_refuses_in_one_line_and_starts_nothing(home, scratch, args):
+    transcript = scratch / "t.md"
+    transcript.write_text("# user\nhello\n")
+    args = [str(transcript) if a == "TRANSCRIPT" else a for a in args]
+    done = loom(home, *args)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == NOT_RUNNING + "\n" and done.stdout == ""
+    assert nothing_started(home)
+
+
+def test_a_command_that_reads_only_the_database_starts_postgresql_alone_and_stops_it_again(home):
+    done = loom(home, "runs", "list", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
+    assert not is_listening(port_for(home, "postgres"))
+    assert not (home / "redis").exists()  # Redis was never started
+
+
+def test_configured_servers_that_do_not_answer_are_a_one_line_refusal_that_hides_the_password(home):
+    dead = free_port()
+    database = f"postgresql+psycopg://loom:s3cr3t-pw@127.0.0.1:{dead}/loom"
+    for args in (("runs", "list"), ("tokens", "create", "--namespace", "a"), ("search", "a", "q")):
+        done = loom(home, *args, LOOM_DATABASE_URL=database)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
+        assert f"127.0.0.1:{dead}" in done.stderr and "s3cr3t-pw" not in done.stderr
+    done = loom(home, "runs", "retry", "1", LOOM_DATABASE_URL=database, LOOM_REDIS_URL=f"redis://127.0.0.1:{dead}/0")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert nothing_started(home)
