@@ -1,5 +1,5 @@
-"""``loom up``: run the API, a worker and the scheduler as child processes, restart a child that
-dies, and stop them all on SIGINT/SIGTERM."""
+"""``loom up``: run the API, a worker and the scheduler as child processes, watch the embedded
+PostgreSQL and Redis, restart whatever dies (with backoff), and stop it all on SIGINT/SIGTERM."""
 
 import logging
 import signal
@@ -8,50 +8,140 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import ModuleType
 
 log = logging.getLogger(__name__)
 
 CHILDREN = ("api", "worker", "scheduler")
-RESTART_PAUSE_SECONDS = 1.0
+WATCH_SECONDS = 0.5  # how often a server and the children are looked at
+
+
+class Backoff:
+    """The pause before restarting something that died: ``first``, doubled at each death that
+    came soon after the last start, up to ``cap``; back to ``first`` after ``stable_after`` seconds
+    of running (or a ``reset``). A child that refuses at once while a server restarts must not spin."""
+
+    def __init__(self, first: float = 1.0, cap: float = 8.0, stable_after: float = 30.0) -> None:
+        self.first, self.cap, self.stable_after = first, cap, stable_after
+        self._next = first
+
+    def after_exit(self, ran_for: float) -> float:
+        if ran_for >= self.stable_after:
+            self._next = self.first
+        delay = self._next
+        self._next = min(self._next * 2, self.cap)
+        return delay
+
+    def reset(self) -> None:
+        self._next = self.first
+
+
+class _Child:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.proc: subprocess.Popen | None = None
+        self.started_at = 0.0
+        self.restart_at: float | None = None
+        self.backoff = Backoff()
 
 
 class Supervisor:
-    def __init__(self, run_dir: Path) -> None:
-        self.run_dir = run_dir
-        self.procs: dict[str, subprocess.Popen] = {}
-        self.stopping = threading.Event()
+    def __init__(self, run_dir: Path, servers: list[ModuleType] | None = None) -> None:
+        """``servers``: the embedded servers to keep running (``services.postgres``,
+        ``services.redis``); by default the ones the settings point at."""
+        import services
 
-    def _spawn(self, name: str) -> None:
-        proc = subprocess.Popen([sys.executable, "-m", "cli", name])
-        self.procs[name] = proc
+        self.run_dir = run_dir
+        self.home = run_dir.parent
+        self.servers = services.embedded_in_use() if servers is None else servers
+        self.children = {name: _Child(name) for name in CHILDREN}
+        self.stopping = threading.Event()
+        self.restarted: list[ModuleType] = []  # servers this supervisor started again: it stops them
+
+    @property
+    def procs(self) -> dict[str, subprocess.Popen]:
+        return {name: c.proc for name, c in self.children.items() if c.proc is not None}
+
+    def _spawn(self, child: _Child) -> None:
+        child.proc = subprocess.Popen([sys.executable, "-m", "cli", child.name])
+        child.started_at = time.monotonic()
+        child.restart_at = None
         # Operators (and the kill test) find each child's pid here.
-        (self.run_dir / f"{name}.pid").write_text(str(proc.pid))
+        (self.run_dir / f"{child.name}.pid").write_text(str(child.proc.pid))
 
     def run(self) -> int:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: self.stopping.set())
-        for name in CHILDREN:
-            self._spawn(name)
-        while not self.stopping.wait(0.5):
-            for name, proc in list(self.procs.items()):
-                if proc.poll() is not None and not self.stopping.is_set():
-                    log.warning("%s exited with %s; restarting it", name, proc.returncode)
-                    self._spawn(name)
-                    self.stopping.wait(RESTART_PAUSE_SECONDS)  # a child that cannot start must not spin
+        watchers = [
+            threading.Thread(target=self._watch, args=(server,), name=f"watch-{_name(server)}", daemon=True)
+            for server in self.servers
+        ]
+        for watcher in watchers:
+            watcher.start()
+        for child in self.children.values():
+            self._spawn(child)
+        while not self.stopping.wait(WATCH_SECONDS):
+            self._look_after_children()
+        for watcher in watchers:
+            watcher.join(90)  # a restart under way ends first (pg_ctl waits at most 60 s)
         self._stop_all()
         return 0
 
+    def _look_after_children(self) -> None:
+        now = time.monotonic()
+        for child in self.children.values():
+            if child.proc is None or child.proc.poll() is None:
+                continue
+            if child.restart_at is None:
+                delay = child.backoff.after_exit(now - child.started_at)
+                child.restart_at = now + delay
+                log.warning("%s exited with %s; restarting it in %.0fs", child.name, child.proc.returncode, delay)
+            elif now >= child.restart_at:
+                self._spawn(child)
+
+    def _watch(self, server: ModuleType) -> None:
+        """Start ``server`` again whenever it is found dead, with backoff while it will not start."""
+        name = _name(server)
+        backoff = Backoff(first=0.5, cap=8.0)
+        while not self.stopping.wait(WATCH_SECONDS):
+            if server.alive(self.home):
+                continue
+            log.warning("embedded %s is not running; starting it again", name)
+            began = time.monotonic()
+            while not self.stopping.is_set():
+                try:
+                    if server.start(self.home) and server not in self.restarted:
+                        self.restarted.append(server)
+                    log.warning("embedded %s serves again after %.1fs", name, time.monotonic() - began)
+                    backoff.reset()
+                    break
+                except Exception as exc:  # noqa: BLE001 (whatever it was, try again later)
+                    delay = backoff.after_exit(0)
+                    log.warning("embedded %s did not start (%s); next try in %.1fs", name, exc, delay)
+                    self.stopping.wait(delay)
+
     def _stop_all(self) -> None:
-        for proc in self.procs.values():
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
+        for child in self.children.values():
+            if child.proc is not None and child.proc.poll() is None:
+                child.proc.send_signal(signal.SIGTERM)
         deadline = time.monotonic() + 30
-        for name, proc in self.procs.items():
+        for child in self.children.values():
+            if child.proc is None:
+                continue
             try:
-                proc.wait(max(0.1, deadline - time.monotonic()))
+                child.proc.wait(max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                log.warning("%s did not stop in time; killing it", name)
-                proc.kill()
-                proc.wait()
-            (self.run_dir / f"{name}.pid").unlink(missing_ok=True)
+                log.warning("%s did not stop in time; killing it", child.name)
+                child.proc.kill()
+                child.proc.wait()
+            (self.run_dir / f"{child.name}.pid").unlink(missing_ok=True)
+        for server in reversed(self.restarted):
+            try:
+                server.stop(self.home)
+            except Exception as exc:  # noqa: BLE001 (the rest must still stop)
+                log.error("embedded %s did not stop: %s", _name(server), exc)
+
+
+def _name(server: ModuleType) -> str:
+    return {"services.postgres": "PostgreSQL", "services.redis": "Redis"}.get(server.__name__, server.__name__)
