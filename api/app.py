@@ -9,7 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
-from api import observability
+from api import observability, openapi
 from api.errors import JSONErrors
 from ops import registry
 from ops.caller import authenticate
@@ -33,7 +33,9 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
     async def _op_error(_: Request, exc: OpError) -> JSONResponse:
         return JSONResponse(exc.as_dict(), status_code=exc.status)
 
-    @app.post("/v1/{op_name}")
+    app.openapi = lambda: openapi.document(app)  # the ops' own schemas, from the registry
+
+    @app.post("/v1/{op_name}", include_in_schema=False)
     async def call_op(op_name: str, request: Request) -> JSONResponse:
         body = await _read_body(request)
         # The ops are blocking (database, broker): run them on the threadpool.

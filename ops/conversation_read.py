@@ -1,8 +1,8 @@
 """The conversation plane's read ops: threads, get, list."""
 
 import base64
-from datetime import timedelta
-from typing import Literal
+from datetime import datetime, timedelta
+from typing import Any, Literal
 
 from pydantic import Field
 from sqlalchemy import exists, or_, true
@@ -13,9 +13,9 @@ from models.base import utcnow
 from models.conversation import Thread, Turn
 from models.settings import get_settings
 from ops.caller import Caller
-from ops.conversation_write import find_thread, thread_public
+from ops.conversation_write import ThreadAnswer, find_thread, thread_public
 from ops.errors import invalid
-from ops.schemas import Identifier, OpRequest
+from ops.schemas import Answer, Identifier, OpRequest
 from pipelines import screening
 
 ALL_AGENTS = "*"
@@ -34,6 +34,24 @@ class ThreadsRequest(OpRequest):
     window_days: int | None = Field(default=None, ge=1, le=36_500)
     limit: int = Field(default=20, ge=1, le=200)
     offset: int = Field(default=0, ge=0, le=100_000)
+
+
+class LastTurn(Answer):
+    msg_id: str
+    role: str
+    ts: datetime
+    excerpt: str  # blank when it reads as high
+
+
+class ThreadsItem(ThreadAnswer):
+    last_turn: LastTurn | None = None
+
+
+class ThreadsAnswer(Answer):
+    namespace: str
+    threads: list[ThreadsItem]
+    offset: int
+    limit: int
 
 
 def threads(caller: Caller, req: ThreadsRequest) -> dict:
@@ -78,6 +96,20 @@ def threads(caller: Caller, req: ThreadsRequest) -> dict:
         )
         items.append(public)
     return {"namespace": namespace, "threads": items, "offset": req.offset, "limit": req.limit}
+
+
+class TurnAnswer(Answer):
+    msg_id: str
+    role: str
+    content: str
+    reasoning: str | None
+    agent: str
+    user_id: str | None
+    run_id: str | None
+    metadata: dict[str, Any]
+    tokens: int | None
+    sensitivity: Literal["high", "none"]
+    ts: datetime
 
 
 def turn_public(turn: Turn) -> dict:
@@ -144,6 +176,11 @@ class GetRequest(OpRequest):
     cursor: str | None = Field(default=None, max_length=200)
 
 
+class GetAnswer(ThreadAnswer):
+    messages: list[TurnAnswer] | None = None  # with include_messages
+    next_cursor: str | None = None
+
+
 def get(caller: Caller, req: GetRequest) -> dict:
     namespace = caller.namespace(req.namespace)
     with db.session() as s:
@@ -158,6 +195,13 @@ class ListRequest(OpRequest):
     run_id: str | None = Field(default=None, max_length=256)
     limit: int = Field(default=100, ge=1, le=500)
     cursor: str | None = Field(default=None, max_length=200)
+
+
+class ListAnswer(Answer):
+    namespace: str
+    thread_id: str
+    messages: list[TurnAnswer]
+    next_cursor: str | None
 
 
 def list_turns(caller: Caller, req: ListRequest) -> dict:

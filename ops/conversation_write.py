@@ -2,7 +2,8 @@
 transaction, then enqueue ids (the outbox rule). Never a model call here."""
 
 import json
-from typing import Literal
+from datetime import datetime
+from typing import Any, Literal
 
 from pydantic import Field
 from sqlalchemy.dialects.postgresql import insert
@@ -15,7 +16,7 @@ from models.namespace import Namespace
 from models.settings import get_settings
 from ops.caller import Caller
 from ops.errors import not_found
-from ops.schemas import Identifier, Metadata, OpRequest
+from ops.schemas import Answer, Identifier, Metadata, OpRequest
 from pipelines import embedding, keys, screening
 from workers import outbox
 from workers.embedding import STAGE as EMBEDDING
@@ -31,6 +32,11 @@ def recording(s: Session, namespace: str) -> bool:
 
 class SetLoggingRequest(OpRequest):
     enabled: bool
+
+
+class SetLoggingAnswer(Answer):
+    namespace: str
+    conversation_logging_enabled: bool
 
 
 def set_logging(caller: Caller, req: SetLoggingRequest) -> dict:
@@ -57,6 +63,17 @@ class AppendRequest(OpRequest):
     run_id: str | None = Field(default=None, max_length=256)
     metadata: Metadata = Field(default_factory=dict)
     tokens: int | None = Field(default=None, ge=0, le=2**31 - 1)
+
+
+class AppendAnswer(Answer):
+    namespace: str
+    thread_id: str
+    msg_id: str
+    stored: bool
+    reason: Literal["logging_disabled", "duplicate"] | None
+    turn_id: int | None = None
+    sensitivity: Literal["high", "none"] | None = None
+    embedding: Literal["pending", "not_embedded"] | None = None
 
 
 def append(caller: Caller, req: AppendRequest) -> dict:
@@ -157,6 +174,23 @@ def update(caller: Caller, req: UpdateRequest) -> dict:
         s.add(thread)
         s.flush()
         return {**thread_public(thread), "stored": True, "reason": None}
+
+
+class ThreadAnswer(Answer):
+    """A thread as create, update and get show it; only the first four fields while the namespace
+    does not record (``stored`` false, reason ``logging_disabled``)."""
+
+    namespace: str
+    thread_id: str
+    stored: bool | None = None  # create and update
+    reason: Literal["logging_disabled", "exists"] | None = None
+    agent: str | None = None
+    title: str | None = None
+    metadata: dict[str, Any] | None = None
+    run_id: str | None = None
+    turn_count: int | None = None
+    created_at: datetime | None = None
+    last_turn_at: datetime | None = None
 
 
 def _not_recording(namespace: str, thread_id: str) -> dict:

@@ -16,20 +16,22 @@ from ops.limits import check_body
 class Op:
     role: str
     request: type[BaseModel]
+    answer: type[BaseModel]  # what the handler returns, as the OpenAPI document publishes it
     handler: Callable[[Caller, BaseModel], dict]
 
 
+read, write = conversation_read, conversation_write
 OPS: dict[str, Op] = {
     "conversation.set_logging": Op(
-        "admin", conversation_write.SetLoggingRequest, conversation_write.set_logging
+        "admin", write.SetLoggingRequest, write.SetLoggingAnswer, write.set_logging
     ),
-    "conversation.append": Op("writer", conversation_write.AppendRequest, conversation_write.append),
-    "conversation.create": Op("writer", conversation_write.CreateRequest, conversation_write.create),
-    "conversation.update": Op("writer", conversation_write.UpdateRequest, conversation_write.update),
-    "conversation.threads": Op("viewer", conversation_read.ThreadsRequest, conversation_read.threads),
-    "conversation.get": Op("viewer", conversation_read.GetRequest, conversation_read.get),
-    "conversation.list": Op("viewer", conversation_read.ListRequest, conversation_read.list_turns),
-    "conversation.search": Op("viewer", search.SearchRequest, search.run),
+    "conversation.append": Op("writer", write.AppendRequest, write.AppendAnswer, write.append),
+    "conversation.create": Op("writer", write.CreateRequest, write.ThreadAnswer, write.create),
+    "conversation.update": Op("writer", write.UpdateRequest, write.ThreadAnswer, write.update),
+    "conversation.threads": Op("viewer", read.ThreadsRequest, read.ThreadsAnswer, read.threads),
+    "conversation.get": Op("viewer", read.GetRequest, read.GetAnswer, read.get),
+    "conversation.list": Op("viewer", read.ListRequest, read.ListAnswer, read.list_turns),
+    "conversation.search": Op("viewer", search.SearchRequest, search.SearchAnswer, search.run),
 }
 
 

@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from models.namespace import name_problem
+from models.namespace import NAME_MAX, name_problem
 from ops.limits import check_metadata
 
 
@@ -15,7 +15,7 @@ def _namespace(name: str) -> str:
     return name
 
 
-NamespaceName = Annotated[str, AfterValidator(_namespace)]
+NamespaceName = Annotated[str, Field(min_length=1, max_length=NAME_MAX), AfterValidator(_namespace)]
 Metadata = Annotated[dict[str, Any], AfterValidator(check_metadata)]
 
 
@@ -27,3 +27,11 @@ class OpRequest(BaseModel):
 
 
 Identifier = Field(min_length=1, max_length=256)
+
+
+class Answer(BaseModel):
+    """Base of the ops' answer models. They describe what the handlers return (the handlers build
+    plain dicts, for speed): the OpenAPI document publishes them, and the schema-driven test checks
+    every answer against them."""
+
+    model_config = ConfigDict(extra="forbid")

@@ -1,6 +1,7 @@
 """conversation.search: vector-first, substring when the embedder cannot answer."""
 
 import logging
+from datetime import datetime
 from typing import Literal
 
 from pydantic import Field
@@ -8,7 +9,7 @@ from pydantic import Field
 from models import db
 from models.settings import get_settings
 from ops.caller import Caller
-from ops.schemas import OpRequest
+from ops.schemas import Answer, OpRequest
 from pipelines import search
 from providers.embedders import get_embedder
 
@@ -22,6 +23,24 @@ class SearchRequest(OpRequest):
     run_id: str | None = Field(default=None, max_length=256)
     role: Literal["user", "assistant", "system", "tool"] | None = None
     namespace_scope: Literal["all_mine", "namespace"] = "all_mine"
+
+
+class Hit(Answer):
+    namespace: str
+    thread_id: str
+    msg_id: str
+    role: str
+    agent: str
+    ts: datetime
+    similarity: float | None  # null in the substring fallback
+    excerpt: str
+
+
+class SearchAnswer(Answer):
+    mode: Literal["vector", "substring"]
+    embedder_error: str | None = None  # why the fallback answered
+    namespaces: list[str]
+    hits: list[Hit]
 
 
 def _query_vector(query: str) -> tuple[list[float] | None, str | None]:

@@ -1,6 +1,7 @@
 """Hostile and malformed input: every one is a 4xx JSON error naming what is wrong, none breaks
 the connection it came on, and none loses or changes what was stored."""
 
+import dataclasses
 import http.client
 import json
 
@@ -150,11 +151,8 @@ def test_an_unexpected_error_is_a_json_500_and_the_connection_survives(live_api,
     def boom(caller, req):
         raise RuntimeError("an internal detail that must not leak")
 
-    monkeypatch.setitem(
-        registry.OPS,
-        "conversation.get",
-        registry.Op("viewer", registry.OPS["conversation.get"].request, boom),
-    )
+    get = registry.OPS["conversation.get"]
+    monkeypatch.setitem(registry.OPS, "conversation.get", dataclasses.replace(get, handler=boom))
     host, port = live_api.removeprefix("http://").split(":")
     conn = http.client.HTTPConnection(host, int(port), timeout=30)
     headers = {**make_token(NS), "Content-Type": "application/json"}

@@ -1,0 +1,69 @@
+"""The OpenAPI document: one path per op of the registry, with its real request and answer schemas.
+
+The ops are served by one generic route (``POST /v1/{op_name}``, hidden from the document) that
+reads and checks the body itself (``ops.limits``), so FastAPI cannot derive the ops' schemas from
+it: they are written here from the registry's request and answer models, so clients can be
+generated and a schema-driven fuzzer can exercise every op.
+"""
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from pydantic.json_schema import models_json_schema
+
+from ops.limits import MAX_BODY_BYTES
+from ops.registry import OPS
+
+REF = "#/components/schemas/{model}"
+
+ERROR = {
+    "type": "object",
+    "properties": {"error": {"type": "string"}, "field": {"type": "string"}},
+    "required": ["error"],
+    "additionalProperties": False,
+}
+
+_ERRORS = {
+    "400": "the body is not valid JSON",
+    "401": "no bearer token, or an unknown one",
+    "403": "the op needs a higher role, or the token does not cover the namespace",
+    "404": "no such thread",
+    "413": f"the body is larger than {MAX_BODY_BYTES} bytes",
+    "422": "a field is missing or invalid; `field` names it",
+    "503": "the database is unavailable; retry after `Retry-After` seconds",
+}
+
+
+def _json(schema: dict) -> dict:
+    return {"content": {"application/json": {"schema": schema}}}
+
+
+def document(app: FastAPI) -> dict[str, Any]:
+    if app.openapi_schema:
+        return app.openapi_schema
+    spec = get_openapi(title=app.title, version=app.version, routes=app.routes)
+    models = [(op.request, "validation") for op in OPS.values()] + [
+        (op.answer, "serialization") for op in OPS.values()
+    ]
+    refs, defs = models_json_schema(models, ref_template=REF)
+    components = spec.setdefault("components", {})
+    components.setdefault("schemas", {}).update(defs["$defs"] | {"Error": ERROR})
+    components["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
+    error = _json({"$ref": REF.format(model="Error")})
+    for name, op in OPS.items():
+        spec["paths"][f"/v1/{name}"] = {
+            "post": {
+                "operationId": name.replace(".", "_"),
+                "summary": name,
+                "description": f"Needs the `{op.role}` role.",
+                "security": [{"bearer": []}],
+                "requestBody": {"required": True, **_json(refs[(op.request, "validation")])},
+                "responses": {
+                    "200": {"description": "the op's answer", **_json(refs[(op.answer, "serialization")])},
+                    **{status: {"description": text, **error} for status, text in _ERRORS.items()},
+                },
+            }
+        }
+    app.openapi_schema = spec
+    return spec
