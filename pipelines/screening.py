@@ -55,16 +55,16 @@ ASSIGNMENT = re.compile(  # continues after the keyword: rest of the name, separ
 # "my password is Tr0ub4dor&3.", "the wifi pw: Xk29aPq7", "Passwort ist Sommer2024!": a word for
 # password, maybe what it is for, a separator or a copula, and one token (judged in code).
 _PASSWORD_WORD = (
-    r"pass(?:word|wort|wd|code|phrase|ord)?s?|pw(?:or)?d|pw|ps?sw(?:r?d)?|p/w|kennwort|contrase(?:\u00f1|n)a"
-    r"|mot de passe|senha"
-    r"|wachtwoord|l(?:\u00f6|o)senord|has(?:\u0142|l)o|\u043f\u0430\u0440\u043e\u043b\u044c"
+    r"pass(?:[ -]?word|wort|wd|code|phrase|ord)?s?|pw(?:or)?d|pw|ps?sw(?:r?d)?|p/w"
+    r"|kennwort|contrase(?:\u00f1|n)a|mot de passe|senha|wachtwoord|l(?:\u00f6|o)senord|has(?:\u0142|l)o"
+    r"|\u043f\u0430\u0440\u043e\u043b\u044c"
 )
 _OPEN_QUOTE, _CLOSE_QUOTE = "\"'`\u201c\u2018\u00ab", "\"'`\u201d\u2019\u00bb"
 PASSWORD_STATEMENT = re.compile(
     rf"(?i)(?P<word>{_PASSWORD_WORD})\b"
-    r"(?P<about>[ \t]+(?:for|to|of|on|at|f\u00fcr|zum|de|del|du|da|do|van|voor)"
-    r"(?:[ \t]+[\w.@'-]{1,30}){1,3}?)?"  # "for the guest wifi"
-    r"(?:[ \t]*(?P<sep>[:=]|-{1,2}>?|\u2192)"
+    r"(?P<about>[ \t]+(?:for|to|of|on|at|f\u00fcr|zum|de|del|du|da|do|van|voor|i|we|you|they|that)"
+    r"(?:[ \t]+[\w.@'-]{1,30}){1,3}?)?"  # "for the guest wifi", "I use"
+    r"(?:[ \t]*(?P<sep>[:=]|-{1,2}>?|\u2192)|['\u2019]s\b"
     r"|[ \t]+(?:is|was|ist|war|es|est|era|\u00e9|\u00e4r|er|je|jest)\b(?:[ \t]*:)?)[ \t]*"
     rf"(?:[{_OPEN_QUOTE}](?P<quoted>[^\s{_CLOSE_QUOTE}]{{3,64}})[{_CLOSE_QUOTE}]"
     r"|(?P<bare>[^\s\"'`]{3,64}+))"
@@ -77,10 +77,13 @@ _PASS_QUALIFIERS = {
     "sudo", "ftp", "smtp", "imap", "app", "portal", "laptop", "computer", "phone", "device",
 }  # fmt: skip
 _PREVIOUS_WORD = re.compile(r"(?:^|(?<=\s))([\w-]*)[ \t]*$")
+_CREDENTIAL_LINE = re.compile(
+    r"(?i)\b(?:user(?:name)?|login|e-?mail|account|ssid|host)\b"
+)  # "user: bob, pw: x"
 _ADJECTIVE_COMPOUND = re.compile(r".*[0-9].*-[a-z]{3,}")  # "SHA256-hashed", "AES256-encrypted"
 
 # "my mailchimp auth token is 3f2a...", "api key 9c1e...": a secret named in prose, then a value.
-_SECRET_NOUNS = ("token", "key", "secret", "credential", "creds")
+_SECRET_NOUNS = ("token", "key", "secret", "credential", "creds", "auth")
 _WORDS_BEFORE = re.compile(r"(?:[\w'.-]{1,30}[ \t]+){0,3}[\w.-]{0,40}$")  # up to 3 words, same clause
 SECRET_STATEMENT = re.compile(
     r"[A-Za-z]{0,12}(?P<about>(?:[ \t]+[\w.@'-]{1,30}){0,4}?)"
@@ -158,6 +161,10 @@ _POSTAL_CONTEXT = re.compile(
     r"|hyderabad|pune|ahmedabad|jaipur|lucknow|kochi|noida|gurgaon|gurugram|karnataka|maharashtra"
     r"|tamil nadu|kerala|gujarat|rajasthan|telangana|punjab|bihar|odisha|uttar pradesh|west bengal)\b"
 )
+# "pin: 2048 hugepages", "pin 4096 MB": a count of something pinned, not a PIN.
+_QUANTITY_AFTER = re.compile(
+    r"(?i)[ \t]*(?:[kmgt]i?b|bytes?|(?:huge)?pages?|cpus?|cores?|threads?|workers?|[mg]hz|rpm|ms|px|mm)\b"
+)
 _PLACE_AFTER = re.compile(r"[ \t]*[,-]?[ \t]*[A-Z][a-z]{2,}")  # "PIN code 560001 Bangalore"
 # A number right after one of these words identifies something else, not a card or an SSN.
 _OTHER_NUMBER_CONTEXT = re.compile(
@@ -225,6 +232,8 @@ def _is_password_literal(v: str, quoted: bool) -> bool:
         return False  # spaces: a validation message such as "Password must be 8+ chars"
     if v.startswith(_NOT_LITERAL_START) or v.startswith(("/", "./", "~/")) or re.match(r"[A-Za-z]:\\", v):
         return False
+    if "://" in v or v.lower().startswith("www."):
+        return False  # a link: "the password reset page is https://..."
     if any(w in v.lower() for w in _PASSWORD_PLACEHOLDERS):
         return False
     if not quoted and (re.search(r"[()\[\]{}]", v) or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", v)):
@@ -321,13 +330,15 @@ def _is_password_statement(text: str, low: str, i: int) -> bool:
     word = low[i : m.end("word")]
     if word not in _AMBIGUOUS_PASSWORD_WORDS:
         return True
-    # "pass"/"pw": only after a qualifier ("the wifi pw is") or opening a line ("pw: ..."), never
-    # assigned with "=" (code), and with letters and digits or symbols ("your pass is valid until 2025").
+    # "pass"/"pw": only after a qualifier ("the wifi pw is"), opening a line ("pw: ...") or on a line
+    # naming a user ("login: bob, pass: ..."); not a test status ("PASS: build-42"), not code
+    # ("pw = x*2"), and with letters and digits or symbols ("your pass is valid until 2025").
     line = text[text.rfind("\n", 0, i) + 1 : i].strip(" \t-*>#\u2022")
     prev = _PREVIOUS_WORD.search(text, max(0, i - 30), i)
-    qualified = not line or (prev is not None and prev[1].lower() in _PASS_QUALIFIERS)
+    qualified = not line or _CREDENTIAL_LINE.search(line) or (prev and prev[1].lower() in _PASS_QUALIFIERS)
     mixed = re.search("[A-Za-z]", value) and re.search("[^A-Za-z]", value)
-    return bool(qualified and mixed and m["sep"] != "=")
+    code = m["sep"] == "=" and text[m.start("sep") - 1] in " \t"
+    return bool(qualified and mixed and not code and not text.startswith("PASS", i))
 
 
 def _has_secret_statement(text: str, low: str) -> bool:
@@ -338,6 +349,8 @@ def _has_secret_statement(text: str, low: str) -> bool:
         if not m or (m["about"] and not (m["sep"] or m["verb"])):
             continue  # no separator, so "token refresh in commit 3f2a..." names no token value
         value = m["value"].rstrip(".,;:")
+        if value.endswith("..") or text.startswith("\u2026", m.end()):
+            continue  # elided: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9..."
         if not _looks_random(value) or re.fullmatch(r"0x[0-9a-fA-F]{40}", value):
             continue  # not a key, or a public blockchain address
         before = _WORDS_BEFORE.search(text, max(0, i - 80), i)
@@ -396,6 +409,8 @@ def _has_pin(text: str, low: str) -> bool:
             continue
         if len(m["num"]) == 6 and m["num"][0] != "0" and _PLACE_AFTER.match(text, m.end()):
             continue  # a six-digit Indian postal PIN code followed by the town
+        if _QUANTITY_AFTER.match(text, m.end()):
+            continue
         if m["noun"] or m["sep"] or text.startswith("PIN", i):
             return True
         if _PIN_CLAUSE_END.match(text, m.end()) and not _PIN_VERB_BEFORE.search(text, max(0, i - 20), i):

@@ -73,7 +73,6 @@ FORMATS: tuple[str, ...] = (
     r"discord(?:app)?\.com/api/webhooks/\d{15,20}/([\w-]{60,80})(?![\w-])",  # Discord webhook
     r"webhook\.office\.com/webhookb2/[\w@-]{30,80}/IncomingWebhook/([0-9a-f]{32})/",  # Microsoft Teams
     r"(?<![\w:.-])\d{6,12}:([\w-]{35})(?![\w-])",  # Telegram bot token
-    rf"{_L}[MNO][\w-]{{23,27}}\.[\w-]{{6}}\.([\w-]{{27,40}}){_R}",  # Discord bot token
     rf"{_L}AAAA[\w-]{{7}}:(APA91b[\w-]{{100,200}}){_R}",  # Firebase Cloud Messaging server key
     rf"{_L}SG\.([\w-]{{22}}\.[\w-]{{43}}){_R}",  # SendGrid
     rf"{_L}(?:SK|AC)([0-9a-f]{{32}}){_R}",  # Twilio API key / account SIDs
@@ -108,6 +107,17 @@ _PLACEHOLDERS = ("xxxx", "example", "your", "placeholder", "redacted", "dummy", 
 _SLUG = re.compile(r"(?:[A-Za-z][a-z]*|[A-Z]+|\d+)(?:[-_./](?:[A-Za-z][a-z]*|[A-Z]+|\d+))+")
 
 
+_WORDISH = re.compile(r"[A-Z]?[a-z]{3,}")
+
+
+def word_coverage(v: str) -> float:
+    """The share of `v` in runs of 3+ letters that have a vowel per 5 letters, as words have: names
+    such as "recommendationEngineV2" score ~0.9. Random base62 has lowercase runs too, but vowel-poor
+    ones ("Dfiycd"): at < 0.5 this rejects 1.2 % of random 20-char keys, 0.1 % of 40-char ones."""
+    words = (w for w in _WORDISH.findall(v) if 5 * sum(c in "aeiouAEIOU" for c in w) >= len(w))
+    return sum(map(len, words)) / len(v)
+
+
 def shannon_entropy(s: str) -> float:
     """Bits per character of `s` under its own character frequencies."""
     n = len(s)
@@ -123,8 +133,21 @@ def random_body(body: str, min_entropy: float = 3.0) -> bool:
         classes >= 2
         and not _SLUG.fullmatch(body)
         and not any(p in low for p in _PLACEHOLDERS)
+        and word_coverage(body) < 0.5  # "MyApplicationConfiguration.module.someLongName"
         and shannon_entropy(body) >= min_entropy
     )
+
+
+# Discord bot token: base64 of the bot's numeric user id, a timestamp, an HMAC.
+DISCORD_BOT = re.compile(rf"{_L}([MNO][\w-]{{23,27}})\.[\w-]{{6}}\.([\w-]{{27,40}}){_R}")
+
+
+def _discord_bot_token(m: re.Match[str]) -> bool:
+    user_id = m[1] + "=" * (-len(m[1]) % 4)
+    try:
+        return base64.urlsafe_b64decode(user_id).isdigit() and random_body(m[2])
+    except (binascii.Error, ValueError):
+        return False
 
 
 def has_provider_token(tokens: list[str]) -> bool:
@@ -133,24 +156,14 @@ def has_provider_token(tokens: list[str]) -> bool:
         for m in PROVIDER_TOKEN.finditer(token):
             if random_body(m.group(m.lastindex or 0)):
                 return True
+        if "." in token and any(_discord_bot_token(m) for m in DISCORD_BOT.finditer(token)):
+            return True
     return False
 
 
 # --- AWS secret access key: 40 chars of base64 with no prefix at all ------------------------------
 AWS_SECRET = re.compile(r"(?<![\w+/=.-])[A-Za-z0-9+/]{40}(?![\w+/=-])")
 _AWS_CONTEXT = re.compile(r"(?i)aws|amazon|secret|akia|asia|\biam\b|boto|\bs3\b|credential|access[ _-]?key")
-
-
-_WORDISH = re.compile(r"[A-Z]?[a-z]{3,}")
-
-
-def word_coverage(v: str) -> float:
-    """The share of `v` in runs of 3+ letters that have a vowel per 5 letters, as words have: names
-    such as "recommendationEngineV2" score ~0.9. Random base62 has lowercase runs too, but vowel-poor
-    ones ("Dfiycd"): at < 0.5 this rejects 1.2 % of random 20-char keys, 0.1 % of 40-char ones."""
-    return sum(len(w) for w in _WORDISH.findall(v) if 5 * sum(c in "aeiouAEIOU" for c in w) >= len(w)) / len(
-        v
-    )
 
 
 def aws_secret_shape(v: str) -> bool:
@@ -183,9 +196,10 @@ def has_aws_secret(text: str, tokens: list[str]) -> bool:
 
 # --- private-key bodies without their BEGIN line ------------------------------------------------
 # DER of a private key opens SEQUENCE { INTEGER version 0 or 1, ... } (PKCS#1 RSA/DSA, PKCS#8, SEC1
-# EC) or SEQUENCE { SEQUENCE { PBES2 / PKCS#12 OID } } (encrypted PKCS#8). A certificate, CSR or
-# public key opens SEQUENCE { SEQUENCE ... } with no such OID, so they stay unflagged. In base64 a
-# DER SEQUENCE starts with "M"; an OpenSSH private key with "openssh-key-v1\0".
+# EC; version 3 is a PKCS#12 bundle) or SEQUENCE { SEQUENCE { PBES2 / PKCS#12 OID } } (encrypted
+# PKCS#8). A certificate, CSR, public key or CRL opens SEQUENCE { SEQUENCE ... } with no such OID, a
+# CMS signature SEQUENCE { OID ... }, so they stay unflagged. In base64 a DER SEQUENCE starts with
+# "M"; an OpenSSH private key with "openssh-key-v1\0".
 PEM_BODY = re.compile(r"(?:(?<![A-Za-z0-9+/])|(?<=\\n))(M[A-Za-z0-9+/]{39}|b3BlbnNzaC1rZXktdjE)")
 _ENCRYPTION_OIDS = (b"\x2a\x86\x48\x86\xf7\x0d\x01\x05", b"\x2a\x86\x48\x86\xf7\x0d\x01\x0c\x01")
 
@@ -199,15 +213,25 @@ def der_private_key(b64: str) -> bool:
     if der[0] != 0x30 or der[1] == 0x80 or der[1] > 0x83:
         return False
     rest = der[2 if der[1] < 0x80 else 2 + (der[1] & 0x7F) :]
-    if rest[:3] in (b"\x02\x01\x00", b"\x02\x01\x01"):
+    if rest[:3] in (b"\x02\x01\x00", b"\x02\x01\x01", b"\x02\x01\x03"):
         return True
     return rest[:1] == b"\x30" and any(oid in rest[:20] for oid in _ENCRYPTION_OIDS)
 
 
+_PEM_LINE = re.compile(r"[A-Za-z0-9+/]{64}")
+
+
 def has_pem_body(tokens: list[str]) -> bool:
-    for token in tokens:
+    for i, token in enumerate(tokens):
         for m in PEM_BODY.finditer(token):
             if m.group().startswith("b3Bl") or der_private_key(m.group()):
+                return True
+        # Two PEM-wrapped lines of a long DER structure ("MII") that is not a certificate, CSR,
+        # public key or CRL (SEQUENCE), CMS (OID) or OCSP (ENUMERATED) one: a key with a body we
+        # cannot parse, e.g. one whose first line was cut.
+        if token.startswith("MII") and i + 1 < len(tokens) and _PEM_LINE.fullmatch(token):
+            second = base64.b64decode(token[:8])[4]  # the tag inside the outer SEQUENCE
+            if _PEM_LINE.fullmatch(tokens[i + 1]) and second not in (0x30, 0x06, 0x0A):
                 return True
     return False
 
