@@ -349,7 +349,7 @@ def _has_secret_statement(text: str, low: str) -> bool:
         if not m or (m["about"] and not (m["sep"] or m["verb"])):
             continue  # no separator, so "token refresh in commit 3f2a..." names no token value
         value = m["value"].rstrip(".,;:")
-        if value.endswith("..") or text.startswith("\u2026", m.end()):
+        if m["value"].endswith("..") or text.startswith("\u2026", m.end()):
             continue  # elided: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9..."
         if not _looks_random(value) or re.fullmatch(r"0x[0-9a-fA-F]{40}", value):
             continue  # not a key, or a public blockchain address

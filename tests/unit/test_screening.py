@@ -396,6 +396,12 @@ PROVIDER_LOOKALIKES = [
     "ghp_" + "x" * 36,
     "https://www.youtube.com/watch?v=dQw4w9WgXcQ&list=PLFgquLnL59alCl_2TQvOiD5Vgm1hCaGSI",
     "https://example.com/track?id=" + rnd(ALNUM, 40, 64) + "&utm_source=newsletter",
+    "MyApplicationConfiguration.module.someVeryLongIdentifierNameHere",  # Discord-bot-token shaped
+    "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
+    "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG",
+    "go.sum h1:" + rnd(B64, 43, 65) + "=",
+    "https://docs.google.com/spreadsheets/d/1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms/edit",
+    "rnd_generatorStateInitialValue2024",
 ]
 
 
@@ -445,6 +451,11 @@ SECRET_STATEMENTS = [
     f"secret `{rnd(HEX, 40, 81)}`",
     f"OPENAI_API_KEY is {rnd(ALNUM, 48, 82)}",
     f"the license key is {rnd(ALNUM, 25, 83)}.",
+    f"The auth token for our Mailchimp account is {HEX32}.",
+    f"Auth token \u2014 {HEX32}",
+    f"the Twilio auth token is {HEX32.upper()}",
+    f"auth: {HEX32}",
+    f"aws_secret_access_key {AWS_SECRET_PLAIN}",
 ]
 
 
@@ -467,6 +478,11 @@ SECRET_STATEMENT_LOOKALIKES = [
     "token: 550e8400-e29b-41d4-a716-446655440000",
     f"my key is {HEX32}",  # "key" alone could be a cache, dict or primary key
     "the secret to great sourdough is a 48-hour cold-fermentation-process",
+    'verify_token="eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9..."',  # elided
+    "S3 key: uploads/2024/05/abc123def456ghi789.png",
+    "the token limit is 4096 and max_tokens=512",
+    "the public key fingerprint is SHA256:" + rnd(B64, 43, 93),
+    "access token expires in 3600 seconds",
 ]
 
 
@@ -505,9 +521,28 @@ def test_an_openssh_private_key_body_reads_as_high():
     assert screen(body + "\nQyNTUxOQAAACB" + rnd(B64, 40, 3)).shapes == ("private_key",)
 
 
-@pytest.mark.parametrize("head", [CERTIFICATE, PUBLIC_KEY], ids=["certificate", "public_key"])
-def test_a_certificate_or_public_key_body_is_not_high(head):
+PKCS12 = bytes.fromhex("30820a0b020103")
+CMS_SIGNATURE = bytes.fromhex("308206f706092a864886f70d010702a08206e8")
+CSR = bytes.fromhex("308202a23082018a020100")
+
+
+@pytest.mark.parametrize(
+    "head", [CERTIFICATE, PUBLIC_KEY, CMS_SIGNATURE, CSR], ids=["cert", "pub", "cms", "csr"]
+)
+def test_a_certificate_public_key_signature_or_csr_body_is_not_high(head):
     assert screen(pem_body(head, 4)) == Screen(NONE, ())
+
+
+def test_a_pkcs12_bundle_or_a_wrapped_key_body_with_an_unparsed_head_reads_as_high():
+    assert screen(pem_body(PKCS12, 5)).shapes == ("private_key",)
+    wrapped = "MIIE" + rnd(B64, 60 + 128, 6)  # a fake key: "MII" then random, two PEM lines
+    assert screen("\n".join(wrapped[i : i + 64] for i in range(0, len(wrapped), 64))).shapes == (
+        "private_key",
+    )
+
+
+def test_a_single_line_of_an_unparsed_der_body_is_not_high():
+    assert screen("MIIE" + rnd(B64, 60, 7)) == Screen(NONE, ())
 
 
 # --- HTTP Basic credentials ----------------------------------------------------------------------
@@ -565,6 +600,15 @@ PASSWORD_STATEMENTS = [
     "passphrase: c0rrect-h0rse-b4ttery",
     'my password is "hunter2"',
     "the wifi password is \u201cSunflower2023!\u201d",
+    "my password's Tr0ub4dor",
+    "the password I use is hunter2.",
+    "user=bob pass=hunter2",
+    "login: bob, pass: Xk29aPq7",
+    "PWD: Xk29aPq7!",
+    "pword: hunter22",
+    "the wifi password is 12345678.",
+    "my iPhone passcode is 482913",
+    "pass-word: Tr0ub4dor&3",
 ]
 
 
@@ -593,6 +637,16 @@ PASSWORD_PROSE = [
     "a second pass: 2x faster",
     "the password policy is: 12+ chars",
     "passwords are hashed with bcrypt-sha256.",
+    "password reset link: https://acme.io/reset?t=123abc",
+    "the password reset page is https://acme.io/r/2f9k",
+    "PASS: build-42",
+    "PASS tests/test_a1.py",
+    "I pass 3 tests",
+    "first pass: 12 errors",
+    "pw = x*2",
+    "PW: 50W",
+    "password: see 1Password",
+    "Passwort: siehe oben",
 ]
 
 
@@ -613,6 +667,10 @@ PIN_LOOKALIKES = [
     "PIN code 560001 Bangalore",
     "Pincode: 110001",
     "deliver to 14 MG Road, Bengaluru, PIN 560001",
+    "pin: 2048 hugepages",
+    "We pin 2048 hugepages.",
+    "you should pin 1024 of them",
+    "pin 512 MB for the buffer",
 ]
 
 
@@ -621,7 +679,10 @@ def test_pin_as_a_verb_or_a_postal_code_is_not_high(text):
     assert screen(text) == Screen(NONE, ())
 
 
-@pytest.mark.parametrize("text", ["my ATM pin is 4821", "pin 4821", "the card pin: 7730", "Pin 0042."])
+@pytest.mark.parametrize(
+    "text",
+    ["my ATM pin is 4821", "pin 4821", "the card pin: 7730", "Pin 0042.", "PIN: 482913", "my bank pin 4821"],
+)
 def test_a_pin_noun_with_a_number_still_reads_as_high(text):
     assert screen(text) == Screen(HIGH, ("pin",))
 
