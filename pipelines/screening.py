@@ -449,13 +449,12 @@ _INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")
 _SPECIAL = re.compile(f"[{_INVISIBLE_CHARS}{_SPACE_CHARS}]")
 _LINE_BREAK = re.compile("[\x85\u2028\u2029]")
 _ODD_SPACE = re.compile(f"[{_SPACE_CHARS}]")
-_NO_BREAK_SPACES = ("\u00a0", "\u2007", "\u202f")
-_GLUED_SPACE = re.compile(r"(?<=\S)[\u00a0\u2007\u202f](?=\S)")  # a no-break space inside a token
+_GLUED_SPACE = re.compile(r"(?<=\S)[\xa0\u2000-\u200a\u202f\u205f\u3000](?=\S)")  # a space inside a token
 
 
 def normalise(text: str, glue: bool = False) -> str:
     """The text the rules read: NFKC (fullwidth and styled letters to ASCII), invisible characters
-    removed, Unicode spaces and line breaks made plain (`glue`: no-break spaces inside a token removed).
+    removed, Unicode spaces and line breaks made plain (`glue`: such spaces inside a token removed).
     ASCII text is returned as is."""
     if text.isascii():
         return text
@@ -468,8 +467,8 @@ def normalise(text: str, glue: bool = False) -> str:
 
 def screen(text: str) -> Screen:
     shapes = _shapes(normalise(text))
-    if not text.isascii() and any(c in text for c in _NO_BREAK_SPACES) and _GLUED_SPACE.search(text):
-        # "xoxb-1234\u00a05678...": a no-break space may split a token to hide it; read it glued too.
+    if not text.isascii() and _GLUED_SPACE.search(text):
+        # "xoxb-1234\u00a05678...": a no-break or thin space may split a token to hide it; read it glued.
         shapes += [s for s in _shapes(normalise(text, glue=True)) if s not in shapes]
     return Screen(HIGH, tuple(shapes)) if shapes else Screen(NONE, ())
 

@@ -68,10 +68,6 @@ FORMATS: tuple[str, ...] = (
     rf"{_L}sntry[suo]_([\w=+/]{{40,300}})",  # Sentry
     # Messaging and webhooks
     rf"{_L}(?:xox[abcdeprs]|xapp|xoxe\.xox[bp])-([A-Za-z0-9-]{{20,300}}){_R}",  # Slack tokens
-    r"hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{6,12}/[A-Z0-9]{6,12}/(?:\d{6,20}/)?"
-    r"([A-Za-z0-9]{16,64})(?![\w-])",  # Slack incoming webhook
-    r"discord(?:app)?\.com/api/webhooks/\d{15,20}/([\w-]{60,80})(?![\w-])",  # Discord webhook
-    r"webhook\.office\.com/webhookb2/[\w@-]{30,80}/IncomingWebhook/([0-9a-f]{32})/",  # Microsoft Teams
     r"(?<![\w:.-])\d{6,12}:([\w-]{35})(?![\w-])",  # Telegram bot token
     rf"{_L}AAAA[\w-]{{7}}:(APA91b[\w-]{{100,200}}){_R}",  # Firebase Cloud Messaging server key
     rf"{_L}SG\.([\w-]{{22}}\.[\w-]{{43}}){_R}",  # SendGrid
@@ -133,7 +129,7 @@ def random_body(body: str, min_entropy: float = 3.0) -> bool:
         classes >= 2
         and not _SLUG.fullmatch(body)
         and not any(p in low for p in _PLACEHOLDERS)
-        and word_coverage(body) < 0.5  # "MyApplicationConfiguration.module.someLongName"
+        and word_coverage(body) < 0.7  # a name after the prefix: "rnd_generatorStateInitialValue2024"
         and shannon_entropy(body) >= min_entropy
     )
 
@@ -150,6 +146,21 @@ def _discord_bot_token(m: re.Match[str]) -> bool:
         return False
 
 
+# Webhook URLs: the path is evidence enough, so the secret part need only not be a stand-in
+# ("T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX" in Slack's docs); it may be one letter case.
+WEBHOOK = re.compile(
+    r"hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{6,12}/[A-Z0-9]{6,12}/(?:\d{6,20}/)?"
+    r"([A-Za-z0-9]{16,64})(?![\w-])"  # Slack
+    r"|discord(?:app)?\.com/api/webhooks/\d{15,20}/([\w-]{60,80})(?![\w-])"  # Discord
+    r"|webhook\.office\.com/webhookb2/[\w@-]{30,80}/IncomingWebhook/([0-9a-f]{32})/"  # Microsoft Teams
+)
+
+
+def _webhook_secret(m: re.Match[str]) -> bool:
+    body = m.group(m.lastindex or 0)
+    return not any(p in body.lower() for p in _PLACEHOLDERS) and shannon_entropy(body) >= 3.0
+
+
 def has_provider_token(tokens: list[str]) -> bool:
     """Any of `tokens` (whitespace-free runs) holds a provider-format token with a random body."""
     for token in tokens:
@@ -157,6 +168,8 @@ def has_provider_token(tokens: list[str]) -> bool:
             if random_body(m.group(m.lastindex or 0)):
                 return True
         if "." in token and any(_discord_bot_token(m) for m in DISCORD_BOT.finditer(token)):
+            return True
+        if "hook" in token and any(_webhook_secret(m) for m in WEBHOOK.finditer(token)):
             return True
     return False
 

@@ -335,6 +335,17 @@ PROVIDER_TOKENS = [
     "xo" + "xp-1234567890-1234567890-1234567890-" + rnd(HEX, 32, 13),  # Slack user token
     "post to https://hooks.slack.com/services/T" + "0" + "4BC7GHJK/B06DE1FG2H3/" + rnd(ALNUM, 24, 14),
     "https://discord.com/api/webhooks/1234567890123456789/" + rnd(URLSAFE, 68, 15),
+    "https://hooks.slack.com/services/T" + "024BE7LD/B01ABCDEFGH/" + rnd(string.ascii_lowercase, 24, 55),
+    "https://hooks.slack.com/workflows/T01ABCDEF/A02ABCDEF/123456789012345678/" + rnd(ALNUM, 24, 56),
+    "https://acme.webhook.office.com/webhookb2/"
+    + rnd(HEX, 36, 57)
+    + "@"
+    + rnd(HEX, 36, 58)
+    + "/IncomingWebhook/"
+    + rnd(HEX, 32, 59)
+    + "/"
+    + rnd(HEX, 36, 60),
+    "sk" + "_live_abcdefghijklmnop1234567890",  # a hand-typed fake body still reads as a key
     "wh" + "sec_" + rnd(ALNUM, 32, 16),  # Stripe webhook signing secret
     "sk" + "_test_" + rnd(ALNUM, 99, 17),
     "rk" + "_test_" + rnd(ALNUM, 99, 18),
@@ -709,6 +720,7 @@ OBFUSCATED = [
     (BOM + fullwidth(OPENAI_KEY), "api_key"),
     (OPENAI_KEY[:20] + NBSP + OPENAI_KEY[20:], "api_key"),  # a no-break space splitting the token
     (OPENAI_KEY[:20] + NNBSP + OPENAI_KEY[20:], "api_key"),
+    (OPENAI_KEY[:20] + "\u2009" + OPENAI_KEY[20:30] + "\u3000" + OPENAI_KEY[30:], "api_key"),
     (fullwidth("4111 1111 1111 1111"), "card_number"),
     (f"my PIN is{NBSP}4821", "pin"),
     ("my P" + ZWSP + "IN is 4821", "pin"),
