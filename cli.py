@@ -56,6 +56,21 @@ def _call(op: str, body: dict) -> dict:
 # --- processes -----------------------------------------------------------------------------------
 
 
+def _check_vector_width() -> None:
+    """One vector column holds one width: a configured model of another width is refused at start
+    (Loom does not migrate the column), before it could fail every embedding and every search."""
+    from models import db
+    from providers.embedders import configured_dimensions, configured_model
+
+    width, wanted = db.vector_width(), configured_dimensions()
+    if width and width != wanted:
+        raise fail(
+            f"the embeddings column holds {width}-dimension vectors but {configured_model()} gives "
+            f"{wanted}: use a new database for this model, or a model that gives {width} "
+            f"(LOOM_EMBED_DIMENSIONS={width} where the endpoint can shorten its vectors)"
+        )
+
+
 @app.command()
 def up() -> None:
     """Run Loom on one machine: embedded PostgreSQL and Redis, then the API, a worker, the scheduler."""
@@ -64,6 +79,7 @@ def up() -> None:
 
     _logging()
     with services.running(start=services.ALL) as endpoints:
+        _check_vector_width()
         settings = get_settings()
         out.print(f"Loom data in {settings.home}")
         out.print(f"PostgreSQL {services.masked(endpoints.database_url)}\nRedis      {endpoints.redis_url}")
@@ -80,6 +96,7 @@ def api() -> None:
 
     _logging()
     with services.running(start=None):
+        _check_vector_width()
         from api.app import create_app
         from models.settings import get_settings
 
@@ -98,6 +115,7 @@ def worker(threads: Annotated[int | None, typer.Option(help="worker threads")] =
     """A Dramatiq worker running the stages (start as many hosts as the load needs)."""
     _logging()
     with services.running(start=None):
+        _check_vector_width()
         from models.settings import get_settings
         from workers.runner import run
 

@@ -5,7 +5,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 
 import psycopg
-from sqlalchemy import Engine, exc
+from sqlalchemy import Engine, exc, text
 from sqlmodel import Session, create_engine
 
 from models.settings import get_settings
@@ -70,3 +70,15 @@ def autocommit() -> Iterator[psycopg.Connection]:
         else:
             conn.autocommit = False  # the pool's other users expect transactions
         pooled.close()
+
+
+def vector_width() -> int | None:
+    """The width the ``embeddings.vector`` column was migrated with (None before the first
+    migration). One column holds one width: a model of another width cannot share it."""
+    with session() as s:
+        return s.scalar(
+            text(
+                "SELECT atttypmod FROM pg_attribute "
+                "WHERE attrelid = to_regclass('embeddings') AND attname = 'vector'"
+            )
+        )

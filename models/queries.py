@@ -59,3 +59,16 @@ WHERE e.turn_id = v.turn_id AND e.digest = v.digest
   AND EXISTS (SELECT FROM turns t WHERE t.id = e.turn_id AND t.deleted_at IS NULL)
 RETURNING e.turn_id
 """)
+
+# The re-embedding pass's pick: embedding runs of turns whose stored vector another model made (the
+# run's key spelled as APPEND_TURN spells it), at most :limit. Runs still pending or running are
+# left to finish; ``workers.ledger.revive`` then makes these pending again.
+OUTDATED_EMBEDDING_RUNS = text("""
+SELECT r.id
+FROM embeddings e
+JOIN stage_runs r ON r.idem_key = 'embed:' || e.turn_id || ':' || left(e.digest, 16)
+WHERE e.vector IS NOT NULL AND e.model IS DISTINCT FROM :model
+  AND r.status IN ('succeeded', 'skipped', 'failed')
+ORDER BY r.id
+LIMIT :limit
+""")

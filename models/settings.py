@@ -40,6 +40,8 @@ class Settings(BaseSettings):
     sweep_grace_seconds: int = 60  # a `pending` run older than this is re-sent by the sweep
     sweep_interval_seconds: int = 10
     worker_threads: int = 2
+    reembed_interval_seconds: int = 60  # how often the re-embedding pass looks for another model's vectors
+    reembed_batch: int = 1000  # turns it sends for re-embedding per pass
 
     # --- conversations ---------------------------------------------------------------------
     conversation_search_min_similarity: float = 0.30

@@ -43,12 +43,14 @@ class SearchAnswer(Answer):
     hits: list[Hit]
 
 
-def _query_vector(query: str) -> tuple[list[float] | None, str | None]:
+def _query_vector(query: str) -> tuple[list[float] | None, str | None, str | None]:
+    """(the query's vector, the model that made it, why there is none)."""
     try:
-        return get_embedder().embed([query])[0], None
+        embedder = get_embedder()
+        return embedder.embed([query])[0], embedder.name, None
     except Exception as exc:  # any embedder failure degrades to the fallback, never a 500
         log.warning("embedder unavailable for search, using substring fallback: %s", exc)
-        return None, f"{type(exc).__name__}: {exc}"
+        return None, None, f"{type(exc).__name__}: {exc}"
 
 
 def run(caller: Caller, req: SearchRequest) -> dict:
@@ -58,11 +60,11 @@ def run(caller: Caller, req: SearchRequest) -> dict:
     else:
         namespaces = caller.scope(None)
     filters = search.Filters(namespaces, req.thread_id, req.run_id, req.role)
-    vector, error = _query_vector(req.query)
+    vector, model, error = _query_vector(req.query)
     with db.session() as s:
         if vector is not None:
             hits = search.by_vector(
-                s, vector, filters, req.limit, settings.conversation_search_min_similarity
+                s, vector, model, filters, req.limit, settings.conversation_search_min_similarity
             )
         else:
             hits = search.by_substring(s, req.query, filters, req.limit)

@@ -44,7 +44,11 @@ def _filtered(query, f: Filters):
     return query
 
 
-def by_vector(s: Session, vector: list[float], f: Filters, limit: int, min_similarity: float) -> list[Hit]:
+def by_vector(
+    s: Session, vector: list[float], model: str, f: Filters, limit: int, min_similarity: float
+) -> list[Hit]:
+    """Turns nearest the query's vector among those embedded by the same ``model`` (another model's
+    vectors live in another space; the re-embedding pass brings them over)."""
     # Filters are applied after the index walk; iterative scans keep walking the HNSW graph until
     # enough rows pass them (pgvector >= 0.8), instead of returning too few hits.
     s.exec(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
@@ -53,7 +57,7 @@ def by_vector(s: Session, vector: list[float], f: Filters, limit: int, min_simil
     query = (
         select(Turn, (1 - distance).label("similarity"))
         .join(Embedding, Embedding.turn_id == Turn.id)
-        .where(Embedding.vector.is_not(None))
+        .where(Embedding.vector.is_not(None), Embedding.model == model)
         .order_by(distance)
         .limit(limit)
     )

@@ -135,6 +135,17 @@ def _unit(vector: list[float]) -> list[float]:
     return [x / norm for x in vector]
 
 
+def configured_model(settings: Settings | None = None) -> str:
+    """The name of the model the settings choose, without loading it (what vectors are tagged with)."""
+    settings = settings or get_settings()
+    return LocalMiniLM.name if settings.embed_provider == "local" else settings.embed_model
+
+
+def configured_dimensions(settings: Settings | None = None) -> int:
+    settings = settings or get_settings()
+    return LocalMiniLM.dimensions if settings.embed_provider == "local" else settings.embed_dimensions
+
+
 _build_lock = threading.Lock()
 
 

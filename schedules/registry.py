@@ -7,6 +7,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from models.settings import get_settings
 from workers import outbox
+from workers.embedding import reembed_outdated
 
 
 @dataclass(frozen=True)
@@ -23,5 +24,10 @@ def passes() -> list[Pass]:
             "sweep",
             IntervalTrigger(seconds=settings.sweep_interval_seconds),
             lambda: outbox.sweep(settings.sweep_grace_seconds),
+        ),
+        Pass(
+            "reembed",
+            IntervalTrigger(seconds=settings.reembed_interval_seconds),
+            lambda: reembed_outdated(settings.reembed_batch),
         ),
     ]

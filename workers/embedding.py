@@ -3,12 +3,13 @@
 import logging
 
 import dramatiq
+from sqlmodel import col, select
 
-from models import db
+from models import db, queries
 from models.settings import get_settings
-from models.stage_run import SKIPPED, SUCCEEDED
+from models.stage_run import SKIPPED, SUCCEEDED, StageRun
 from pipelines import embedding, keys
-from providers.embedders import get_embedder
+from providers.embedders import configured_model, get_embedder
 from workers import broker, ledger
 
 log = logging.getLogger(__name__)
@@ -72,3 +73,21 @@ def embed_turns(run_ids: list[int]) -> None:
     for delay in {ledger.backoff(run.attempts) for run in retrying}:
         ids = [run.id for run in retrying if ledger.backoff(run.attempts) == delay]
         broker.send(embed_turns, ids, delay=delay)
+
+
+def reembed_outdated(limit: int) -> int:
+    """The re-embedding pass, after the configured model changed: the runs of up to ``limit`` turns
+    whose vector another model made are revived and sent (search only compares vectors of the
+    query's model, so until then those turns are found by no vector search). Returns how many."""
+    with db.session() as s:
+        ids = list(
+            s.execute(
+                queries.OUTDATED_EMBEDDING_RUNS, {"model": configured_model(), "limit": limit}
+            ).scalars()
+        )
+    if not ids:
+        return 0
+    revived = ledger.revive(select(StageRun.id).where(col(StageRun.id).in_(ids)))
+    for start in range(0, len(revived), ledger.BATCH):
+        broker.send(embed_turns, revived[start : start + ledger.BATCH])
+    return len(revived)

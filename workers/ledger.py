@@ -16,11 +16,12 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import and_, case, or_, update
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import Select
 
 from models import db
 from models.base import utcnow
 from models.settings import get_settings
-from models.stage_run import FAILED, PENDING, RUNNING, SKIPPED, SUCCEEDED, StageRun
+from models.stage_run import DONE, FAILED, PENDING, RUNNING, SKIPPED, SUCCEEDED, StageRun
 
 log = logging.getLogger(__name__)
 
@@ -167,29 +168,33 @@ def retry(run_id: int) -> RetryOutcome | None:
         return RetryOutcome(run, True, f"run {run_id} queued again")
 
 
+def revive(chosen: Select) -> list[int]:
+    """Make the runs ``chosen`` selects (ids, of runs that are done: succeeded, skipped or failed)
+    ``pending`` again with their attempts reset, in one statement; returns their ids. Bound
+    ``chosen`` with a LIMIT: callers loop."""
+    now = utcnow()
+    with db.session() as s:
+        ids = s.exec(
+            update(StageRun)
+            .where(col(StageRun.id).in_(chosen.scalar_subquery()), col(StageRun.status).in_(DONE + (FAILED,)))
+            .values(status=PENDING, attempts=0, reason=None, updated_at=now, available_at=now)
+            .returning(StageRun.id)
+        ).scalars()
+        return sorted(ids)
+
+
 def retry_all(stage: str, status: str) -> Iterator[list[int]]:
     """Operator retry of every ``failed`` (or ``skipped``) run of a stage, ``BATCH`` at a time:
-    yields each batch's ids once they are ``pending`` again (attempts reset)."""
+    yields each batch's ids once they are ``pending`` again."""
     assert status in (FAILED, SKIPPED)
-    while True:
-        now = utcnow()
-        chosen = (
-            select(StageRun.id)
-            .where(StageRun.stage == stage, StageRun.status == status)
-            .order_by(StageRun.id)
-            .limit(BATCH)
-            .with_for_update(skip_locked=True)
-        )
-        with db.session() as s:
-            ids = s.exec(
-                update(StageRun)
-                .where(col(StageRun.id).in_(chosen.scalar_subquery()))
-                .values(status=PENDING, attempts=0, reason=None, updated_at=now, available_at=now)
-                .returning(StageRun.id)
-            ).scalars()
-            ids = sorted(ids)
-        if not ids:
-            return
+    chosen = (
+        select(StageRun.id)
+        .where(StageRun.stage == stage, StageRun.status == status)
+        .order_by(StageRun.id)
+        .limit(BATCH)
+        .with_for_update(skip_locked=True)
+    )
+    while ids := revive(chosen):
         yield ids
 
 
