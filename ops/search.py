@@ -9,6 +9,7 @@ from pydantic import Field
 from models import db
 from models.settings import get_settings
 from ops.caller import Caller
+from ops.conversation_read import ALL_AGENTS
 from ops.schemas import Answer, OpRequest
 from pipelines import search
 from providers.embedders import get_embedder
@@ -59,7 +60,9 @@ def run(caller: Caller, req: SearchRequest) -> dict:
         namespaces = [caller.namespace(req.namespace)]
     else:
         namespaces = caller.scope(None)
-    filters = search.Filters(namespaces, req.thread_id, req.run_id, req.role)
+    # Every agent's turns unless the caller names one ("*" names every agent, as in threads).
+    agent = req.agent if "agent" in req.model_fields_set and req.agent != ALL_AGENTS else None
+    filters = search.Filters(namespaces, req.thread_id, req.run_id, req.role, agent)
     vector, model, error = _query_vector(req.query)
     with db.session() as s:
         if vector is not None:

@@ -17,6 +17,7 @@ class Filters:
     thread_id: str | None = None
     run_id: str | None = None
     role: str | None = None
+    agent: str | None = None
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,8 @@ def _filtered(query, f: Filters):
         query = query.where(Turn.run_id == f.run_id)
     if f.role:
         query = query.where(Turn.role == f.role)
+    if f.agent:
+        query = query.where(Turn.agent == f.agent)
     return query
 
 
