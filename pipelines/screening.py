@@ -53,9 +53,10 @@ ASSIGNMENT = re.compile(  # continues after the keyword: rest of the name, separ
     r"(?:[rbuf]{0,2}([\"'`])(?P<quoted>[^\"'`\n]{0,200})\1|(?P<bare>[^\s\"'`,;]{1,200}))"
 )
 # "my password is Tr0ub4dor&3.", "the wifi pw: Xk29aPq7", "Passwort ist Sommer2024!": a word for
-# password, maybe what it is for, a separator or a copula, and one token (judged in code).
+# password (singular: "bad passwords: 123456, qwerty" lists examples), maybe what it is for, a
+# separator or a copula, and one token (judged in code).
 _PASSWORD_WORD = (
-    r"pass(?:[ -]?word|wort|wd|code|phrase|ord)?s?|pw(?:or)?d|pw|ps?sw(?:r?d)?|p/w"
+    r"pass(?:[ -]?word|wort|wd|code|phrase|ord)?|pw(?:or)?d|pw|ps?sw(?:r?d)?|p/w"
     r"|kennwort|contrase(?:\u00f1|n)a|mot de passe|senha|wachtwoord|l(?:\u00f6|o)senord|has(?:\u0142|l)o"
     r"|\u043f\u0430\u0440\u043e\u043b\u044c"
 )
@@ -311,7 +312,7 @@ _PASSWORD_LITERALS_NON_ASCII = (
     "kennwort", "senha", "wachtwoord", "losenord", "l\u00f6senord", "haslo", "has\u0142o",
     "\u043f\u0430\u0440\u043e\u043b\u044c",
 )  # fmt: skip
-_AMBIGUOUS_PASSWORD_WORDS = ("pass", "passes", "pw", "psw", "pssw", "p/w")
+_AMBIGUOUS_PASSWORD_WORDS = ("pass", "pw", "psw", "pssw", "p/w")
 
 
 def _is_password_statement(text: str, low: str, i: int) -> bool:

@@ -197,8 +197,8 @@ def has_aws_secret(text: str, tokens: list[str]) -> bool:
     for token in tokens:
         for m in AWS_SECRET.finditer(token):
             v = m.group()
-            if not aws_secret_shape(v):
-                continue
+            if not aws_secret_shape(v) or token.startswith("base64,", m.start() - 7):
+                continue  # not random enough, or a tiny inline image: data:image/gif;base64,...
             if "/" in v or "+" in v:
                 return True
             at = text.find(v)

@@ -443,6 +443,7 @@ AWS_LOOKALIKES = [
     f"the video id is {AWS_SECRET_PLAIN}",  # no "/" or "+", no AWS or secret words
     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",  # AWS's documented example
     "integrity sha512-" + rnd(B64, 86, 71) + "==",
+    "![dot](data:image/gif;base64," + base64.b64encode(bytes(range(100, 130))).decode() + ")",  # 40 chars
 ]
 
 
@@ -658,6 +659,10 @@ PASSWORD_PROSE = [
     "PW: 50W",
     "password: see 1Password",
     "Passwort: siehe oben",
+    "Bad passwords: 123456, password, qwerty123.",
+    "The wifi password? I think it's on the router.",
+    "auth: { user: 'x', pass: process.env.PASS }",
+    "pass: !Ref DbPassword",
 ]
 
 
