@@ -1,6 +1,7 @@
 """The conversation plane's read ops: threads, get, list."""
 
 import base64
+import copy
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -28,6 +29,23 @@ def listing_excerpt(text: str | None) -> str:
         return ""
     chars = get_settings().conversation_search_excerpt_chars
     return "" if screening.excerpt_is_high(text, chars) else text[:chars]
+
+
+def listing_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
+    """What a listing shows of metadata: every string that reads as high, alone or as the value of
+    its key (``{"password": "Tr0ub4dor&3"}`` reads as an assignment), blanked; the rest as stored."""
+    shown = copy.deepcopy(metadata)
+    stack: list[tuple[str, Any]] = [("", shown)]
+    while stack:
+        key, node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for k, v in items:
+            name = k if isinstance(k, str) else key  # a list's items are judged under its key
+            if isinstance(v, dict | list):
+                stack.append((name, v))
+            elif isinstance(v, str) and (screening.is_high(v) or screening.is_high(f"{name} = {v}")):
+                node[k] = ""
+    return shown
 
 
 class ThreadsRequest(OpRequest):
@@ -89,6 +107,7 @@ def threads(caller: Caller, req: ThreadsRequest) -> dict:
     for thread, msg_id, role, ts, content in rows:
         public = thread_public(thread)
         public["title"] = listing_excerpt(thread.title) or None
+        public["metadata"] = listing_metadata(thread.meta)
         public["last_turn"] = (
             None
             if msg_id is None
