@@ -10,8 +10,8 @@ gated by substring tests at C speed, keyword rules match only where the keyword 
 repeat is bounded or possessive with nothing nested, so there is no catastrophic backtracking.
 
 Rules run on a normalised copy (NFKC, invisible characters removed, Unicode spaces made plain), so
-fullwidth letters, zero-width joiners or no-break spaces do not hide a secret; provider token
-formats and private-key bodies live in `pipelines.secret_formats`.
+fullwidth letters, zero-width joiners or no-break spaces do not hide a secret. Provider token
+formats, private-key bodies, Basic credentials, cards and SSNs live in `pipelines.secret_formats`.
 """
 
 from __future__ import annotations
@@ -20,11 +20,14 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from pipelines.secret_formats import (
+from pipelines.secret_formats import (  # noqa: F401 -- luhn_valid is re-exported
     has_aws_secret,
     has_basic_credentials,
+    has_card,
     has_pem_body,
     has_provider_token,
+    has_ssn,
+    luhn_valid,
     shannon_entropy,
     word_coverage,
 )
@@ -135,14 +138,7 @@ _SPACE = re.compile(r"\s")
 _SECRET_CHARS = re.compile(r"[\w+/=.~-]+")
 _QUOTED_SECRET_CHARS = re.compile(r"[!-~]+")  # printable ASCII, no spaces
 
-# --- personal numbers: boundaries are checked in code so each regex can start at a digit or dash ---
-CARD_NUMBER = re.compile(
-    r"[0-9](?:[0-9]{12,18}"
-    r"|[0-9]{3}(?P<s>[ -])[0-9]{4}(?P=s)[0-9]{4}(?P=s)[0-9]{1,4}(?:(?P=s)[0-9]{1,3})?"  # 4-4-4-4(-3)
-    r"|[0-9]{3}(?P<a>[ -])[0-9]{6}(?P=a)[0-9]{4,5})"  # Amex 4-6-5, Diners 4-6-4
-    r"(?![\w.+/-]|[ -][0-9])"
-)
-SSN_TAIL = re.compile(r"-(?!00)[0-9]{2}-(?!0000)[0-9]{4}(?![\w+/-]|\.[0-9])")  # area digits checked in code
+# --- personal numbers: cards and SSNs are in pipelines.secret_formats; PINs need the words around
 PIN = re.compile(
     r"\b(?:PIN|[Pp]in)(?P<noun>[ _\t]*(?i:code|number|no\.?|#))?"
     r"(?:[ \t]*(?P<sep>(?i:is|was|=|:|-))[ \t]*:?[ \t]*|[ \t]+)"
@@ -167,39 +163,6 @@ _QUANTITY_AFTER = re.compile(
     r"(?i)[ \t]*(?:[kmgt]i?b|bytes?|(?:huge)?pages?|cpus?|cores?|threads?|workers?|[mg]hz|rpm|ms|px|mm)\b"
 )
 _PLACE_AFTER = re.compile(r"[ \t]*[,-]?[ \t]*[A-Z][a-z]{2,}")  # "PIN code 560001 Bangalore"
-# A number right after one of these words identifies something else, not a card or an SSN.
-_OTHER_NUMBER_CONTEXT = re.compile(
-    r"(?i)\b(?:order|tracking|invoice|isbn|phone|tel|fax|mobile|ref|reference|id|serial|imei|iccid|"
-    r"confirmation|booking|ticket|transaction|txn|shipment|parcel|part|model|sku|account|routing|"
-    r"iban|policy|case|claim|member|patient|employee|customer)\b[^\n]{0,12}$|#\s*$"
-    r"|[(\[{,=*+/<>|^%]\s*$"  # code or maths: rng(348932549825235), [4220315081820346526, ...]
-)
-_CARD_CONTEXT = re.compile(
-    r"(?i)(?<![a-z])(?:card|visa|mastercard|amex|credit|debit|cc|cvv|ssn|social)s?(?![a-z])"
-)
-
-
-def luhn_valid(digits: str) -> bool:
-    doubled = (int(c) * (1 + i % 2) for i, c in enumerate(reversed(digits)))  # every second from the right
-    return sum(d - 9 if d > 9 else d for d in doubled) % 10 == 0
-
-
-def _issuer_known(d: str) -> bool:
-    """Card-network prefix/length table: rules out timestamps (19xx/20xx), ids starting 0/1/7-9..."""
-    n, p2, p4 = len(d), int(d[:2]), int(d[:4])
-    if d[0] == "4":
-        return n in (13, 16, 19)  # Visa
-    if 51 <= p2 <= 55 or 2221 <= p4 <= 2720:
-        return n == 16  # Mastercard
-    if p2 in (34, 37):
-        return n == 15  # Amex
-    if 2200 <= p4 <= 2204 or p2 in (36, 38, 39) or 300 <= int(d[:3]) <= 305:
-        return 14 <= n <= 19  # Mir, Diners
-    if 3528 <= p4 <= 3589 or p2 in (50, 56, 57, 58, 60, 62, 63, 64, 65, 67):
-        return 16 <= n <= 19  # JCB, Maestro, Discover, UnionPay
-    return False
-
-
 # A generic secret must look machine-made. Measured per-char Shannon entropy of random strings
 # (mean / 0.1th percentile): base62 20 chars 4.0 / 3.5, 32 chars 4.6 / 4.1; hex 24 chars 3.5 / 2.9,
 # 32 chars 3.6 / 3.1. A threshold of 3.0 keeps practically every base62 key and 32-hex key while
@@ -365,33 +328,6 @@ def _has_secret_statement(text: str, low: str) -> bool:
     return False
 
 
-def _other_number(text: str, start: int) -> bool:
-    """The number at `start` continues another token, or follows a word saying what else it is."""
-    prev, prev2 = text[start - 1 : start] or " ", text[max(start - 2, 0) : max(start - 1, 0)] or " "
-    if prev.isalnum() or prev in "_.+/-" or (prev in " -" and prev2.isdigit()):
-        return True
-    before = text[max(0, start - 40) : start]
-    return bool(_OTHER_NUMBER_CONTEXT.search(before)) and not _CARD_CONTEXT.search(before)
-
-
-def _has_card(text: str) -> bool:
-    for m in CARD_NUMBER.finditer(text):
-        d = re.sub(r"[^0-9]", "", m.group())
-        if _issuer_known(d) and luhn_valid(d) and not _other_number(text, m.start()):
-            return True
-    return False
-
-
-def _has_ssn(text: str) -> bool:
-    for m in SSN_TAIL.finditer(text):
-        s = m.start() - 3
-        area = text[max(s, 0) : m.start()]  # 000, 666 and 900-999 are never issued
-        if s >= 0 and area.isdigit() and area not in ("000", "666") and area < "900":
-            if not _other_number(text, s):
-                return True
-    return False
-
-
 def _has_private_key(text: str, low: str, tokens: list[str]) -> bool:
     if "private" in low:
         if "private key" in low and any(
@@ -486,8 +422,8 @@ def _shapes(text: str) -> list[str]:
         ("private_key", _has_private_key(text, low, tokens)),
         ("bearer_token", basic and has_basic_credentials(text, low)),
         ("bearer_token", long_token and (basic or "bearer" in low) and _has_bearer(text, low)),
-        ("card_number", b"0000" in shape and any(g in shape for g in _CARD_SHAPES) and _has_card(text)),
-        ("ssn", b"000-00-0000" in shape and _has_ssn(text)),
+        ("card_number", b"0000" in shape and any(g in shape for g in _CARD_SHAPES) and has_card(text)),
+        ("ssn", b"000-00-0000" in shape and has_ssn(text)),
         ("pin", "pin" in low and _has_pin(text, low)),
     )
     shapes = list(dict.fromkeys(name for name, hit in checks if hit))

@@ -1,9 +1,10 @@
-"""Token formats of widely used providers, and private-key bodies, for `pipelines.screening`.
+"""Formats of secrets and personal numbers, for `pipelines.screening`: token formats of widely used
+providers, AWS secret keys, private-key bodies, HTTP Basic credentials, card numbers and SSNs.
 
-Each format is a known prefix (or structure) plus a body that must also look random, so prose that
-happens to start with a prefix ("sk-learn", "key-value", "AC-130") is not read as a key. The table is
-matched only against whitespace-free runs of 20+ chars, which ordinary chat rarely holds, so its
-size costs ordinary turns nothing.
+Each token format is a known prefix (or structure) plus a body that must also look random, so prose
+that happens to start with a prefix ("sk-learn", "key-value", "AC-130") is not read as a key. The
+table is matched only against whitespace-free runs of 20+ chars, which ordinary chat rarely holds,
+so its size costs ordinary turns nothing.
 """
 
 from __future__ import annotations
@@ -265,4 +266,72 @@ def has_basic_credentials(text: str, low: str) -> bool:
         user, sep, password = raw.partition(":")
         if sep and user and password and raw.isprintable():
             return True
+    return False
+
+
+# --- card numbers and SSNs: boundaries are checked in code so each regex can start at a digit or dash
+CARD_NUMBER = re.compile(
+    r"[0-9](?:[0-9]{12,18}"
+    r"|[0-9]{3}(?P<s>[ -])[0-9]{4}(?P=s)[0-9]{4}(?P=s)[0-9]{1,4}(?:(?P=s)[0-9]{1,3})?"  # 4-4-4-4(-3)
+    r"|[0-9]{3}(?P<a>[ -])[0-9]{6}(?P=a)[0-9]{4,5})"  # Amex 4-6-5, Diners 4-6-4
+    r"(?![\w.+/-]|[ -][0-9])"
+)
+SSN_TAIL = re.compile(r"-(?!00)[0-9]{2}-(?!0000)[0-9]{4}(?![\w+/-]|\.[0-9])")  # area digits checked in code
+# A number right after one of these words identifies something else, not a card or an SSN.
+_OTHER_NUMBER_CONTEXT = re.compile(
+    r"(?i)\b(?:order|tracking|invoice|isbn|phone|tel|fax|mobile|ref|reference|id|serial|imei|iccid|"
+    r"confirmation|booking|ticket|transaction|txn|shipment|parcel|part|model|sku|account|routing|"
+    r"iban|policy|case|claim|member|patient|employee|customer)\b[^\n]{0,12}$|#\s*$"
+    r"|[(\[{,=*+/<>|^%]\s*$"  # code or maths: rng(348932549825235), [4220315081820346526, ...]
+)
+_CARD_CONTEXT = re.compile(
+    r"(?i)(?<![a-z])(?:card|visa|mastercard|amex|credit|debit|cc|cvv|ssn|social)s?(?![a-z])"
+)
+
+
+def luhn_valid(digits: str) -> bool:
+    doubled = (int(c) * (1 + i % 2) for i, c in enumerate(reversed(digits)))  # every second from the right
+    return sum(d - 9 if d > 9 else d for d in doubled) % 10 == 0
+
+
+def _issuer_known(d: str) -> bool:
+    """Card-network prefix/length table: rules out timestamps (19xx/20xx), ids starting 0/1/7-9..."""
+    n, p2, p4 = len(d), int(d[:2]), int(d[:4])
+    if d[0] == "4":
+        return n in (13, 16, 19)  # Visa
+    if 51 <= p2 <= 55 or 2221 <= p4 <= 2720:
+        return n == 16  # Mastercard
+    if p2 in (34, 37):
+        return n == 15  # Amex
+    if 2200 <= p4 <= 2204 or p2 in (36, 38, 39) or 300 <= int(d[:3]) <= 305:
+        return 14 <= n <= 19  # Mir, Diners
+    if 3528 <= p4 <= 3589 or p2 in (50, 56, 57, 58, 60, 62, 63, 64, 65, 67):
+        return 16 <= n <= 19  # JCB, Maestro, Discover, UnionPay
+    return False
+
+
+def _other_number(text: str, start: int) -> bool:
+    """The number at `start` continues another token, or follows a word saying what else it is."""
+    prev, prev2 = text[start - 1 : start] or " ", text[max(start - 2, 0) : max(start - 1, 0)] or " "
+    if prev.isalnum() or prev in "_.+/-" or (prev in " -" and prev2.isdigit()):
+        return True
+    before = text[max(0, start - 40) : start]
+    return bool(_OTHER_NUMBER_CONTEXT.search(before)) and not _CARD_CONTEXT.search(before)
+
+
+def has_card(text: str) -> bool:
+    for m in CARD_NUMBER.finditer(text):
+        d = re.sub(r"[^0-9]", "", m.group())
+        if _issuer_known(d) and luhn_valid(d) and not _other_number(text, m.start()):
+            return True
+    return False
+
+
+def has_ssn(text: str) -> bool:
+    for m in SSN_TAIL.finditer(text):
+        s = m.start() - 3
+        area = text[max(s, 0) : m.start()]  # 000, 666 and 900-999 are never issued
+        if s >= 0 and area.isdigit() and area not in ("000", "666") and area < "900":
+            if not _other_number(text, s):
+                return True
     return False
