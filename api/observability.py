@@ -3,73 +3,25 @@ to an admin token), over ``ops.status``.
 
 Each app keeps a registry of its own (not prometheus_client's global one), built on its first
 request, holding the collector over ``ops.status.Probe.snapshot`` and the process's append
-metrics. Appends are observed by wrapping the ``conversation.append`` op in the registry, so the
-op and the HTTP layer stay as they are.
+metrics (``ops.append_metrics``).
 """
 
 import dataclasses
 import threading
-import time
 from collections.abc import Iterator
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector
 
-from ops import registry, status
+from ops import status
+from ops.append_metrics import APPEND_SECONDS, APPENDS
 from ops.caller import authenticate
-from ops.errors import OpError
 
 router = APIRouter()
-
-# --- appends, counted where they happen (this process) -------------------------------------------
-
-APPEND_OUTCOMES = ("stored", "duplicate", "logging_disabled", "rejected", "error")
-APPENDS = Counter(
-    "loom_appends",
-    "conversation.append calls by outcome (rejected: refused by the op, e.g. a namespace the token "
-    "does not cover; error: failed)",
-    ["outcome"],
-    registry=None,
-)
-APPEND_SECONDS = Histogram(
-    "loom_append_duration_seconds",
-    "Time conversation.append takes in the op (validation done), whatever its outcome",
-    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5),
-    registry=None,
-)
-for _outcome in APPEND_OUTCOMES:
-    APPENDS.labels(_outcome)
-
-
-def _observe_appends() -> None:
-    op = registry.OPS["conversation.append"]
-    if getattr(op.handler, "observed", False):
-        return
-    handler = op.handler
-
-    def observed(caller, request):
-        started = time.perf_counter()
-        outcome = "error"
-        try:
-            answer = handler(caller, request)
-            outcome = "stored" if answer["stored"] else answer["reason"]
-            return answer
-        except OpError:
-            outcome = "rejected"
-            raise
-        finally:
-            APPENDS.labels(outcome).inc()
-            APPEND_SECONDS.observe(time.perf_counter() - started)
-
-    observed.observed = True
-    registry.OPS["conversation.append"] = dataclasses.replace(op, handler=observed)
-
-
-_observe_appends()
 
 # --- the snapshot as metrics ---------------------------------------------------------------------
 

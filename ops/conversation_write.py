@@ -14,6 +14,7 @@ from models.base import utcnow
 from models.conversation import MSG_ID_MAX, Thread
 from models.namespace import Namespace
 from models.settings import get_settings
+from ops import append_metrics
 from ops.caller import Caller
 from ops.errors import not_found
 from ops.schemas import Answer, Identifier, Metadata, OpRequest
@@ -76,6 +77,7 @@ class AppendAnswer(Answer):
     embedding: Literal["pending", "not_embedded"] | None = None
 
 
+@append_metrics.observed
 def append(caller: Caller, req: AppendRequest) -> dict:
     namespace = caller.namespace(req.namespace)
     msg_id = req.msg_id or keys.derived_msg_id(req.thread_id, req.role, req.content)
