@@ -96,7 +96,11 @@ FORMATS: tuple[str, ...] = (
     rf"{_L}FLWSECK(?:_TEST)?-([0-9a-f]{{32}})-X{_R}",  # Flutterwave
     r"access_token\$production\$[0-9a-z]{16}\$([0-9a-f]{32})",  # PayPal Braintree
 )
-PROVIDER_TOKEN = re.compile("|".join(f"(?:{f})" for f in FORMATS))
+# Most formats start a run: one shared lookbehind lets the engine skip every position inside a word
+# at once instead of trying ~70 alternatives there (a 10 kB run of one token costs ~1 ms, not ~10).
+_STARTING = "|".join(f"(?:{f.removeprefix(_L)})" for f in FORMATS if f.startswith(_L))
+_OTHERS = "|".join(f"(?:{f})" for f in FORMATS if not f.startswith(_L))
+PROVIDER_TOKEN = re.compile(f"{_L}(?:{_STARTING})|{_OTHERS}")
 
 # Obviously made-up bodies. Longer runs only: a random 40-char body holds any 4-char word with odds
 # of about 1e-5, so "xxxx" or "example" in one marks documentation, not chance.
