@@ -30,6 +30,9 @@ class Caller:
         """The namespace an op acts in: the one asked for, if covered, else the token's only one."""
         if requested is None:
             if self.namespaces is not None and len(self.namespaces) == 1:
+                # A token minted before the namespace rule existed may name one the rule refuses.
+                if problem := name_problem(self.namespaces[0]):
+                    raise invalid(f"the token's namespace {problem}", "namespace")
                 return self.namespaces[0]
             raise invalid("namespace is required (the token covers more than one)", "namespace")
         if self.namespaces is not None and requested not in self.namespaces:
