@@ -2,19 +2,36 @@
 
 import logging
 import signal
+from collections.abc import Callable
 
 from apscheduler.schedulers.blocking import BlockingScheduler
 
-from schedules.registry import passes
+from models import db
+from schedules.registry import Pass, passes
 
 log = logging.getLogger(__name__)
+
+
+def guarded(p: Pass) -> Callable[[], None]:
+    """The pass, with an unreachable database logged in one line (the next firing tries
+    again) instead of a traceback every few seconds for as long as the outage lasts."""
+
+    def run_pass() -> None:
+        try:
+            p.run()
+        except Exception as exc:
+            if not db.unavailable(exc):
+                raise
+            log.warning("%s skipped, the database is unavailable: %s", p.name, exc.__class__.__name__)
+
+    return run_pass
 
 
 def run() -> None:
     scheduler = BlockingScheduler(timezone="UTC")
     for p in passes():
         # coalesce + one instance: a slow pass is never stacked on itself.
-        scheduler.add_job(p.run, p.trigger, id=p.name, name=p.name, coalesce=True, max_instances=1)
+        scheduler.add_job(guarded(p), p.trigger, id=p.name, name=p.name, coalesce=True, max_instances=1)
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: scheduler.shutdown(wait=False))
     log.info("scheduler up: %s", ", ".join(p.name for p in passes()))

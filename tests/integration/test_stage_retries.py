@@ -235,3 +235,30 @@ def test_ingest_stops_with_one_line_when_recording_is_switched_off_midway(tmp_pa
     (line,) = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert result.exit_code == 2 and "switched off" in line and "after 2 of 5" in line
     assert line.endswith("(ingest again once it is on)")  # the whole reason on its one line
+
+
+def test_a_pass_meeting_an_unreachable_database_logs_one_line_and_the_next_firing_tries_again(
+    monkeypatch, caplog
+):
+    from apscheduler.triggers.interval import IntervalTrigger
+
+    from schedules.registry import Pass
+    from schedules.runner import guarded
+    from services.ports import free_port
+
+    monkeypatch.setenv("LOOM_DATABASE_URL", f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/loom")
+    get_settings.cache_clear()
+    db.reset_engine()
+    try:
+        sweep = guarded(Pass("sweep", IntervalTrigger(seconds=10), lambda: outbox.sweep(60)))
+        with caplog.at_level(logging.WARNING, logger="schedules.runner"):
+            sweep()  # no exception for APScheduler to print a traceback of
+        assert [r.message for r in caplog.records] == [
+            "sweep skipped, the database is unavailable: OperationalError"
+        ]
+        with pytest.raises(ZeroDivisionError):  # any other error still surfaces
+            guarded(Pass("broken", IntervalTrigger(seconds=10), lambda: 1 / 0))()
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+        db.reset_engine()
