@@ -21,7 +21,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from pipelines.secret_formats import (  # noqa: F401 -- luhn_valid is re-exported
-    has_aws_secret,
+    aws_secret_positions,
     has_basic_credentials,
     has_card,
     has_pem_body,
@@ -88,7 +88,7 @@ _ADJECTIVE_COMPOUND = re.compile(r".*[0-9].*-[a-z]{3,}")  # "SHA256-hashed", "AE
 
 # "my mailchimp auth token is 3f2a...", "api key 9c1e...": a secret named in prose, then a value.
 _SECRET_NOUNS = ("token", "key", "secret", "credential", "creds", "auth")
-_WORDS_BEFORE = re.compile(r"(?:[\w'.-]{1,30}[ \t]+){0,3}[\w.-]{0,40}$")  # up to 3 words, same clause
+_WORDS_BEFORE = re.compile(r"(?:[\w'.-]{1,30}[:=]?[ \t]+){0,3}[\w.-]{0,40}$")  # up to 3 words, same clause
 SECRET_STATEMENT = re.compile(
     r"[A-Za-z]{0,12}(?P<about>(?:[ \t]+[\w.@'-]{1,30}){0,4}?)"
     r"(?:[ \t]*(?P<sep>[:=\u2014\u2013]|->|-)|[ \t]+(?P<verb>is|was|are|here)\b(?:[ \t]*:)?|(?=[ \t]))"
@@ -179,8 +179,15 @@ def _looks_random(v: str, quoted: bool = False) -> bool:
     chars_ok = _QUOTED_SECRET_CHARS.fullmatch(v) and not v.startswith(_NOT_LITERAL_START)
     if len(v) < SECRET_MIN_LEN or not (chars_ok if quoted else _SECRET_CHARS.fullmatch(v)):
         return False
-    if not (re.search(r"[A-Za-z]", v) and re.search(r"[0-9]", v)):
-        return False  # mixed classes: words and pure numbers are not keys
+    if not re.search(r"[A-Za-z]", v):
+        return False  # a number is no key
+    if not re.search(r"[0-9]", v) and not (
+        re.search(r"[a-z]", v)
+        and re.search(r"[A-Z]", v)
+        and word_coverage(v) < 0.4
+        and shannon_entropy(v) >= 3.5
+    ):
+        return False  # letters only: a key mixes both cases at random ("kQpZrXwT..."), a name has words
     if any(w in low for w in _PLACEHOLDER_MARKS) or "://" in v or v.startswith(("/", "./", "~/")):
         return False
     if _UUID.fullmatch(v) or _SLUG.fullmatch(v):
@@ -320,12 +327,21 @@ def _has_secret_statement(text: str, low: str) -> bool:
         before = _WORDS_BEFORE.search(text, max(0, i - 80), i)
         name = (before.group() if before else "") + text[i : m.start("about")] + m["about"]
         words = [w.lower() for w in _WORDS.findall(name)]
-        if any(w in _NOT_SECRET_WORDS or w in _NOT_CREDENTIAL_WORDS for w in words):
+        if _names_other_value(text, i) or any(
+            w in _NOT_SECRET_WORDS or w in _NOT_CREDENTIAL_WORDS for w in words
+        ):
             continue
         plural = {"tokens": "token", "keys": "key", "secrets": "secret", "creds": "credential"}
         if _is_secret_name([plural.get(w, w) for w in words]):
             return True
     return False
+
+
+def _names_other_value(text: str, at: int) -> bool:
+    """The words just before `at` (same clause) say the value there is an id or a hash."""
+    before = _WORDS_BEFORE.search(text, max(0, at - 80), at)
+    words = [w.lower() for w in _WORDS.findall(before.group() if before else "")]
+    return any(w in _NOT_SECRET_WORDS or w in _NOT_CREDENTIAL_WORDS for w in words)
 
 
 def _has_private_key(text: str, low: str, tokens: list[str]) -> bool:
@@ -431,7 +447,7 @@ def _shapes(text: str) -> list[str]:
     if not shapes and tokens:  # last resorts, costlier and only for an otherwise clean text
         if _has_secret_statement(text, low):
             shapes.append("secret_assignment")
-        elif has_aws_secret(text, tokens):
+        elif any(not _names_other_value(text, at) for at in aws_secret_positions(text, tokens)):
             shapes.append("api_key")
     return shapes
 

@@ -14,6 +14,7 @@ import binascii
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
 
 _L = r"(?<![\w-])"  # the token starts a run: not "monkey-..." or "task_..."
 _R = r"(?![\w-])"  # and ends it: a fixed-length body must not be the start of a longer run
@@ -126,12 +127,14 @@ def shannon_entropy(s: str) -> float:
 
 
 def random_body(body: str, min_entropy: float = 3.0) -> bool:
-    """Two of lower/upper/digit, not a hyphenated phrase ("sk-learn-Compatible-API"), not a stand-in,
-    and >= 3.0 bits/char: rules out "sk-xxxx...", "sk-1111..."; real bodies are random (~3.6 hex, ~4+)."""
+    """Two of lower/upper/digit (or one, long and varied: 4 % of AWS key ids have no digit), not a
+    hyphenated phrase ("sk-learn-Compatible-API"), not a stand-in, and >= 3.0 bits/char: rules out
+    "sk-xxxx...", "sk-1111..."; real bodies are random (~3.6 bits hex, ~4+ base62)."""
     classes = sum(bool(re.search(c, body)) for c in ("[a-z]", "[A-Z]", "[0-9]"))
     low = body.lower()
+    varied = len(body) >= 16 and word_coverage(body) < 0.5 and shannon_entropy(body) >= 3.2
     return (
-        classes >= 2
+        (classes >= 2 or varied)
         and not _SLUG.fullmatch(body)
         and not any(p in low for p in _PLACEHOLDERS)
         and word_coverage(body) < 0.7  # a name after the prefix: "rnd_generatorStateInitialValue2024"
@@ -181,7 +184,6 @@ def has_provider_token(tokens: list[str]) -> bool:
 
 # --- AWS secret access key: 40 chars of base64 with no prefix at all ------------------------------
 AWS_SECRET = re.compile(r"(?<![\w+/=.-])[A-Za-z0-9+/]{40}(?![\w+/=-])")
-_AWS_CONTEXT = re.compile(r"(?i)aws|amazon|secret|akia|asia|\biam\b|boto|\bs3\b|credential|access[ _-]?key")
 
 
 def aws_secret_shape(v: str) -> bool:
@@ -196,20 +198,13 @@ def aws_secret_shape(v: str) -> bool:
     )
 
 
-def has_aws_secret(text: str, tokens: list[str]) -> bool:
-    """A 40-char AWS-secret-shaped run holding "/" or "+" (base64, not an id), or any such run with
-    AWS or secret words in the 100 chars before it."""
+def aws_secret_positions(text: str, tokens: list[str]) -> Iterator[int]:
+    """Where `text` holds a 40-char run shaped like an AWS secret access key (the caller judges the
+    words before it: "request id ..." names an id)."""
     for token in tokens:
         for m in AWS_SECRET.finditer(token):
-            v = m.group()
-            if not aws_secret_shape(v) or token.startswith("base64,", m.start() - 7):
-                continue  # not random enough, or a tiny inline image: data:image/gif;base64,...
-            if "/" in v or "+" in v:
-                return True
-            at = text.find(v)
-            if _AWS_CONTEXT.search(text, max(0, at - 100), at):
-                return True
-    return False
+            if aws_secret_shape(m.group()) and not token.startswith("base64,", m.start() - 7):
+                yield text.find(m.group())  # not a tiny inline image: data:image/gif;base64,...
 
 
 # --- private-key bodies without their BEGIN line ------------------------------------------------

@@ -78,6 +78,7 @@ def test_a_pem_private_key_block_reads_as_high(kind):
 
 
 SECRET_ASSIGNMENTS = [
+    "client_secret = kQpZrXwTbNmVcLhJgFdSaYeU",  # letters only, both cases at random
     "API_KEY=8f3kQ9zLm2Xp7Rt4Vb6Nc1Wd",
     'secret: "Zk8pQ2xR7mN4vB9tL3wH6yJ1"',
     "token = a8F3kL9mQ2xZ7pR4tV6bN1cW",
@@ -243,6 +244,8 @@ SECRET_LOOKALIKES = [
     "Authorization: Bearer <token>",
     "Basic authentication sends base64(user:password) on every request",
     "the key insight: recommendationEngineV2Improvements",
+    "api_key = OpenAIApiKeyFromEnvironment",
+    "SECRET_KEY = DjangoInsecureDefaultKey",
 ]
 
 
@@ -382,6 +385,7 @@ PROVIDER_TOKENS = [
     "M" + "TIzNDU2Nzg5MDEyMzQ1Njc4." + rnd(URLSAFE, 6, 51) + "." + rnd(URLSAFE, 38, 52),  # Discord bot
     "Pulumi pu" + "l-" + rnd(HEX, 40, 53),
     "AG" + "E-SECRET-KEY-1" + rnd(string.ascii_uppercase + string.digits, 58, 54),
+    "AK" + "IAQWERTYUPLKJHGZXC",  # a key id with no digit
 ]
 
 
@@ -429,6 +433,8 @@ AWS_SECRETS = [
     f"here it is: {AWS_SECRET} (don't share)",
     f"my AWS creds: {AWS_SECRET_PLAIN}",
     f"secret\n{AWS_SECRET_PLAIN}",
+    AWS_SECRET_PLAIN,  # alone on a line: a 40-char random run with all three classes is no id
+    f"use {AWS_SECRET_PLAIN} for the backups",
 ]
 
 
@@ -440,7 +446,9 @@ def test_an_aws_secret_access_key_outside_an_assignment_reads_as_high(text):
 AWS_LOOKALIKES = [
     f"commit {rnd(HEX, 40, 70)} fixed it",  # a git SHA-1 is 40 hex
     "frontend/src/components/HeaderMenu/Index",  # a 40-char path made of words
-    f"the video id is {AWS_SECRET_PLAIN}",  # no "/" or "+", no AWS or secret words
+    f"the video id is {AWS_SECRET_PLAIN}",  # the words before say what it is
+    f"request id: {AWS_SECRET}",
+    f"Build {AWS_SECRET_PLAIN} finished",
     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",  # AWS's documented example
     "integrity sha512-" + rnd(B64, 86, 71) + "==",
     "![dot](data:image/gif;base64," + base64.b64encode(bytes(range(100, 130))).decode() + ")",  # 40 chars
