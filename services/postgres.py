@@ -200,7 +200,7 @@ def _locked(home: Path) -> Iterator[None]:
 def start(home: Path) -> bool:
     """Start the server unless it already runs; True when this call started it."""
     port = port_for(home, "postgres")
-    if is_listening(port):
+    if _running_postmaster(home / "postgres") is not None and is_listening(port):
         return False
     with _locked(home):
         return _start(home, port)
@@ -208,8 +208,6 @@ def start(home: Path) -> bool:
 
 def _start(home: Path, port: int) -> bool:
     pgdata = home / "postgres"
-    if is_listening(port):
-        return False  # started meanwhile by whoever held the lock
     secret = _secret(home)
     pgdata.mkdir(parents=True, exist_ok=True)
     if _run_as_root():
@@ -218,11 +216,13 @@ def _start(home: Path, port: int) -> bool:
         with _pwfile(home, secret) as pwfile:
             _pg("initdb", [f"--auth={AUTH}", f"--pwfile={pwfile}", "--encoding=utf8", "-U", USER], pgdata)
     elif _running_postmaster(pgdata) is not None:
-        # Alive but not listening yet: another start is under way (recovery after a crash).
+        # Running (started meanwhile by whoever held the lock), or not listening yet: another
+        # start is under way, recovering after a crash.
         _wait_listening(port, pgdata, timeout=60)
         return False
     else:
         _clear_after_a_crash(pgdata)
+    _wait_port_free(port)
     log_file = pgdata / "server.log"
     try:
         _pg("pg_ctl", ["-w", "-l", str(log_file), "-o", f"-p {port} -h 127.0.0.1 -k ''", "start"], pgdata)
@@ -240,6 +240,15 @@ def _wait_listening(port: int, pgdata: Path, timeout: float) -> None:
         if _running_postmaster(pgdata) is None or time.monotonic() > deadline:
             raise StartError(f"the embedded PostgreSQL in {pgdata} runs but does not listen on {port}")
         time.sleep(0.1)
+
+
+def _wait_port_free(port: int, timeout: float = 10) -> None:
+    """A killed server's listening socket is closed by the kernel a moment after it died."""
+    deadline = time.monotonic() + timeout
+    while is_listening(port):
+        if time.monotonic() > deadline:
+            raise StartError(f"port {port} of the embedded PostgreSQL is taken by another process")
+        time.sleep(0.05)
 
 
 def _last_error(log_file: Path, exc: subprocess.CalledProcessError) -> str:

@@ -35,8 +35,14 @@ def alive(home: Path) -> bool:
         return is_listening(port_for(home, "redis"))
     try:
         process = psutil.Process(pid)
-        return process.status() != psutil.STATUS_ZOMBIE and "redis" in process.name()
-    except psutil.Error:
+        # A redis-server that began before it wrote the pid file: a reused pid is not taken for it.
+        written = (home / "redis" / "redis.pid").stat().st_mtime
+        return (
+            "redis" in process.name()
+            and process.create_time() <= written + 1
+            and process.status() != psutil.STATUS_ZOMBIE
+        )
+    except (psutil.Error, OSError):
         return False
 
 
@@ -51,14 +57,18 @@ def _locked(home: Path) -> Iterator[None]:
 def start(home: Path) -> bool:
     """Start the server unless it already runs; True when this call started it."""
     port = port_for(home, "redis")
-    if is_listening(port):
+    if alive(home) and is_listening(port):
         return False
     with _locked(home):
-        if is_listening(port):
-            return False
-        if alive(home):  # loading its append-only file: not listening yet
+        if alive(home):  # started meanwhile, or loading its append-only file: not listening yet
             _wait_for_ping(home, timeout=30)
             return False
+        # A killed server's listening socket is closed by the kernel a moment after it died.
+        deadline = time.monotonic() + 10
+        while is_listening(port):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"port {port} of the embedded Redis is taken by another process")
+            time.sleep(0.05)
         _launch(home, port)
         _wait_for_ping(home, timeout=10)
         return True
@@ -113,6 +123,8 @@ def stop(home: Path) -> None:
     """Shut the server down and wait until it no longer listens."""
     port = port_for(home, "redis")
     if not is_listening(port):
+        if not alive(home):  # killed: its pid file would name a process that is not it
+            (home / "redis" / "redis.pid").unlink(missing_ok=True)
         return
     with _locked(home):
         try:

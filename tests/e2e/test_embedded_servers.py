@@ -7,6 +7,7 @@ import stat
 import threading
 import time
 
+import psutil
 import psycopg
 import pytest
 import redis as redis_client
@@ -81,11 +82,12 @@ def test_a_postgresql_killed_with_sigkill_starts_again_with_its_data_on_its_port
     busy = psycopg.connect(libpq(postgres.url(home)), autocommit=True)
     threading.Thread(target=lambda: _quietly(busy.execute, "SELECT pg_sleep(20)"), daemon=True).start()
     time.sleep(0.3)
-    os.kill(postmaster_pid(home), signal.SIGKILL)
-    time.sleep(0.05)
+    killed = postmaster_pid(home)
+    kill(killed)  # and started again at once: its socket may still listen a moment
 
     began = time.monotonic()
     assert postgres.start(home) is True
+    assert postmaster_pid(home) != killed
     assert time.monotonic() - began < 30
     assert port_for(home, "postgres") == port and is_listening(port)
     with psycopg.connect(libpq(postgres.url(home))) as conn:
@@ -120,17 +122,29 @@ def test_a_redis_killed_with_sigkill_starts_again_on_its_port_with_its_data(home
     client.rpush("queue", "message 1")
     time.sleep(1.5)  # appendfsync everysec
     assert redis.alive(home)
-    os.kill(int((home / "redis" / "redis.pid").read_text()), signal.SIGKILL)
-    deadline = time.monotonic() + 5
-    while redis.alive(home):
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    killed = int((home / "redis" / "redis.pid").read_text())
+    kill(killed)  # and started again at once: its socket may still listen a moment
 
     began = time.monotonic()
     assert redis.start(home) is True
+    assert int((home / "redis" / "redis.pid").read_text()) != killed
     assert time.monotonic() - began < 30
     assert port_for(home, "redis") == port
     assert client.lrange("queue", 0, -1) == [b"message 1"]
+
+
+def kill(pid: int) -> None:
+    """SIGKILL, and back once the process is dead (a zombie, or gone)."""
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return
+        except psutil.NoSuchProcess:
+            return
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
 
 
 def _quietly(fn, *args) -> None:
@@ -138,3 +152,17 @@ def _quietly(fn, *args) -> None:
         fn(*args)
     except psycopg.Error:
         pass
+
+
+def test_stopping_a_redis_that_was_killed_leaves_no_pid_file_naming_another_process(home):
+    redis.start(home)
+    pid_file = home / "redis" / "redis.pid"
+    os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    deadline = time.monotonic() + 5
+    while is_listening(port_for(home, "redis")):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    redis.stop(home)
+    assert not pid_file.exists()
+    pid_file.write_text(f"{os.getpid()}\n")  # a live process that is not this Redis
+    assert not redis.alive(home)
