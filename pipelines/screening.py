@@ -59,7 +59,7 @@ ASSIGNMENT = re.compile(  # continues after the keyword: rest of the name, separ
 # password (singular: "bad passwords: 123456, qwerty" lists examples), maybe what it is for, a
 # separator or a copula, and one token (judged in code).
 _PASSWORD_WORD = (
-    r"pass(?:[ -]?word|wort|wd|code|phrase|ord)?|pw(?:or)?d|pw|ps?sw(?:r?d)?|p/w"
+    r"pass(?:[ -]?(?:word|code|phrase)|wort|wd|ord)?|pw(?:or)?d|pw|ps?sw(?:r?d)?|p/w"
     r"|kennwort|contrase(?:\u00f1|n)a|mot de passe|senha|wachtwoord|l(?:\u00f6|o)senord|has(?:\u0142|l)o"
     r"|\u043f\u0430\u0440\u043e\u043b\u044c"
 )
@@ -76,9 +76,9 @@ PASSWORD_STATEMENT = re.compile(
 )
 # "pass" and "pw" mean many things ("boarding pass", "a first pass"): a password only after these.
 _PASS_QUALIFIERS = {
-    "my", "our", "wifi", "wi-fi", "wlan", "router", "network", "login", "email", "mail", "account",
-    "admin", "root", "user", "db", "database", "server", "ssh", "vpn", "default", "guest", "master",
-    "sudo", "ftp", "smtp", "imap", "app", "portal", "laptop", "computer", "phone", "device",
+    "my", "our", "the", "your", "wifi", "wi-fi", "wlan", "router", "network", "login", "email", "mail",
+    "account", "admin", "root", "user", "db", "database", "server", "ssh", "vpn", "default", "guest",
+    "master", "sudo", "ftp", "smtp", "imap", "app", "portal", "laptop", "computer", "phone", "device",
 }  # fmt: skip
 _PREVIOUS_WORD = re.compile(r"(?:^|(?<=\s))([\w-]*)[ \t]*$")
 _CREDENTIAL_LINE = re.compile(

@@ -629,6 +629,9 @@ PASSWORD_STATEMENTS = [
     "the wifi password is 12345678.",
     "my iPhone passcode is 482913",
     "pass-word: Tr0ub4dor&3",
+    "the pass is Xk29aPq7",
+    "pass is Xk29aPq7",
+    "the gate pass code is 4821#",
 ]
 
 
@@ -643,6 +646,9 @@ PASSWORD_PROSE = [
     "the password is stored hashed",
     "the password is SHA256-hashed and salted.",
     "my boarding pass is ABC123.",
+    "the mountain pass is 2000m.",
+    "the pass is 3x faster now",
+    "the pass is closed in winter.",
     "your pass is valid until 2025-01-01.",
     "pw is required",
     "the pass is closed until 2025.",
