@@ -133,6 +133,9 @@ _NOT_LITERAL_START = tuple("$%{[(<*!?:@&\\")  # ${VAR} $(cmd) %s {{tpl}} <your..
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _SLUG = re.compile(r"(?:[A-Za-z][a-z]*|[A-Z]+|\d+)(?:[-_./](?:[A-Za-z][a-z]*|[A-Z]+|\d+))+")
 _WORDS_JOINED = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)+")
+_ALGORITHM = re.compile(
+    r"(?i)(?:sha|md|aes|rsa|hmac|pbkdf|argon|des|ecdsa|ed|utf|base|x)[-_]?\d+(?:[-_]\w+)*"
+)
 _TRAILING_PUNCT = ")]}>:;,.!?"  # closes a call or a sentence, not part of an unquoted value
 _SPACE = re.compile(r"\s")
 _SECRET_CHARS = re.compile(r"[\w+/=.~-]+")
@@ -205,7 +208,7 @@ def _is_password_literal(v: str, quoted: bool) -> bool:
         return False
     if "://" in v or v.lower().startswith("www."):
         return False  # a link: "the password reset page is https://..."
-    if any(w in v.lower() for w in _PASSWORD_PLACEHOLDERS):
+    if any(w in v.lower() for w in _PASSWORD_PLACEHOLDERS) or _ALGORITHM.fullmatch(v):
         return False
     if not quoted and (re.search(r"[()\[\]{}]", v) or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", v)):
         return False  # a call, subscript or attribute: getpass(), os.environ[...], self.password

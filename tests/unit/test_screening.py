@@ -673,6 +673,8 @@ PASSWORD_PROSE = [
     "PW: 50W",
     "password: see 1Password",
     "Passwort: siehe oben",
+    "hash algorithm for the password: SHA-256",
+    "password: AES-256-GCM encrypted at rest",
     "Bad passwords: 123456, password, qwerty123.",
     "The wifi password? I think it's on the router.",
     "auth: { user: 'x', pass: process.env.PASS }",
