@@ -1,7 +1,8 @@
 """`loom up` while appends stream in over HTTP: the embedded PostgreSQL's postmaster, then the
 embedded Redis, killed with SIGKILL. No append answers 500 (503 with JSON and Retry-After while the
 database is down), `loom up` brings each server back by itself within 30 s, every turn answered
-`stored: true` ends embedded exactly once, and Ctrl-C after a server died stops cleanly."""
+`stored: true` ends embedded exactly once (also those a worker killed with the database held), and
+Ctrl-C after a server died stops cleanly."""
 
 import os
 import signal
@@ -80,9 +81,11 @@ def test_killed_servers_come_back_by_themselves_and_every_stored_turn_is_embedde
     try:
         wait_for(lambda: appender.stored_since(0) >= 20, 30, "appends to flow")
 
-        # The database's postmaster, killed mid-stream.
+        # The database's postmaster, killed mid-stream, and the worker with it: the new worker
+        # may find the database still down (it refuses, `loom up` starts it again later).
         pid, killed = loom.postmaster_pid(), time.monotonic()
         os.kill(pid, signal.SIGKILL)
+        os.kill(loom.worker_pid(), signal.SIGKILL)
         wait_for(lambda: appender.stored_since(killed + 0.5) >= 3, BACK_WITHIN, "appends stored again")
         postgres_back = time.monotonic() - killed
         assert loom.postmaster_pid() != pid
