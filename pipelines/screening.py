@@ -133,8 +133,9 @@ _NOT_LITERAL_START = tuple("$%{[(<*!?:@&\\")  # ${VAR} $(cmd) %s {{tpl}} <your..
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _SLUG = re.compile(r"(?:[A-Za-z][a-z]*|[A-Z]+|\d+)(?:[-_./](?:[A-Za-z][a-z]*|[A-Z]+|\d+))+")
 _WORDS_JOINED = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)+")
+# "password: SHA-256" names how a password is kept, not the password.
 _ALGORITHM = re.compile(
-    r"(?i)(?:sha|md|aes|rsa|hmac|pbkdf|argon|des|ecdsa|ed|utf|base|x)[-_]?\d+(?:[-_]\w+)*"
+    r"(?i)(?:sha|md|aes|rsa|hmac|pbkdf|argon|utf|base)[-_]?\d+(?:[-_]\w+)*|ed25519|x509|3des"
 )
 _TRAILING_PUNCT = ")]}>:;,.!?"  # closes a call or a sentence, not part of an unquoted value
 _SPACE = re.compile(r"\s")
