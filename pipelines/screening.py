@@ -135,7 +135,7 @@ _SLUG = re.compile(r"(?:[A-Za-z][a-z]*|[A-Z]+|\d+)(?:[-_./](?:[A-Za-z][a-z]*|[A-
 _WORDS_JOINED = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)+")
 # "password: SHA-256" names how a password is kept, not the password.
 _ALGORITHM = re.compile(
-    r"(?i)(?:sha|md|aes|rsa|hmac|pbkdf|argon|utf|base)[-_]?\d+(?:[-_]\w+)*|ed25519|x509|3des"
+    r"(?i)(?:sha|aes|rsa|hmac|pbkdf|argon|utf|base)[-_]?\d+(?:[-_]\w+)*|md[245]|ed25519|x509|3des"
 )
 _TRAILING_PUNCT = ")]}>:;,.!?"  # closes a call or a sentence, not part of an unquoted value
 _SPACE = re.compile(r"\s")
