@@ -96,7 +96,9 @@ class Supervisor:
             if child.restart_at is None:
                 delay = child.backoff.after_exit(now - child.started_at)
                 child.restart_at = now + delay
-                log.warning("%s exited with %s; restarting it in %.0fs", child.name, child.proc.returncode, delay)
+                log.warning(
+                    "%s exited with %s; restarting it in %.0fs", child.name, child.proc.returncode, delay
+                )
             elif now >= child.restart_at:
                 self._spawn(child)
 
@@ -144,4 +146,6 @@ class Supervisor:
 
 
 def _name(server: ModuleType) -> str:
-    return {"services.postgres": "PostgreSQL", "services.redis": "Redis"}.get(server.__name__, server.__name__)
+    return {"services.postgres": "PostgreSQL", "services.redis": "Redis"}.get(
+        server.__name__, server.__name__
+    )

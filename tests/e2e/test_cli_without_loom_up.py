@@ -75,6 +75,8 @@ def test_configured_servers_that_do_not_answer_are_a_one_line_refusal_that_hides
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
         assert f"127.0.0.1:{dead}" in done.stderr and "s3cr3t-pw" not in done.stderr
-    done = loom(home, "runs", "retry", "1", LOOM_DATABASE_URL=database, LOOM_REDIS_URL=f"redis://127.0.0.1:{dead}/0")
+    done = loom(
+        home, "runs", "retry", "1", LOOM_DATABASE_URL=database, LOOM_REDIS_URL=f"redis://127.0.0.1:{dead}/0"
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert nothing_started(home)

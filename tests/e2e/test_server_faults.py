@@ -31,9 +31,7 @@ class Appender(threading.Thread):
 
     def __init__(self, base_url: str, token: str, pause: float = 0.05) -> None:
         super().__init__(daemon=True)
-        self.http = httpx.Client(
-            base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=15
-        )
+        self.http = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=15)
         self.pause = pause
         self.answers: list[tuple[float, int, httpx.Response | None, str | None]] = []
         self.halt = threading.Event()
@@ -60,7 +58,9 @@ class Appender(threading.Thread):
         return sum(
             1
             for began, _, answer, _ in list(self.answers)
-            if began > moment and answer is not None and answer.status_code == 200
+            if began > moment
+            and answer is not None
+            and answer.status_code == 200
             and answer.json().get("stored")
         )
 
