@@ -107,8 +107,6 @@ PROVIDER_TOKEN = re.compile(f"{_L}(?:{_STARTING})|{_OTHERS}")
 # of about 1e-5, so "xxxx" or "example" in one marks documentation, not chance.
 _PLACEHOLDERS = ("xxxx", "example", "your", "placeholder", "redacted", "dummy", "sample", "...", "***")
 _SLUG = re.compile(r"(?:[A-Za-z][a-z]*|[A-Z]+|\d+)(?:[-_./](?:[A-Za-z][a-z]*|[A-Z]+|\d+))+")
-
-
 _WORDISH = re.compile(r"[A-Z]?[a-z]{3,}")
 
 
