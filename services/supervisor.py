@@ -56,7 +56,6 @@ class Supervisor:
         self.servers = services.embedded_in_use() if servers is None else servers
         self.children = {name: _Child(name) for name in CHILDREN}
         self.stopping = threading.Event()
-        self.restarted: list[ModuleType] = []  # servers this supervisor started again: it stops them
 
     @property
     def procs(self) -> dict[str, subprocess.Popen]:
@@ -113,8 +112,7 @@ class Supervisor:
             began = time.monotonic()
             while not self.stopping.is_set():
                 try:
-                    if server.start(self.home) and server not in self.restarted:
-                        self.restarted.append(server)
+                    server.start(self.home)
                     log.warning("embedded %s serves again after %.1fs", name, time.monotonic() - began)
                     backoff.reset()
                     break
@@ -138,7 +136,9 @@ class Supervisor:
                 child.proc.kill()
                 child.proc.wait()
             (self.run_dir / f"{child.name}.pid").unlink(missing_ok=True)
-        for server in reversed(self.restarted):
+        # `loom up` owns the embedded servers, also those it found running (left by a `loom up`
+        # that was killed) and those it started again.
+        for server in reversed(self.servers):
             try:
                 server.stop(self.home)
             except Exception as exc:  # noqa: BLE001 (the rest must still stop)

@@ -71,3 +71,14 @@ def test_a_worker_killed_mid_embedding_leaves_every_turn_embedded_exactly_once(l
     )
     assert again.status_code == 200 and len(again.json()["threads"]) == 10
     assert loom.stop() == 0
+
+
+def test_loom_up_adopts_servers_a_crashed_loom_up_left_running_and_stops_them_on_ctrl_c(loom):
+    from services import postgres, redis
+
+    postgres.start(loom.home)  # as a `loom up` killed with SIGKILL leaves them
+    redis.start(loom.home)
+    loom.up()
+    assert loom.stop() == 0
+    ports = loom.ports()
+    assert not is_listening(ports["postgres"]) and not is_listening(ports["redis"])
