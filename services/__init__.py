@@ -9,6 +9,7 @@ workers, the broker) refuses in one line, exit 2 (``None``).
 
 import contextlib
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -45,6 +46,10 @@ class NotRunning(SystemExit):
         self.message = message
 
 
+class Unavailable(RuntimeError):
+    """Why a server the command needs cannot be reached, in one line."""
+
+
 @contextlib.contextmanager
 def running(start: Start = ALL, stop_on_exit: bool = True) -> Iterator[Endpoints]:
     """Yield the endpoints once the servers the command needs answer.
@@ -75,10 +80,6 @@ def running(start: Start = ALL, stop_on_exit: bool = True) -> Iterator[Endpoints
                 server.stop(settings.home)
 
 
-class Unavailable(RuntimeError):
-    pass
-
-
 def _reach(settings, start: Start, started: list[ModuleType]) -> tuple[str, str]:
     home = settings.home
     embedded_database = not settings.database_url
@@ -101,8 +102,11 @@ def _reach(settings, start: Start, started: list[ModuleType]) -> tuple[str, str]
         migrate.upgrade(database_url)
 
     if embedded_redis:
-        if start == ALL and redis.start(home):
-            started.append(redis)
+        try:
+            if start == ALL and redis.start(home):
+                started.append(redis)
+        except (OSError, RuntimeError, redis_client.RedisError, subprocess.SubprocessError) as exc:
+            raise Unavailable(f"the embedded Redis did not start: {_one_line(exc)}") from exc
         redis_url = redis.url(home)
     else:
         redis_url = settings.redis_url

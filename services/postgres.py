@@ -242,7 +242,7 @@ def _wait_listening(port: int, pgdata: Path, timeout: float) -> None:
         time.sleep(0.1)
 
 
-def _wait_port_free(port: int, timeout: float = 10) -> None:
+def _wait_port_free(port: int, timeout: float = 5) -> None:
     """A killed server's listening socket is closed by the kernel a moment after it died."""
     deadline = time.monotonic() + timeout
     while is_listening(port):

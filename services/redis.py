@@ -64,7 +64,7 @@ def start(home: Path) -> bool:
             _wait_for_ping(home, timeout=30)
             return False
         # A killed server's listening socket is closed by the kernel a moment after it died.
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 5
         while is_listening(port):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"port {port} of the embedded Redis is taken by another process")

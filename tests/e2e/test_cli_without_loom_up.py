@@ -80,3 +80,33 @@ def test_configured_servers_that_do_not_answer_are_a_one_line_refusal_that_hides
     )
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert nothing_started(home)
+
+
+def test_loom_up_whose_redis_port_another_process_holds_refuses_in_one_line_and_stops_postgresql(home):
+    import socket
+    import threading
+
+    squatter = socket.socket()
+    squatter.bind(("127.0.0.1", port_for(home, "redis")))
+    squatter.listen()
+
+    def serve() -> None:  # answers no Redis command
+        while True:
+            try:
+                squatter.accept()[0].close()
+            except OSError:
+                return
+
+    threading.Thread(target=serve, daemon=True).start()
+    (home / "redis").mkdir(parents=True)
+    (home / "redis" / "redis.pid").write_text(f"{os.getpid()}\n")  # a stale pid file, reused pid
+    try:
+        done = loom(home, "up")
+    finally:
+        squatter.shutdown(socket.SHUT_RDWR)
+        squatter.close()
+    assert done.returncode == 2
+    *_, last = done.stderr.splitlines()  # (before it, loom up's log lines)
+    assert last.startswith("error: the embedded Redis did not start: port "), done.stderr
+    assert "Traceback" not in done.stderr
+    assert not is_listening(port_for(home, "postgres"))
