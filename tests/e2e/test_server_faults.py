@@ -133,6 +133,11 @@ def test_killed_servers_come_back_by_themselves_and_every_stored_turn_is_embedde
         "every stage run to succeed",
     )
 
+    # With `loom up` running, a command that needs the running system finds it.
+    assert "0 embedding runs queued again" in loom.cli(
+        "runs", "retry", "--stage", "embedding", "--status", "failed"
+    )
+
     # Ctrl-C right after the database died again stops everything, with no traceback.
     os.kill(loom.postmaster_pid(), signal.SIGKILL)
     time.sleep(0.5)
