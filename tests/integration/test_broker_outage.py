@@ -17,9 +17,15 @@ from services import redis as embedded_redis
 from tests.integration.conftest import append, enable_logging, settled, wait_until
 
 
-def statuses() -> list[str]:
+def statuses(answers: list[dict]) -> list[str]:
+    """The embedding runs' statuses of these appends' turns, in order."""
+    subjects = [f"turn:{a['turn_id']}" for a in answers]
     with db.session() as s:
-        return list(s.exec(select(StageRun.status).order_by(col(StageRun.id))))
+        return list(
+            s.exec(
+                select(StageRun.status).where(col(StageRun.subject).in_(subjects)).order_by(col(StageRun.id))
+            )
+        )
 
 
 def test_appends_store_while_redis_is_down_and_the_sweep_sends_them_once_it_is_back(broker, openai_embedder):
@@ -32,13 +38,14 @@ def test_appends_store_while_redis_is_down_and_the_sweep_sends_them_once_it_is_b
     try:
         answers = [append("outage", "t", f"written while the broker is down {i}") for i in range(3)]
         assert all(a["stored"] and a["embedding"] == "pending" for a in answers)
-        assert statuses() == [PENDING] * 3
+        assert statuses(answers) == [PENDING] * 3
     finally:
         embedded_redis.start(home)
     assert not broker.client.keys("dramatiq:embedding*"), broker.client.hgetall("dramatiq:embedding.msgs")
     sweep = next(p for p in passes() if p.name == "sweep")
     sweep.run()
-    assert statuses() == [PENDING] * 3  # still within the grace period: maybe their messages are in flight
+    # Still within the grace period: maybe their messages are in flight.
+    assert statuses(answers) == [PENDING] * 3
     with freeze_time(utcnow() + timedelta(seconds=get_settings().sweep_grace_seconds + 1)):
         sweep.run()
     from workers.runner import new_worker
@@ -49,8 +56,9 @@ def test_appends_store_while_redis_is_down_and_the_sweep_sends_them_once_it_is_b
         wait_until(settled, what="the swept runs")
     finally:
         worker.stop()
-    assert statuses() == [SUCCEEDED] * 3
-    assert sum(len(call) for call in openai_embedder.embedding_calls) == 3
+    assert statuses(answers) == [SUCCEEDED] * 3
+    sent = [text for call in openai_embedder.embedding_calls for text in call]
+    assert len([text for text in sent if text.startswith("written while the broker is down")]) == 3
 
 
 def test_an_append_still_stores_when_redis_refuses_writes(broker, openai_embedder):
@@ -66,4 +74,4 @@ def test_an_append_still_stores_when_redis_refuses_writes(broker, openai_embedde
     finally:
         broker.client.config_set("min-replicas-to-write", 0)
     assert answer["stored"] and answer["embedding"] == "pending"
-    assert statuses()[-1] == PENDING  # the sweep sends it once Redis takes writes again
+    assert statuses([answer]) == [PENDING]  # the sweep sends it once Redis takes writes again

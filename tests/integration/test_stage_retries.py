@@ -31,20 +31,45 @@ def run_for(turn_id: int) -> StageRun:
         return s.exec(select(StageRun).where(StageRun.subject == f"turn:{turn_id}")).one()
 
 
-def test_a_released_run_waits_out_its_backoff_before_any_claim_takes_it():
-    run_id = run_for(append("retries", "backoff", "a turn whose embed fails once")["turn_id"]).id
-    (claimed,) = ledger.claim("embedding", [run_id], fill=1)
+def lone_run(thread_id: str, text_: str) -> int:
+    """An appended turn's run, moved to a stage of its own so that a claim of that stage can
+    only ever take this run (a claim fills its batch with any other claimable run of its stage)."""
+    run_id = run_for(append("retries", thread_id, text_)["turn_id"]).id
+    with db.session() as s:
+        s.exec(
+            text("UPDATE stage_runs SET stage = :stage WHERE id = :id"), params={"stage": LONE, "id": run_id}
+        )
+    return run_id
+
+
+LONE = "lone"
+
+
+def test_a_released_run_waits_out_its_backoff_before_any_claim_takes_it(monkeypatch):
+    monkeypatch.setenv("LOOM_STAGE_MIN_BACKOFF_MS", "5000")  # not the suite's 20 ms: no race below
+    monkeypatch.setenv("LOOM_STAGE_MAX_BACKOFF_MS", "60000")
+    get_settings.cache_clear()
+    try:
+        backs_off()
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+
+
+def backs_off() -> None:
+    run_id = lone_run("backoff", "a turn whose embed fails once")
+    (claimed,) = ledger.claim(LONE, [run_id], fill=1)
     with db.session() as s:
         retrying, failed = ledger.release(s, [claimed], "EmbedderUnavailable: down")
     assert [r.id for r in retrying] == [run_id] and not failed
     wait = ledger.backoff(claimed.attempts)
     assert wait >= timedelta(milliseconds=get_settings().stage_min_backoff_ms)
-    assert ledger.claim("embedding", [run_id], fill=1) == []  # at once: still backing off
+    assert ledger.claim(LONE, [run_id], fill=1) == []  # at once: still backing off
     with freeze_time(utcnow() + wait / 2):
-        assert ledger.claim("embedding", [run_id], fill=1) == []
-        assert run_id not in ledger.stale(grace_seconds=0).get("embedding", [])
+        assert ledger.claim(LONE, [run_id], fill=1) == []
+        assert run_id not in ledger.stale(grace_seconds=0).get(LONE, [])
     with freeze_time(utcnow() + wait + timedelta(milliseconds=1)):
-        assert [r.id for r in ledger.claim("embedding", [run_id], fill=1)] == [run_id]
+        assert [r.id for r in ledger.claim(LONE, [run_id], fill=1)] == [run_id]
         finish(run_id)
 
 
@@ -66,13 +91,13 @@ def test_a_lease_is_renewed_while_the_batch_works_and_lapses_once_it_stops(monke
     monkeypatch.setenv("LOOM_STAGE_LEASE_SECONDS", "1")
     get_settings.cache_clear()
     try:
-        run_id = run_for(append("retries", "lease", "a turn held by a slow batch")["turn_id"]).id
-        runs = ledger.claim("embedding", [run_id], fill=1)
+        run_id = lone_run("lease", "a turn held by a slow batch")
+        runs = ledger.claim(LONE, [run_id], fill=1)
         with ledger.leased(runs):
             time.sleep(2.5)  # two and a half leases: only the heartbeat keeps it
-            assert ledger.claim("embedding", [run_id], fill=1) == []
+            assert ledger.claim(LONE, [run_id], fill=1) == []
         # The worker "dies" here: nothing renews the lease any more.
-        wait_until(lambda: ledger.claim("embedding", [run_id], fill=1) != [], timeout=5, what="the lease")
+        wait_until(lambda: ledger.claim(LONE, [run_id], fill=1) != [], timeout=5, what="the lease")
         finish(run_id)
     finally:
         monkeypatch.undo()
@@ -197,6 +222,10 @@ def spray(caller, good: str) -> None:
 
 
 def test_a_broker_outage_is_logged_once_not_once_per_append(broker, caplog):
+    from workers.broker import outage
+
+    outage.succeeded()  # an earlier test may have left the broker marked down
+    broker.flush_all()  # and a waiting message would spare the appends from sending
     broker.client.config_set("min-replicas-to-write", 1)  # Redis answers but refuses every write
     try:
         with caplog.at_level(logging.WARNING, logger="workers.broker"):
