@@ -8,7 +8,6 @@ Nothing here reaches into Loom's code paths: the benchmarks drive Loom the way a
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -217,9 +216,10 @@ class Loom:
 
     @property
     def dsn(self) -> str:
+        from services import postgres
+
         assert self.home is not None
-        ports = json.loads((self.home / "ports.json").read_text())
-        return f"postgresql://postgres@127.0.0.1:{ports['postgres']}/loom"
+        return postgres.url(self.home).replace("+psycopg", "")  # with the generated password
 
     def connect(self) -> psycopg.Connection:
         return psycopg.connect(self.dsn, autocommit=True)
