@@ -4,9 +4,11 @@ Keeping the port stable lets every ``loom`` command started against the same ``L
 the servers ``loom up`` started.
 """
 
+import contextlib
 import fcntl
 import json
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -33,3 +35,13 @@ def is_listening(port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(0.2)
         return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@contextlib.contextmanager
+def locked(home: Path, server: str) -> Iterator[None]:
+    """One start or stop of ``server`` at a time per data directory (`loom up` restarting it while
+    a one-off command starts it, say)."""
+    home.mkdir(parents=True, exist_ok=True)
+    with open(home / f"{server}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield

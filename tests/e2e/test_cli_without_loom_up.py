@@ -10,20 +10,11 @@ import sys
 
 import pytest
 
-from services import postgres, redis
 from services.ports import free_port, is_listening, port_for
 
 pytestmark = pytest.mark.e2e
 
 NOT_RUNNING = "error: Loom is not running (start it with loom up, or set LOOM_DATABASE_URL/LOOM_REDIS_URL)"
-
-
-@pytest.fixture
-def home(scratch):
-    home = scratch / "home"
-    yield home
-    postgres.stop(home)
-    redis.stop(home)
 
 
 def loom(home, *args: str, **env: str) -> subprocess.CompletedProcess:

@@ -18,14 +18,6 @@ from services.ports import is_listening, port_for
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture
-def home(scratch):
-    home = scratch / "home"
-    yield home
-    postgres.stop(home)
-    redis.stop(home)
-
-
 def libpq(url: str) -> str:
     return url.replace("+psycopg", "")
 
