@@ -85,6 +85,12 @@ SUBSTRING_INDEX_PREDICATE = text(
 def by_substring(s: Session, query_text: str, f: Filters, limit: int) -> list[Hit]:
     """Turns whose content holds ``query_text`` (case-insensitive, wildcards matched literally),
     newest first. ``ILIKE '%term%'`` is served by the trigram index for terms of 3+ characters."""
+    # Plan for this very term: a generic plan (psycopg prepares a statement run 5 times, and
+    # PostgreSQL may then stop planning it per call) cannot tell a rare term, which the index
+    # finds in a millisecond, from a 2-character one, which it cannot serve at all and which then
+    # walks the whole index: 3.3 s against 1.0 s for a plain scan at 1,000,000 turns
+    # (bench/substring.py).
+    s.exec(text("SET LOCAL plan_cache_mode = force_custom_plan"))
     query = (
         select(Turn)
         .where(
