@@ -60,15 +60,17 @@ WHERE e.turn_id = v.turn_id AND e.digest = v.digest
 RETURNING e.turn_id
 """)
 
-# The re-embedding pass's pick: embedding runs of turns whose stored vector another model made (the
-# run's key spelled as APPEND_TURN spells it), at most :limit. Runs still pending or running are
-# left to finish; ``workers.ledger.revive`` then makes these pending again.
+# The re-embedding pass's pick: the succeeded embedding runs of turns whose stored vector another
+# model made (the run's key spelled as APPEND_TURN spells it), at most :limit; ``workers.ledger.revive``
+# then makes them pending again. Only succeeded runs: one the new model failed stays failed (for
+# an operator's retry) instead of being revived every pass. The two ranges instead of "<>" let
+# ix_embeddings_model (migration 0004) answer in an index probe when every vector is current.
 OUTDATED_EMBEDDING_RUNS = text("""
 SELECT r.id
 FROM embeddings e
 JOIN stage_runs r ON r.idem_key = 'embed:' || e.turn_id || ':' || left(e.digest, 16)
-WHERE e.vector IS NOT NULL AND e.model IS DISTINCT FROM :model
-  AND r.status IN ('succeeded', 'skipped', 'failed')
+WHERE e.vector IS NOT NULL AND (e.model < :model OR e.model > :model)
+  AND r.status = 'succeeded'
 ORDER BY r.id
 LIMIT :limit
 """)

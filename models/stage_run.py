@@ -41,3 +41,5 @@ class StageRun(SQLModel, table=True):
     lease_expires_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
     # A pending run is claimable from this time on: its backoff after a failed attempt.
     available_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
+    # The token of the claim that holds a running run (``workers.ledger.claim``).
+    claim: str | None = Field(default=None, max_length=32)

@@ -41,29 +41,37 @@ def embed_isolating(
     embed: Callable[[list[str]], list[list[float]]], batch: list[Pending]
 ) -> tuple[dict[int, list[float]], dict[int, str]]:
     """Embed a batch in one call; when that fails, halve it to isolate the texts that make it fail,
-    so one bad text fails only its own turn. When both halves of a part fail as well, the embedder
-    itself is failing: the whole part fails with that error, without further calls (three calls,
-    not one per text, while a provider is down). Returns (vector by turn id, error by turn id)."""
+    so a bad text fails only its own turn. When both halves of a part fail as well, one text of
+    the part (the shortest) is tried alone: if even that fails, the embedder itself is failing and
+    the whole part fails with its error, without further calls (four calls while a provider is
+    down, not one per text); if it succeeds, the part holds several bad texts and both halves are
+    halved in turn. Returns (vector by turn id, error by turn id)."""
     vectors: dict[int, list[float]] = {}
     errors: dict[int, str] = {}
 
     def attempt(part: list[Pending]) -> str | None:
         try:
-            answered = embed([pending.text for pending in part])
-            vectors.update(zip((pending.turn_id for pending in part), answered, strict=True))
+            answered = list(zip((p.turn_id for p in part), embed([p.text for p in part]), strict=True))
         except Exception as exc:
             return f"{type(exc).__name__}: {exc}"
+        vectors.update(answered)  # only a whole, well-counted answer is kept
         return None
 
     def isolate(part: list[Pending], error: str) -> None:
+        """``error`` is what a call of exactly ``part`` answered."""
         if len(part) == 1:
             errors[part[0].turn_id] = error
             return
         halves = (part[: len(part) // 2], part[len(part) // 2 :])
         failed = [(half, half_error) for half in halves if (half_error := attempt(half))]
         if len(failed) == len(halves):
-            errors.update((pending.turn_id, failed[0][1]) for pending in part)
-            return
+            probe = min(part, key=lambda pending: len(pending.text))
+            if probe_error := attempt([probe]):
+                errors.update((pending.turn_id, probe_error) for pending in part)
+                return
+            # Bad texts in both halves: each half, less the probe, answers for itself again.
+            rests = ([pending for pending in half if pending is not probe] for half in halves)
+            failed = [(rest, rest_error) for rest in rests if rest and (rest_error := attempt(rest))]
         for half, half_error in failed:
             isolate(half, half_error)
 

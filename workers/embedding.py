@@ -1,6 +1,7 @@
 """The embedding actor: claim a batch of runs, embed their turns in one model call, store."""
 
 import logging
+from datetime import timedelta
 
 import dramatiq
 from sqlmodel import col, select
@@ -49,30 +50,29 @@ def embed_turns(run_ids: list[int]) -> None:
         else:
             model = embedder.name
             vectors, errors = embedding.embed_isolating(embedder.embed, batch)
-    by_outcome: dict[str, list[int]] = {}
+    by_outcome: dict[str, list[StageRun]] = {}
     with db.session() as s:
         if vectors:
             stored = [pending for pending in batch if pending.turn_id in vectors]
             outcomes = embedding.store(s, stored, [vectors[p.turn_id] for p in stored], model)
             for turn_id, outcome in outcomes.items():
-                by_outcome.setdefault(outcome, []).append(run_of[turn_id].id)
+                by_outcome.setdefault(outcome, []).append(run_of[turn_id])
         # No embedding row means the turn is gone too.
         gone = set(run_of) - {pending.turn_id for pending in batch}
-        by_outcome.setdefault(embedding.DELETED, []).extend(run_of[turn_id].id for turn_id in gone)
+        by_outcome.setdefault(embedding.DELETED, []).extend(run_of[turn_id] for turn_id in gone)
         ledger.finish(s, by_outcome.pop(embedding.SUCCEEDED, []), SUCCEEDED)
-        for reason, ids in by_outcome.items():
-            ledger.finish(s, ids, SKIPPED, reason=reason)
-        retrying = []
+        for reason, done in by_outcome.items():
+            ledger.finish(s, done, SKIPPED, reason=reason)
+        retrying: dict[timedelta, list[int]] = {}
         for error in set(errors.values()):
             failed_turns = [turn_id for turn_id, e in errors.items() if e == error]
             log.warning("embedding %d turns failed: %s", len(failed_turns), error)
-            again, _ = ledger.release(s, [run_of[turn_id] for turn_id in failed_turns], error)
+            for wait, ids in ledger.release(s, [run_of[turn_id] for turn_id in failed_turns], error).items():
+                retrying.setdefault(wait, []).extend(ids)
             embedding.record_error(s, failed_turns, error)
-            retrying += again
     # After the commit: a wake-up for the released runs once their backoff has passed.
-    for delay in {ledger.backoff(run.attempts) for run in retrying}:
-        ids = [run.id for run in retrying if ledger.backoff(run.attempts) == delay]
-        broker.send(embed_turns, ids, delay=delay)
+    for wait, ids in retrying.items():
+        broker.send(embed_turns, ids, delay=wait)
 
 
 def reembed_outdated(limit: int) -> int:
@@ -88,6 +88,6 @@ def reembed_outdated(limit: int) -> int:
     if not ids:
         return 0
     revived = ledger.revive(select(StageRun.id).where(col(StageRun.id).in_(ids)))
-    for start in range(0, len(revived), ledger.BATCH):
-        broker.send(embed_turns, revived[start : start + ledger.BATCH])
+    # One wake-up: its claim fills a batch from the pending runs, and a full batch wakes the next.
+    broker.send(embed_turns, [], unless_waiting=True)
     return len(revived)

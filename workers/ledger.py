@@ -9,6 +9,7 @@ Every statement that may touch many runs works in bounded batches.
 
 import logging
 import threading
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -36,15 +37,18 @@ def _claimable(now: datetime):
 
 
 def claim(stage: str, run_ids: list[int], fill: int) -> list[StageRun]:
-    """Claim the given runs and, up to ``fill`` in all, other claimable runs of the stage, so one
-    model call serves many messages. Returns the claimed runs (attempts already counted)."""
+    """Claim the given runs first and, up to ``fill`` in all, other claimable runs of the stage, so
+    one model call serves many messages. Returns the claimed runs (attempts already counted), all
+    carrying this claim's token: only the holder of a claim may renew, finish or release its runs,
+    so a worker that lost its lease (a database outage outlasted it) cannot touch a run another
+    worker claimed since."""
     now = utcnow()
     wanted = col(StageRun.id).in_(run_ids)
     chosen = (
         select(StageRun.id)
         .where(StageRun.stage == stage, _claimable(now))
         .order_by(case((wanted, 0), else_=1), StageRun.id)
-        .limit(max(fill, len(run_ids)))
+        .limit(fill)
         .with_for_update(skip_locked=True)
     )
     lease = now + timedelta(seconds=get_settings().stage_lease_seconds)
@@ -58,32 +62,43 @@ def claim(stage: str, run_ids: list[int], fill: int) -> list[StageRun]:
                 started_at=now,
                 updated_at=now,
                 lease_expires_at=lease,
+                claim=uuid.uuid4().hex,
             )
             .returning(StageRun)
         ).scalars()
         return sorted(claimed, key=lambda run: run.id)
 
 
-def finish(s: Session, run_ids: list[int], status: str, reason: str | None = None) -> None:
-    """Close claimed runs; only a run still ``running`` is closed, so a late duplicate cannot
-    overwrite a newer outcome."""
-    if not run_ids:
+def _held(runs: list[StageRun]):
+    """The runs, while still running under the claim they were taken with."""
+    by_claim: dict[str | None, list[int]] = {}
+    for run in runs:
+        by_claim.setdefault(run.claim, []).append(run.id)
+    return and_(
+        StageRun.status == RUNNING,
+        or_(*(and_(StageRun.claim == token, col(StageRun.id).in_(ids)) for token, ids in by_claim.items())),
+    )
+
+
+def finish(s: Session, runs: list[StageRun], status: str, reason: str | None = None) -> None:
+    """Close claimed runs that are still held: a late duplicate cannot overwrite a newer outcome."""
+    if not runs:
         return
     now = utcnow()
     s.exec(
         update(StageRun)
-        .where(col(StageRun.id).in_(run_ids), StageRun.status == RUNNING)
+        .where(_held(runs))
         .values(status=status, reason=reason, finished_at=now, updated_at=now, lease_expires_at=None)
     )
 
 
-def extend(run_ids: list[int]) -> None:
-    """Renew the lease of runs this worker still holds."""
+def extend(runs: list[StageRun]) -> None:
+    """Renew the lease of runs this claim still holds."""
     now = utcnow()
     with db.session() as s:
         s.exec(
             update(StageRun)
-            .where(col(StageRun.id).in_(run_ids), StageRun.status == RUNNING)
+            .where(_held(runs))
             .values(lease_expires_at=now + timedelta(seconds=get_settings().stage_lease_seconds))
         )
 
@@ -92,15 +107,14 @@ def extend(run_ids: list[int]) -> None:
 def leased(runs: list[StageRun]) -> Iterator[None]:
     """Renew the runs' lease every third of it while the block works, however long the model takes;
     a worker killed mid-block stops renewing, and its runs are claimable one lease later."""
-    ids = [run.id for run in runs]
     stop = threading.Event()
 
     def renew() -> None:
         while not stop.wait(get_settings().stage_lease_seconds / 3):
             try:
-                extend(ids)
+                extend(runs)
             except Exception as exc:  # the database may be restarting: the next beat tries again
-                log.warning("could not renew the lease of %d runs: %s", len(ids), exc)
+                log.warning("could not renew the lease of %d runs: %s", len(runs), exc)
 
     beat = threading.Thread(target=renew, name="lease-heartbeat", daemon=True)
     beat.start()
@@ -118,21 +132,23 @@ def backoff(attempts: int) -> timedelta:
     return timedelta(milliseconds=ms)
 
 
-def release(s: Session, runs: list[StageRun], error: str) -> tuple[list[StageRun], list[StageRun]]:
+def release(s: Session, runs: list[StageRun], error: str) -> dict[timedelta, list[int]]:
     """After a transient failure: runs with attempts left go back to ``pending``, claimable once
-    their backoff has passed; the rest are ``failed``. Returns (retrying, failed)."""
+    their backoff has passed; the rest are ``failed``. Returns the retrying runs' ids by backoff
+    (runs of one claim share their attempts, so this is one group as a rule)."""
     limit = get_settings().stage_max_attempts
-    retrying = [run for run in runs if run.attempts < limit]
-    failed = [run for run in runs if run.attempts >= limit]
     now = utcnow()
-    for run in retrying:
-        run.available_at = now + backoff(run.attempts)
-    for group, status in ((retrying, PENDING), (failed, FAILED)):
-        for available_at in {run.available_at for run in group}:
-            ids = [run.id for run in group if run.available_at == available_at]
+    retrying: dict[timedelta, list[StageRun]] = {}
+    for run in runs:
+        if run.attempts < limit:
+            retrying.setdefault(backoff(run.attempts), []).append(run)
+    failed = [run for run in runs if run.attempts >= limit]
+    groups = [(PENDING, now + wait, group) for wait, group in retrying.items()] + [(FAILED, now, failed)]
+    for status, available_at, group in groups:
+        if group:
             s.exec(
                 update(StageRun)
-                .where(col(StageRun.id).in_(ids), StageRun.status == RUNNING)
+                .where(_held(group))
                 .values(
                     status=status,
                     last_error=error[:4000],
@@ -141,7 +157,7 @@ def release(s: Session, runs: list[StageRun], error: str) -> tuple[list[StageRun
                     available_at=available_at,
                 )
             )
-    return retrying, failed
+    return {wait: [run.id for run in group] for wait, group in retrying.items()}
 
 
 @dataclass(frozen=True)
@@ -162,7 +178,7 @@ def retry(run_id: int) -> RetryOutcome | None:
             return RetryOutcome(run, False, f"run {run_id} already succeeded; nothing to do")
         if run.status in (PENDING, RUNNING):
             return RetryOutcome(run, False, f"run {run_id} is already {run.status}")
-        run.status, run.attempts, run.reason = PENDING, 0, None
+        run.status, run.attempts, run.reason, run.claim = PENDING, 0, None, None
         run.updated_at = run.available_at = utcnow()
         s.add(run)
         return RetryOutcome(run, True, f"run {run_id} queued again")
@@ -177,25 +193,32 @@ def revive(chosen: Select) -> list[int]:
         ids = s.exec(
             update(StageRun)
             .where(col(StageRun.id).in_(chosen.scalar_subquery()), col(StageRun.status).in_(DONE + (FAILED,)))
-            .values(status=PENDING, attempts=0, reason=None, updated_at=now, available_at=now)
+            .values(status=PENDING, attempts=0, reason=None, claim=None, updated_at=now, available_at=now)
             .returning(StageRun.id)
         ).scalars()
         return sorted(ids)
 
 
 def retry_all(stage: str, status: str) -> Iterator[list[int]]:
-    """Operator retry of every ``failed`` (or ``skipped``) run of a stage, ``BATCH`` at a time:
-    yields each batch's ids once they are ``pending`` again."""
-    assert status in (FAILED, SKIPPED)
-    chosen = (
-        select(StageRun.id)
-        .where(StageRun.stage == stage, StageRun.status == status)
-        .order_by(StageRun.id)
-        .limit(BATCH)
-        .with_for_update(skip_locked=True)
-    )
-    while ids := revive(chosen):
+    """Operator retry of every ``failed`` (or ``skipped``) run of a stage, ``BATCH`` at a time in
+    id order: yields each batch's ids once they are ``pending`` again. A run that fails again while
+    this goes on is not taken a second time."""
+    if status not in (FAILED, SKIPPED):
+        raise ValueError(f"only failed or skipped runs are retried, not {status}")
+    after = 0
+    while True:
+        chosen = (
+            select(StageRun.id)
+            .where(StageRun.stage == stage, StageRun.status == status, StageRun.id > after)
+            .order_by(StageRun.id)
+            .limit(BATCH)
+            .with_for_update(skip_locked=True)
+        )
+        ids = revive(chosen)
+        if not ids:
+            return
         yield ids
+        after = ids[-1]
 
 
 def select_runs(

@@ -15,7 +15,7 @@ from models import db
 from models.base import utcnow
 from models.conversation import Embedding
 from models.settings import get_settings
-from models.stage_run import FAILED, PENDING, SUCCEEDED, StageRun
+from models.stage_run import FAILED, PENDING, RUNNING, SUCCEEDED, StageRun
 from pipelines.embedding import Pending, embed_isolating
 from tests.integration.conftest import append, enable_logging, settled, wait_until
 from workers import ledger, outbox
@@ -60,23 +60,59 @@ def backs_off() -> None:
     run_id = lone_run("backoff", "a turn whose embed fails once")
     (claimed,) = ledger.claim(LONE, [run_id], fill=1)
     with db.session() as s:
-        retrying, failed = ledger.release(s, [claimed], "EmbedderUnavailable: down")
-    assert [r.id for r in retrying] == [run_id] and not failed
+        retrying = ledger.release(s, [claimed], "EmbedderUnavailable: down")
     wait = ledger.backoff(claimed.attempts)
+    assert retrying == {wait: [run_id]}
     assert wait >= timedelta(milliseconds=get_settings().stage_min_backoff_ms)
     assert ledger.claim(LONE, [run_id], fill=1) == []  # at once: still backing off
     with freeze_time(utcnow() + wait / 2):
         assert ledger.claim(LONE, [run_id], fill=1) == []
         assert run_id not in ledger.stale(grace_seconds=0).get(LONE, [])
     with freeze_time(utcnow() + wait + timedelta(milliseconds=1)):
-        assert [r.id for r in ledger.claim(LONE, [run_id], fill=1)] == [run_id]
-        finish(run_id)
+        again = ledger.claim(LONE, [run_id], fill=1)
+        assert [r.id for r in again] == [run_id]
+        finish(again)
 
 
-def finish(run_id: int) -> None:
-    """Close a run a test claimed by hand, so no worker of a later test waits for it."""
+def finish(runs: list[StageRun]) -> None:
+    """Close runs a test claimed by hand, so no worker of a later test waits for them."""
     with db.session() as s:
-        ledger.finish(s, [run_id], SUCCEEDED)
+        ledger.finish(s, runs, SUCCEEDED)
+
+
+def claim_once_lapsed(run_id: int, timeout: float) -> list[StageRun]:
+    """Claim the lone run as soon as its lease has lapsed (as another worker would)."""
+    deadline = time.monotonic() + timeout
+    while not (runs := ledger.claim(LONE, [run_id], fill=1)):
+        assert time.monotonic() < deadline, f"the lease did not lapse in {timeout}s"
+        time.sleep(0.05)
+    return runs
+
+
+def test_only_the_claim_holding_a_run_may_finish_renew_or_release_it(monkeypatch):
+    monkeypatch.setenv("LOOM_STAGE_LEASE_SECONDS", "1")
+    get_settings.cache_clear()
+    try:
+        run_id = lone_run("claims", "a turn whose first worker lost its lease")
+        first = ledger.claim(LONE, [run_id], fill=1)
+        second = claim_once_lapsed(run_id, timeout=5)
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+    ledger.extend(first)  # the first worker comes back: none of this touches the second's claim
+    with db.session() as s:
+        ledger.finish(s, first, SUCCEEDED)
+        ledger.release(s, first, "late")
+    with db.session() as s:
+        row = s.get(StageRun, run_id)
+    assert (row.status, row.claim, row.lease_expires_at) == (
+        RUNNING,
+        second[0].claim,
+        second[0].lease_expires_at,
+    )
+    finish(second)
+    with db.session() as s:
+        assert s.get(StageRun, run_id).status == SUCCEEDED
 
 
 def test_backoff_doubles_from_the_minimum_up_to_the_maximum():
@@ -88,17 +124,16 @@ def test_backoff_doubles_from_the_minimum_up_to_the_maximum():
 
 
 def test_a_lease_is_renewed_while_the_batch_works_and_lapses_once_it_stops(monkeypatch):
-    monkeypatch.setenv("LOOM_STAGE_LEASE_SECONDS", "1")
+    monkeypatch.setenv("LOOM_STAGE_LEASE_SECONDS", "3")
     get_settings.cache_clear()
     try:
         run_id = lone_run("lease", "a turn held by a slow batch")
         runs = ledger.claim(LONE, [run_id], fill=1)
         with ledger.leased(runs):
-            time.sleep(2.5)  # two and a half leases: only the heartbeat keeps it
+            time.sleep(7.5)  # two and a half leases: only the heartbeat keeps it
             assert ledger.claim(LONE, [run_id], fill=1) == []
         # The worker "dies" here: nothing renews the lease any more.
-        wait_until(lambda: ledger.claim(LONE, [run_id], fill=1) != [], timeout=5, what="the lease")
-        finish(run_id)
+        finish(claim_once_lapsed(run_id, timeout=10))
     finally:
         monkeypatch.undo()
         get_settings.cache_clear()
@@ -108,7 +143,7 @@ def pending(turn_id: int, text_: str) -> Pending:
     return Pending(turn_id, text_, "d")
 
 
-def test_one_bad_text_is_isolated_by_halving_and_a_dead_embedder_costs_three_calls():
+def test_bad_texts_are_isolated_by_halving_and_a_dead_embedder_costs_four_calls():
     calls: list[list[str]] = []
 
     def embed(texts: list[str]) -> list[list[float]]:
@@ -130,7 +165,23 @@ def test_one_bad_text_is_isolated_by_halving_and_a_dead_embedder_costs_three_cal
         raise ConnectionError("endpoint down")
 
     vectors, errors = embed_isolating(down, batch)
-    assert not vectors and set(errors) == set(range(64)) and len(calls) == 3
+    assert not vectors and set(errors) == set(range(64)) and len(calls) == 4
+
+    calls.clear()
+    two_bad = [pending(i, "POISON" if i in (3, 40) else f"text {i}") for i in range(64)]
+    vectors, errors = embed_isolating(embed, two_bad)  # one in each half: both halves fail
+    assert set(errors) == {3, 40} and set(vectors) == set(range(64)) - {3, 40}
+    assert len(calls) <= 2 + 2 * 2 * 6
+
+
+def test_an_answer_with_the_wrong_number_of_vectors_stores_none_of_them():
+    def drops_the_first(texts: list[str]) -> list[list[float]]:
+        """Answers one vector short for several texts (each vector names its text's number)."""
+        numbered = [[float(text.split()[1])] for text in texts]
+        return numbered[1:] if len(numbered) > 1 else numbered
+
+    vectors, errors = embed_isolating(drops_the_first, [pending(i, f"text {i}") for i in range(4)])
+    assert not errors and vectors == {i: [float(i)] for i in range(4)}  # no misaligned pair kept
 
 
 def test_a_batch_with_one_bad_text_stores_the_others_and_fails_only_that_run(worker, monkeypatch):
@@ -177,24 +228,29 @@ def insert_runs(n: int, status: str, stage: str = "embedding", age_seconds: int 
 
 def test_the_sweep_works_in_bounded_batches(broker, monkeypatch):
     ids = insert_runs(1_234, PENDING)
-    assert len(ledger.stale(grace_seconds=60, limit=500)["embedding"]) == 500
-    batches: list[int] = []
-    monkeypatch.setattr(outbox, "send", lambda stage, run_ids: batches.append(len(run_ids)) or True)
-    with freeze_time(utcnow() + timedelta(seconds=120)):  # past the grace of the 500 just touched
-        assert outbox.sweep(grace_seconds=60) >= len(ids)
-    assert max(batches) <= ledger.BATCH
-    with db.session() as s:
-        s.exec(text("DELETE FROM stage_runs WHERE idem_key LIKE 'bulk:%'"))
+    try:
+        assert len(ledger.stale(grace_seconds=60, limit=500)["embedding"]) == 500
+        batches: list[int] = []
+        monkeypatch.setattr(outbox, "send", lambda stage, run_ids: batches.append(len(run_ids)) or True)
+        with freeze_time(utcnow() + timedelta(seconds=120)):  # past the grace of the 500 just touched
+            assert outbox.sweep(grace_seconds=60) >= len(ids)
+        assert max(batches) <= ledger.BATCH
+    finally:
+        with db.session() as s:
+            s.exec(text("DELETE FROM stage_runs WHERE idem_key LIKE 'bulk:%'"))
 
 
 def test_an_operator_retry_of_a_stage_moves_failed_runs_in_bounded_batches():
     ids = insert_runs(1_100, FAILED, stage="bulkstage")
-    batches = list(ledger.retry_all("bulkstage", FAILED))
+    try:
+        batches = list(ledger.retry_all("bulkstage", FAILED))
+        with db.session() as s:
+            statuses = set(s.exec(select(StageRun.status).where(StageRun.stage == "bulkstage")))
+            attempts = set(s.exec(select(StageRun.attempts).where(StageRun.stage == "bulkstage")))
+    finally:
+        with db.session() as s:
+            s.exec(text("DELETE FROM stage_runs WHERE stage = 'bulkstage'"))
     assert sum(len(b) for b in batches) == len(ids) and max(len(b) for b in batches) <= ledger.BATCH
-    with db.session() as s:
-        statuses = set(s.exec(select(StageRun.status).where(StageRun.stage == "bulkstage")))
-        attempts = set(s.exec(select(StageRun.attempts).where(StageRun.stage == "bulkstage")))
-        s.exec(text("DELETE FROM stage_runs WHERE stage = 'bulkstage'"))
     assert statuses == {PENDING} and attempts == {0}
 
 
@@ -235,10 +291,13 @@ def test_a_broker_outage_is_logged_once_not_once_per_append(broker, caplog):
     assert all(a["stored"] for a in answers)
     assert len([r for r in caplog.records if "broker unavailable" in r.message]) == 1
     with caplog.at_level(logging.WARNING, logger="workers.broker"):
-        append("retries", "outage", "the broker takes writes again")
+        answers.append(append("retries", "outage", "the broker takes writes again"))
     assert any("answers again" in r.message for r in caplog.records)
-    with db.session() as s:
-        s.exec(text("UPDATE stage_runs SET status = 'succeeded' WHERE status = :p"), params={"p": PENDING})
+    with db.session() as s:  # no worker of a later test should wait for these
+        subjects = [f"turn:{a['turn_id']}" for a in answers]
+        s.exec(
+            text("UPDATE stage_runs SET status = 'succeeded' WHERE subject = ANY(:s)"), params={"s": subjects}
+        )
 
 
 def test_ingest_stops_with_one_line_when_recording_is_switched_off_midway(tmp_path, monkeypatch):
