@@ -22,7 +22,7 @@ from sqlalchemy.engine import make_url
 
 from models import migrate
 from models.settings import get_settings
-from services import postgres, redis
+from services import postgres, redis, supervisor
 
 ALL = "all"
 DATABASE = "database"
@@ -75,7 +75,7 @@ def running(start: Start = ALL, stop_on_exit: bool = True) -> Iterator[Endpoints
         get_settings.cache_clear()
         yield Endpoints(database_url, redis_url)
     finally:
-        if stop_on_exit:
+        if stop_on_exit and not supervisor.supervising(settings.home / "run"):
             for server in reversed(started):
                 server.stop(settings.home)
 

@@ -2,6 +2,7 @@
 PostgreSQL and Redis, restart whatever dies (with backoff), and stop it all on SIGINT/SIGTERM."""
 
 import logging
+import os
 import signal
 import subprocess
 import sys
@@ -10,7 +11,20 @@ import time
 from pathlib import Path
 from types import ModuleType
 
+import psutil
+
 log = logging.getLogger(__name__)
+
+UP_PID = "up.pid"
+
+
+def supervising(run_dir: Path) -> bool:
+    """A `loom up` of this data directory is running."""
+    try:
+        return psutil.pid_exists(int((run_dir / UP_PID).read_text()))
+    except (OSError, ValueError):
+        return False
+
 
 CHILDREN = ("api", "worker", "scheduler")
 WATCH_SECONDS = 0.5  # how often a server and the children are looked at
@@ -70,6 +84,9 @@ class Supervisor:
 
     def run(self) -> int:
         self.run_dir.mkdir(parents=True, exist_ok=True)
+        # While this runs, the embedded servers are `loom up`'s: a one-off command that had to
+        # start one (it died, and the command came first) must leave it running.
+        (self.run_dir / UP_PID).write_text(str(os.getpid()))
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: self.stopping.set())
         watchers = [
@@ -85,6 +102,7 @@ class Supervisor:
         for watcher in watchers:
             watcher.join(90)  # a restart under way ends first (pg_ctl waits at most 60 s)
         self._stop_all()
+        (self.run_dir / UP_PID).unlink(missing_ok=True)
         return 0
 
     def _look_after_children(self) -> None:

@@ -158,3 +158,32 @@ def test_stopping_a_redis_that_was_killed_leaves_no_pid_file_naming_another_proc
     assert not pid_file.exists()
     pid_file.write_text(f"{os.getpid()}\n")  # a live process that is not this Redis
     assert not redis.alive(home)
+
+
+def test_a_one_off_command_leaves_running_a_database_it_started_while_loom_up_runs(home, monkeypatch):
+    """`loom up`'s PostgreSQL died and a one-off command came before the supervisor: it starts the
+    server for itself, and must not stop it again under `loom up`."""
+    import services
+    from services.supervisor import UP_PID
+
+    monkeypatch.setenv("LOOM_HOME", str(home))
+
+    def one_off():
+        # Each command starts from the embedded default (running() records the URLs it found).
+        for name in ("LOOM_DATABASE_URL", "LOOM_REDIS_URL"):
+            monkeypatch.delenv(name, raising=False)
+        return services.running(start=services.DATABASE)
+
+    (home / "run").mkdir(parents=True)
+    (home / "run" / UP_PID).write_text(str(os.getpid()))  # a live `loom up` of this home
+    with one_off():
+        assert postgres.alive(home)
+    assert postgres.alive(home)
+    (home / "run" / UP_PID).unlink()
+    with one_off():
+        pass
+    assert postgres.alive(home)  # it was running before this one: left alone as ever
+    postgres.stop(home)
+    with one_off():
+        assert postgres.alive(home)
+    assert not postgres.alive(home)  # no `loom up`: a server the command started is stopped again
