@@ -23,13 +23,23 @@ def get_engine() -> Engine:
 
 
 def unavailable(error: BaseException) -> bool:
-    """The error says the database cannot be reached now (down, restarting, connection lost), as
-    opposed to a statement it refused: worth a retry later, not a bug."""
+    """The error says the database cannot be reached now (down, restarting, the connection lost),
+    as opposed to a statement it refused (a deadlock, a cancelled query, a full disk: psycopg
+    files those under OperationalError too): worth a retry later, not a bug."""
+    if isinstance(error, exc.TimeoutError):  # no pooled connection came free in time
+        return True
     if isinstance(error, exc.DBAPIError):
         if error.connection_invalidated:
             return True
         error = error.orig
-    return isinstance(error, psycopg.OperationalError | exc.TimeoutError)
+    if not isinstance(error, psycopg.OperationalError):
+        return False
+    # No SQLSTATE: the client could not connect or lost the connection. 08: connection
+    # exceptions. 57P01-03: the server is shutting down, crashed or is starting up.
+    return error.sqlstate is None or error.sqlstate.startswith("08") or error.sqlstate in _GONE
+
+
+_GONE = {"57P01", "57P02", "57P03"}
 
 
 def reset_engine() -> None:

@@ -249,3 +249,14 @@ def test_a_token_minted_before_the_rule_with_an_overlong_namespace_gets_a_422(cl
         "/v1/conversation.append", json=body, headers={"Authorization": "Bearer loom_legacy"}
     )
     assert answer.status_code == 422 and answer.json()["field"] == "namespace"
+
+
+def test_a_statement_the_database_refuses_is_no_outage():
+    from psycopg import errors
+    from sqlalchemy import exc
+
+    for refused in (errors.QueryCanceled(), errors.DeadlockDetected(), errors.DiskFull()):
+        assert not db.unavailable(refused)
+        assert not db.unavailable(exc.OperationalError("SELECT 1", {}, refused))
+    for gone in (errors.AdminShutdown(), errors.CannotConnectNow(), errors.ConnectionException()):
+        assert db.unavailable(gone) and db.unavailable(exc.OperationalError("SELECT 1", {}, gone))
