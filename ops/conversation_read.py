@@ -2,6 +2,7 @@
 
 import base64
 import copy
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -31,21 +32,42 @@ def listing_excerpt(text: str | None) -> str:
     return "" if screening.excerpt_is_high(text, chars) else text[:chars]
 
 
-def listing_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
-    """What a listing shows of metadata: every string that reads as high, alone or as the value of
-    its key (``{"password": "Tr0ub4dor&3"}`` reads as an assignment), blanked; the rest as stored."""
-    shown = copy.deepcopy(metadata)
-    stack: list[tuple[str, Any]] = [("", shown)]
+def _leaves(node: Any, key: str = "") -> Iterator[tuple[Any, Any, str]]:
+    """(container, index or key, the key it is judged under) for every key and scalar inside."""
+    stack = [(key, node)]
     while stack:
         key, node = stack.pop()
         items = node.items() if isinstance(node, dict) else enumerate(node)
-        for k, v in items:
+        for k, v in list(items):
             name = k if isinstance(k, str) else key  # a list's items are judged under its key
             if isinstance(v, dict | list):
                 stack.append((name, v))
-            elif isinstance(v, str) and (screening.is_high(v) or screening.is_high(f"{name} = {v}")):
+            yield node, k, name
+
+
+def listing_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
+    """What a listing shows of metadata. Ordinary metadata costs one screen of its ``key = value``
+    lines; when those read as high, each key that reads as high is dropped with its value, each
+    value that reads as high (alone, or as its key's value: ``{"password": "Tr0ub4dor&3"}``) shown
+    blank, and if the rest still reads as high nothing is shown."""
+
+    def lines(meta: dict[str, Any]) -> str:
+        return "\n".join(
+            f"{name} = {node[k]}" if not isinstance(node[k], dict | list) else str(k)
+            for node, k, name in _leaves(meta)
+        )
+
+    if not metadata or not screening.is_high(lines(metadata)):
+        return metadata
+    shown = copy.deepcopy(metadata)
+    for node, k, name in list(_leaves(shown)):
+        if isinstance(k, str) and screening.is_high(k):
+            del node[k]
+        elif not isinstance(node[k], dict | list):
+            value = str(node[k])
+            if screening.is_high(value) or screening.is_high(f"{name} = {value}"):
                 node[k] = ""
-    return shown
+    return {} if screening.is_high(lines(shown)) else shown
 
 
 class ThreadsRequest(OpRequest):
