@@ -3,6 +3,7 @@ declared, so every actor binds to it (import ``workers.broker`` first, as ``work
 
 import logging
 import threading
+import time
 from datetime import timedelta
 
 import dramatiq
@@ -32,24 +33,31 @@ broker = _build()
 
 
 class _Outage:
-    """Logs a broker outage once when it starts and once when it ends, not once per message."""
+    """Logs a broker outage once when it starts and once when it ends, not once per message, and
+    spares callers a broker that just failed: for ``QUIET_SECONDS`` after a failure, sends give up
+    at once (their runs wait for the sweep) instead of each waiting out the socket timeout of a
+    Redis that accepts connections but does not answer."""
+
+    QUIET_SECONDS = 1.0
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._down = False
+        self._failed_at = -float("inf")
 
     def failed(self, actor: str, exc: Exception) -> None:
         with self._lock:
-            first, self._down = not self._down, True
+            first, self._down, self._failed_at = not self._down, True, time.monotonic()
         if first:
-            log.warning(
-                "broker unavailable, runs are left for the sweep until it answers: %s (%s)", exc, actor
-            )
+            log.warning("broker unavailable, runs wait for the sweep until it answers: %s (%s)", exc, actor)
+
+    def quiet(self) -> bool:
+        return time.monotonic() - self._failed_at < self.QUIET_SECONDS
 
     def succeeded(self) -> None:
         if self._down:
             with self._lock:
-                back, self._down = self._down, False
+                back, self._down, self._failed_at = self._down, False, -float("inf")
             if back:
                 log.warning("broker answers again")
 
@@ -64,6 +72,8 @@ def send(actor: dramatiq.Actor, *args, unless_waiting: bool = False, delay: time
     ``unless_waiting`` skips the message when one of the actor's queue is still waiting to be
     fetched: that one is fetched, and claims its runs, after this call, so it sees everything the
     caller committed before it. Under load that makes one message per batch, not one per run."""
+    if outage.quiet():
+        return False
     try:
         # The list Dramatiq's Redis broker pushes message ids onto and consumers pop on fetch.
         if unless_waiting and broker.client.llen(f"{broker.namespace}:{actor.queue_name}"):
@@ -75,6 +85,17 @@ def send(actor: dramatiq.Actor, *args, unless_waiting: bool = False, delay: time
             actor.send_with_options(args=args, delay=int(delay.total_seconds() * 1000))
     except redis.RedisError as exc:  # down, read-only after a failover, out of memory, ...
         outage.failed(actor.actor_name, exc)
+        return False
+    outage.succeeded()
+    return True
+
+
+def answers() -> bool:
+    """Redis answers a PING now (logged with the outage when it does not)."""
+    try:
+        broker.client.ping()
+    except redis.RedisError as exc:
+        outage.failed("ping", exc)
         return False
     outage.succeeded()
     return True

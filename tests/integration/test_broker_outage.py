@@ -1,6 +1,7 @@
 """Nothing is lost for want of a broker: with Redis stopped, appends still store; once it is back,
 the scheduler's sweep re-sends the pending runs."""
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -75,3 +76,35 @@ def test_an_append_still_stores_when_redis_refuses_writes(broker, openai_embedde
         broker.client.config_set("min-replicas-to-write", 0)
     assert answer["stored"] and answer["embedding"] == "pending"
     assert statuses([answer]) == [PENDING]  # the sweep sends it once Redis takes writes again
+
+
+def test_a_sweep_while_redis_is_down_touches_nothing_and_appends_do_not_wait_on_it(broker):
+    from workers import outbox
+
+    home = get_settings().home
+    enable_logging("sweepdown")
+    embedded_redis.stop(home)
+    try:
+        started = time.monotonic()
+        answers = [append("sweepdown", "t", f"appended while Redis is down {i}") for i in range(20)]
+        assert time.monotonic() - started < 5  # one failed send, then the quiet period: no waits
+        with db.session() as s:
+            before = list(
+                s.exec(select(StageRun.updated_at).where(col(StageRun.subject).in_(subjects(answers))))
+            )
+        with freeze_time(utcnow() + timedelta(seconds=get_settings().sweep_grace_seconds + 1)):
+            assert outbox.sweep(get_settings().sweep_grace_seconds) == 0
+        with db.session() as s:
+            after = list(
+                s.exec(select(StageRun.updated_at).where(col(StageRun.subject).in_(subjects(answers))))
+            )
+        assert after == before  # not touched: they are swept as soon as Redis is back
+    finally:
+        embedded_redis.start(home)
+    with freeze_time(utcnow() + timedelta(seconds=get_settings().sweep_grace_seconds + 1)):
+        assert outbox.sweep(get_settings().sweep_grace_seconds) >= len(answers)
+    broker.flush_all()
+
+
+def subjects(answers: list[dict]) -> list[str]:
+    return [f"turn:{a['turn_id']}" for a in answers]
