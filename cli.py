@@ -381,8 +381,8 @@ def status() -> None:
         probe.close()
     api_check = system.probe_api(settings.host, settings.port)
     for name, check, where in (
-        ("database", snap.database, system.safe_url(at.database_url)),
-        ("broker", snap.broker, system.safe_url(at.redis_url)),
+        ("database", snap.database, services.masked(at.database_url)),
+        ("broker", snap.broker, services.masked(at.redis_url)),
         ("api", api_check, f"http://{settings.host}:{settings.port}"),
     ):
         state = ("up   ", "green") if check.ok else ("down ", "bold red")

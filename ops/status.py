@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import redis
-from sqlalchemy import Engine, create_engine, make_url, text
+from sqlalchemy import Engine, create_engine, text
 
 from models.settings import get_settings
 from models.stage_run import STATUSES
@@ -29,8 +29,9 @@ THROUGHPUT_WINDOWS = {"1m": 60, "5m": 300}  # seconds, as spelled in SNAPSHOT_SQ
 
 # One round trip: the ledger by stage and status (an index-only scan of ix_stage_runs_status_stage),
 # the oldest pending run's age per stage (an index scan of the pending runs only, same index), and
-# the turns embedded within each window. The age is taken from created_at: the sweep
-# touches updated_at whenever it re-sends a run, which would hide a queue that nobody drains.
+# the turns embedded within each window. The age is taken from available_at (when the run could
+# first be claimed: its append, its retry, the end of its backoff), not updated_at, which the sweep
+# touches whenever it re-sends a run and which would hide a queue that nobody drains.
 # `embedded_at` has no index, so the last part scans `embeddings`: cheap for a small Loom, worth a
 # (BRIN) index on embeddings.embedded_at before a large one is scraped every few seconds.
 SNAPSHOT_SQL = text("""
@@ -38,7 +39,7 @@ SELECT
     (SELECT coalesce(json_agg(json_build_array(stage, status, n)), '[]')
      FROM (SELECT stage, status, count(*) AS n FROM stage_runs GROUP BY stage, status) AS c),
     (SELECT coalesce(json_object_agg(stage, age), '{}')
-     FROM (SELECT stage, greatest(extract(epoch FROM now() - min(created_at)), 0) AS age
+     FROM (SELECT stage, greatest(extract(epoch FROM now() - min(available_at)), 0) AS age
            FROM stage_runs WHERE status = 'pending' GROUP BY stage) AS p),
     (SELECT json_build_array(
                 count(*) FILTER (WHERE embedded_at > now() - interval '60 seconds'), count(*))
@@ -254,11 +255,3 @@ def probe_api(host: str, port: int, timeout: float = API_TIMEOUT) -> Check:
     if answer.status_code not in (200, 503):
         return Check(False, f"GET /healthz answered {answer.status_code}")
     return Check(True)
-
-
-def safe_url(url: str) -> str:
-    """The URL without its password, to show to an operator."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)  # redis:// URLs parse too
-    except Exception:  # noqa: BLE001 - not a URL at all: show nothing of it
-        return "(unparsable URL)"

@@ -147,8 +147,11 @@ def _libpq(url: str) -> str:
 
 
 def masked(url: str) -> str:
-    """The URL to show a person: the password replaced by ``***``."""
-    return make_url(url).render_as_string(hide_password=True)
+    """The URL to show a person: the password replaced by ``***`` (redis:// URLs parse too)."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - not a URL at all: show nothing of it
+        return "(unparsable URL)"
 
 
 def embedded_in_use() -> list[ModuleType]:

@@ -80,7 +80,7 @@ def test_pending_runs_show_by_status_with_the_age_of_the_oldest_and_their_queue(
     ids = [append("waiting", "t", f"waiting turn {i}")["turn_id"] for i in range(3)]
     with db.session() as s:  # no worker runs: they wait; make the oldest have waited 90 s
         s.exec(
-            text("UPDATE stage_runs SET created_at = now() - interval '90 seconds' WHERE subject = :subject"),
+            text("UPDATE stage_runs SET available_at = now() - interval '90 seconds' WHERE subject = :subject"),
             params={"subject": f"turn:{ids[0]}"},
         )
     samples = scrape(client)
