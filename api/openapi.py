@@ -28,10 +28,11 @@ _ERRORS = {
     "400": "the body is not valid JSON",
     "401": "no bearer token, or an unknown one",
     "403": "the op needs a higher role, or the token does not cover the namespace",
-    "404": "no such thread",
+    "404": "no such op, or no such thread",
     "413": f"the body is larger than {MAX_BODY_BYTES} bytes",
     "422": "a field is missing or invalid; `field` names it",
     "503": "the database is unavailable; retry after `Retry-After` seconds",
+    "500": "an unexpected error (its details are in the server's log only)",
 }
 
 

@@ -20,14 +20,13 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from pipelines.secret_formats import (  # noqa: F401 -- luhn_valid is re-exported
+from pipelines.secret_formats import (
     aws_secret_positions,
     has_basic_credentials,
     has_card,
     has_pem_body,
     has_provider_token,
     has_ssn,
-    luhn_valid,
     shannon_entropy,
     word_coverage,
 )

@@ -41,9 +41,8 @@ class NotRunning(SystemExit):
     """A server the command needs does not answer: ``running`` has printed why (one line on
     stderr) and the command ends with exit code 2."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self) -> None:
         super().__init__(2)
-        self.message = message
 
 
 class Unavailable(RuntimeError):
@@ -68,7 +67,7 @@ def running(start: Start = ALL, stop_on_exit: bool = True) -> Iterator[Endpoints
             database_url, redis_url = _reach(settings, start, started)
         except (Unavailable, postgres.StartError) as exc:
             print(f"error: {exc}", file=sys.stderr)
-            raise NotRunning(str(exc)) from None
+            raise NotRunning() from None
         # Child processes and lazily built engines/brokers read the settings: make them agree.
         os.environ["LOOM_DATABASE_URL"] = database_url
         os.environ["LOOM_REDIS_URL"] = redis_url

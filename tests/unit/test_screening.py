@@ -14,11 +14,11 @@ from pipelines.screening import (
     Screen,
     excerpt_is_high,
     is_high,
-    luhn_valid,
     normalise,
     screen,
     shannon_entropy,
 )
+from pipelines.secret_formats import luhn_valid
 
 # Provider tokens are assembled from pieces so this file holds no literal key shapes for secret
 # scanners to trip on. The bodies are random-looking but fake.
