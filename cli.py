@@ -58,7 +58,8 @@ def _call(op: str, body: dict) -> dict:
 
 def _check_vector_width() -> None:
     """One vector column holds one width: a configured model of another width is refused at start
-    (Loom does not migrate the column), before it could fail every embedding and every search."""
+    (Loom does not migrate the column), before it could fail every embedding and every search.
+    Every host must be configured with the same embedder (``LOOM_EMBED_*``)."""
     from models import db
     from providers.embedders import configured_dimensions, configured_model
 
@@ -127,6 +128,7 @@ def scheduler() -> None:
     """The periodic passes (they only enqueue)."""
     _logging()
     with services.running(start=None):
+        _check_vector_width()  # its re-embedding pass compares stored vectors with this model
         from schedules.runner import run
 
         run()

@@ -27,25 +27,27 @@ class Settings(BaseSettings):
     embed_provider: str = "local"  # local | openai
     embed_base_url: str | None = None
     embed_model: str = "text-embedding-3-small"
-    embed_dimensions: int = 384
+    embed_dimensions: int = Field(default=384, ge=1, le=16_000)
     embed_api_key: str | None = None
-    embed_batch_size: int = 64
-    embed_max_chars: int = 2048
+    embed_batch_size: int = Field(default=64, ge=1, le=4096)
+    embed_max_chars: int = Field(default=2048, ge=1)
 
     # --- stage ledger and workers ----------------------------------------------------------
-    stage_max_attempts: int = 3
-    stage_min_backoff_ms: int = 1000
-    stage_max_backoff_ms: int = 60_000
-    stage_lease_seconds: int = 20  # renewed every third of it; one not renewed belonged to a dead worker
-    sweep_grace_seconds: int = 60  # a `pending` run older than this is re-sent by the sweep
-    sweep_interval_seconds: int = 10
-    worker_threads: int = 2
-    reembed_interval_seconds: int = 60  # how often the re-embedding pass looks for another model's vectors
-    reembed_batch: int = 1000  # turns it sends for re-embedding per pass
+    stage_max_attempts: int = Field(default=3, ge=1)
+    stage_min_backoff_ms: int = Field(default=1000, ge=0)
+    stage_max_backoff_ms: int = Field(default=60_000, ge=0)
+    # Renewed every third of it; a run not renewed belonged to a dead worker. At least 3 s, so a
+    # heartbeat is never a busy loop against the database.
+    stage_lease_seconds: int = Field(default=20, ge=3)
+    sweep_grace_seconds: int = Field(default=60, ge=0)  # a `pending` run older than this is re-sent
+    sweep_interval_seconds: int = Field(default=10, ge=1)
+    worker_threads: int = Field(default=2, ge=1)
+    reembed_interval_seconds: int = Field(default=60, ge=1)  # how often the re-embedding pass runs
+    reembed_batch: int = Field(default=1000, ge=1)  # turns it sends for re-embedding per pass
 
     # --- conversations ---------------------------------------------------------------------
-    conversation_search_min_similarity: float = 0.30
-    conversation_search_excerpt_chars: int = 240
+    conversation_search_min_similarity: float = Field(default=0.30, ge=-1, le=1)
+    conversation_search_excerpt_chars: int = Field(default=240, ge=0)
 
 
 @lru_cache

@@ -63,13 +63,22 @@ def test_a_model_change_hides_old_vectors_from_search_until_the_pass_reembeds_th
 
 
 def test_a_model_of_another_width_is_refused_at_start(monkeypatch):
-    import cli
+    import uvicorn
 
+    import cli
+    from schedules import runner as schedules_runner
+    from workers import runner
+
+    def started(*args, **kwargs):
+        raise AssertionError("started despite the width")  # fail, rather than serve until the timeout
+
+    for module in (runner, schedules_runner, uvicorn):
+        monkeypatch.setattr(module, "run", started)
     monkeypatch.setenv("LOOM_EMBED_PROVIDER", "openai")
     monkeypatch.setenv("LOOM_EMBED_DIMENSIONS", "1536")
     get_settings.cache_clear()
     try:
-        for command in ("worker", "api"):
+        for command in ("worker", "api", "scheduler"):
             result = CliRunner().invoke(cli.app, [command])
             assert result.exit_code == 2, (command, result.output)
             (line,) = result.stderr.strip().splitlines()

@@ -90,12 +90,12 @@ def claim_once_lapsed(run_id: int, timeout: float) -> list[StageRun]:
 
 
 def test_only_the_claim_holding_a_run_may_finish_renew_or_release_it(monkeypatch):
-    monkeypatch.setenv("LOOM_STAGE_LEASE_SECONDS", "1")
+    monkeypatch.setenv("LOOM_STAGE_LEASE_SECONDS", "3")  # the shortest lease allowed
     get_settings.cache_clear()
     try:
         run_id = lone_run("claims", "a turn whose first worker lost its lease")
         first = ledger.claim(LONE, [run_id], fill=1)
-        second = claim_once_lapsed(run_id, timeout=5)
+        second = claim_once_lapsed(run_id, timeout=10)
     finally:
         monkeypatch.undo()
         get_settings.cache_clear()
@@ -351,3 +351,16 @@ def test_a_pass_meeting_an_unreachable_database_logs_one_line_and_the_next_firin
         monkeypatch.undo()
         get_settings.cache_clear()
         db.reset_engine()
+
+
+def test_a_lease_shorter_than_three_seconds_is_refused(monkeypatch):
+    from pydantic import ValidationError
+
+    monkeypatch.setenv("LOOM_STAGE_LEASE_SECONDS", "0")
+    get_settings.cache_clear()
+    try:
+        with pytest.raises(ValidationError, match="stage_lease_seconds"):
+            get_settings()
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
