@@ -21,7 +21,12 @@ APPEND = {"namespace": NS, "thread_id": "t", "role": "user", "content": "hello"}
 @pytest.fixture(scope="module", autouse=True)
 def recording():
     enable_logging(NS)
-    append(NS, "t", "stored before any attack", msg_id="keep")
+    append(NS, "t", "stored before any attack", msg_id="keep", metadata={"kept": [1, "two"]})
+    with db.session() as s:
+        kept = s.exec(select(Turn).where(Turn.msg_id == "keep")).one().model_dump()
+    yield kept
+    with db.session() as s:  # after every attack of the module, in whatever order they ran
+        assert s.exec(select(Turn).where(Turn.msg_id == "keep")).one().model_dump() == kept
 
 
 def turns() -> int:
@@ -197,11 +202,9 @@ def test_update_while_recording_is_off_keeps_nothing(client, make_token):
     assert (after.title, after.meta) == (before.title, before.meta)
 
 
-def test_nothing_stored_before_the_attacks_changed(client, make_token):
-    answer = client.post(
-        "/v1/conversation.list", json={"namespace": NS, "thread_id": "t"}, headers=make_token(NS)
-    )
-    assert [m["content"] for m in answer.json()["messages"]][:1] == ["stored before any attack"]
+def test_nothing_stored_before_the_attacks_changed(client, make_token, recording):
+    with db.session() as s:
+        assert s.exec(select(Turn).where(Turn.msg_id == "keep")).one().model_dump() == recording
 
 
 def test_metadata_at_its_depth_limit_is_stored(client, make_token):
