@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     reembed_interval_seconds: int = Field(default=60, ge=1)  # how often the re-embedding pass runs
     reembed_batch: int = Field(default=1000, ge=1)  # turns it sends for re-embedding per pass
 
+    # --- operators ---------------------------------------------------------------------------
+    metrics_cache_seconds: float = Field(default=1.0, ge=0)  # scrapes within this share a snapshot
+
     # --- conversations ---------------------------------------------------------------------
     conversation_search_min_similarity: float = Field(default=0.30, ge=-1, le=1)
     conversation_search_excerpt_chars: int = Field(default=240, ge=0)

@@ -18,6 +18,7 @@ os.environ.update(
     LOOM_STAGE_MIN_BACKOFF_MS="20",
     LOOM_STAGE_MAX_BACKOFF_MS="100",
     LOOM_STAGE_MAX_ATTEMPTS="3",
+    LOOM_METRICS_CACHE_SECONDS="0",  # each scrape sees what the test just did
 )
 
 import services  # noqa: E402

@@ -80,7 +80,9 @@ def test_pending_runs_show_by_status_with_the_age_of_the_oldest_and_their_queue(
     ids = [append("waiting", "t", f"waiting turn {i}")["turn_id"] for i in range(3)]
     with db.session() as s:  # no worker runs: they wait; make the oldest have waited 90 s
         s.exec(
-            text("UPDATE stage_runs SET available_at = now() - interval '90 seconds' WHERE subject = :subject"),
+            text(
+                "UPDATE stage_runs SET available_at = now() - interval '90 seconds' WHERE subject = :subject"
+            ),
             params={"subject": f"turn:{ids[0]}"},
         )
     samples = scrape(client)
@@ -211,3 +213,21 @@ def test_a_server_that_never_answers_does_not_hang_metrics_or_healthz(app_with, 
     assert samples[(f"loom_{service}_up", ())] == 0
     other = "broker" if service == "database" else "database"
     assert samples[(f"loom_{other}_up", ())] == 1
+
+
+def test_scrapes_within_the_cache_window_share_one_snapshot(client, monkeypatch):
+    from models.settings import get_settings
+    from ops import status
+
+    taken = []
+    real = status.Probe.snapshot
+    monkeypatch.setattr(status.Probe, "snapshot", lambda self: taken.append(1) or real(self))
+    monkeypatch.setenv("LOOM_METRICS_CACHE_SECONDS", "60")
+    get_settings.cache_clear()
+    try:
+        for _ in range(5):
+            scrape(client)
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+    assert len(taken) <= 1  # one snapshot for five scrapes (none if an earlier one is still fresh)
