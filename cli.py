@@ -114,6 +114,7 @@ def api() -> None:
 @app.command()
 def worker(threads: Annotated[int | None, typer.Option(help="worker threads")] = None) -> None:
     """A Dramatiq worker running the stages (start as many hosts as the load needs)."""
+    _check_range("--threads", threads, range(1, 257))
     _logging()
     with services.running(start=None):
         _check_vector_width()
@@ -209,6 +210,14 @@ def _check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> Non
         raise fail(f"{name} must be one of {', '.join(choices)}")
 
 
+RUN_IDS = range(1, 2**63)  # a run id is a bigint
+
+
+def _check_range(name: str, value: int | None, allowed: range) -> None:
+    if value is not None and value not in allowed:
+        raise fail(f"{name} must be between {allowed.start} and {allowed.stop - 1}")
+
+
 @runs_app.command("list")
 def runs_list(
     status: Annotated[str | None, typer.Option(help="pending|running|succeeded|skipped|failed")] = None,
@@ -223,6 +232,7 @@ def runs_list(
 
     status = FAILED if failed else status
     _check_choice("--status", status, STATUSES)
+    _check_range("--limit", limit, range(1, 10_001))
     with services.running(start=services.DATABASE):
         from workers import ledger
 
@@ -247,6 +257,7 @@ def runs_list(
 @runs_app.command("show")
 def runs_show(run_id: int) -> None:
     """One stage run, whole."""
+    _check_range("the run id", run_id, RUN_IDS)
     with services.running(start=services.DATABASE):
         from workers import ledger
 
@@ -267,6 +278,7 @@ def runs_retry(
 
     if (run_id is None) == (stage is None):
         raise fail("give either a run id or --stage with --status")
+    _check_range("the run id", run_id, RUN_IDS)
     _check_choice("--status", status, (FAILED, SKIPPED))
     with services.running(start=None):
         from workers import ledger, outbox

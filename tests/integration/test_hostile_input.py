@@ -263,3 +263,29 @@ def test_a_statement_the_database_refuses_is_no_outage():
         assert not db.unavailable(exc.OperationalError("SELECT 1", {}, refused))
     for gone in (errors.AdminShutdown(), errors.CannotConnectNow(), errors.ConnectionException()):
         assert db.unavailable(gone) and db.unavailable(exc.OperationalError("SELECT 1", {}, gone))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["runs", "show", str(2**63)],
+        ["runs", "show", "0"],
+        ["runs", "retry", str(10**20)],
+        ["runs", "list", "--limit", "-5"],
+        ["runs", "list", "--limit", "100000000"],
+        ["worker", "--threads", "0"],
+        ["tokens", "create", "--namespace", ""],
+        ["tokens", "create", "--namespace", "n" * 129],
+        ["search", "n" * 129, "query"],
+    ],
+    ids=" ".join,
+)
+def test_the_cli_answers_out_of_range_input_with_one_line_and_exit_2(args):
+    from typer.testing import CliRunner
+
+    import cli
+
+    result = CliRunner().invoke(cli.app, args)
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: ")
