@@ -1,9 +1,10 @@
 """Ingest throughput: how close Loom's end-to-end embedding rate comes to the raw model's.
 
-    .venv/bin/python bench/ingest.py [--turns 2000] [--clients 6] [--rounds 1] [--data PATH] [--keep-home]
+    .venv/bin/python bench/ingest.py [--turns 2000] [--clients 6] [--rounds 1] [--precisions int8,fp32]
+                                     [--data PATH] [--keep-home]
 
 1. Raw: the first N user/assistant turns of LongMemEval (unique sessions, in order), cut to
-   LOOM_EMBED_MAX_CHARS, embedded by ``providers.embedders.LocalMiniLM`` in batches of
+   LOOM_EMBED_MAX_CHARS, embedded by ``providers.minilm.LocalMiniLM`` in batches of
    LOOM_EMBED_BATCH_SIZE after one warm-up batch, in a fresh process (as Loom's worker is) ->
    ``raw_embedder_turns_per_s``. Done before Loom starts and again after it stopped (the two
    together make the figure, so the machine's drift cancels), so raw and Loom never share the CPU.
@@ -16,6 +17,8 @@
 
 Each measurement first waits until no other process uses the CPU (``machine_shared`` says when one
 did anyway); ``--rounds N`` repeats both and reports the round with the median ratio.
+``--precisions int8,fp32`` measures each local-model precision (``LOOM_EMBED_PRECISION``) in every
+round, interleaved, and reports each one's median round and int8's speed-up over fp32.
 Progress goes to stderr; the last stdout line is one JSON object. ``worker`` in it tells how the
 worker batched (claims share ``started_at``) and ``cpu`` which process used the CPU in the window.
 """
@@ -26,6 +29,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -70,19 +74,21 @@ def first_turns(sessions: dict[str, list[Turn]], n: int) -> list[list[Turn]]:
     return taken
 
 
-def raw_throughput(texts: list[str], batch_size: int) -> dict:
+def raw_throughput(texts: list[str], batch_size: int, precision: str) -> dict:
     """One raw leg, in a fresh process like Loom's worker: a process that already ran the model is
     faster (three legs in one process here: 76.9, 74.6 and 72.4 CPU-s for the same 1,000 texts),
     which would flatter raw against the freshly started worker of the end-to-end leg."""
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(_raw_leg, texts, batch_size).result()
+        return pool.submit(_raw_leg, texts, batch_size, precision).result()
 
 
-def _raw_leg(texts: list[str], batch_size: int) -> dict:
-    from providers.embedders import LocalMiniLM
+def _raw_leg(texts: list[str], batch_size: int, precision: str) -> dict:
+    from providers.minilm import LocalMiniLM
 
-    log("loading LocalMiniLM in a fresh process for the raw measurement")
-    model = LocalMiniLM()
+    log(f"loading LocalMiniLM ({precision}) in a fresh process for the raw measurement")
+    model = LocalMiniLM(precision)
+    if model.precision != precision:
+        raise RuntimeError(f"asked for {precision}, the embedder runs {model.precision}")
     model.embed(texts[:batch_size])  # warm-up batch, not timed
     wait_for_quiet()
     started, own_before, machine_before = time.perf_counter(), process_cpu_s(), machine_busy_s()
@@ -115,9 +121,11 @@ def combined(before: dict, after: dict, turns: int) -> dict:
     }
 
 
-def end_to_end(threads: list[list[Turn]], clients: int, batch_size: int, keep_home: bool) -> dict:
+def end_to_end(
+    threads: list[list[Turn]], clients: int, batch_size: int, keep_home: bool, precision: str
+) -> dict:
     total = sum(len(t) for t in threads)
-    with Loom(keep_home=keep_home) as loom:
+    with Loom(keep_home=keep_home, env={"LOOM_EMBED_PRECISION": precision}) as loom:
         token = loom.token([NAMESPACE, WARM_UP_NAMESPACE])
         loom.logging_on(NAMESPACE)
         loom.logging_on(WARM_UP_NAMESPACE)
@@ -158,6 +166,60 @@ def end_to_end(threads: list[list[Turn]], clients: int, batch_size: int, keep_ho
     }
 
 
+def one_round(texts: list[str], threads: list[list[Turn]], args, batch_size: int, precision: str) -> dict:
+    # The machine's speed drifts by tens of percent within minutes (raw alone measured 117 to 166
+    # CPU-seconds for the same 2000 turns): measure raw before and after end-to-end and compare
+    # with both together, so a drift in between cancels out.
+    before = raw_throughput(texts, batch_size, precision)
+    e2e = end_to_end(threads, args.clients, batch_size, args.keep_home, precision)
+    after = raw_throughput(texts, batch_size, precision)
+    raw = combined(before, after, len(texts))
+    # Other processes on the machine (a test run, say) slow either measurement: flag the round
+    # when they used more than a tenth of a core on average in either window.
+    shared = (
+        raw["raw_other_processes_cpu_s"] / raw["raw_embedder_seconds"] > OTHER_LOAD_LIMIT
+        or e2e["cpu"]["other_processes_cpu_s"] / e2e["cpu"]["window_s"] > OTHER_LOAD_LIMIT
+    )
+    if shared:
+        log("WARNING: other processes used the CPU during a measurement; the numbers are not clean")
+    ratio = e2e["end_to_end_turns_per_s"] / raw["raw_embedder_turns_per_s"]
+    log(f"{precision}: ratio {ratio:.3f}")
+    return {"raw": raw, "e2e": e2e, "ratio": ratio, "machine_shared": shared}
+
+
+def summary(rounds: list[dict]) -> dict:
+    """The round with the median ratio (each round's two legs ran back to back), and every round."""
+    middle = sorted(rounds, key=lambda r: r["ratio"])[(len(rounds) - 1) // 2]
+    raw, e2e, ratio = middle["raw"], middle["e2e"], middle["ratio"]
+    result = {
+        "end_to_end_turns_per_s": rounded(e2e["end_to_end_turns_per_s"], 1),
+        "raw_embedder_turns_per_s": rounded(raw["raw_embedder_turns_per_s"], 1),
+        "ratio": round(ratio, 3),
+        "target_ratio": TARGET_RATIO,
+        "meets_target": ratio >= TARGET_RATIO,
+        "machine_shared": middle["machine_shared"],
+        **{k: v for k, v in raw.items() if k != "raw_embedder_turns_per_s"},
+        **{k: v for k, v in e2e.items() if k != "end_to_end_turns_per_s"},
+    }
+    result["rounds"] = [
+        {
+            "raw_embedder_turns_per_s": rounded(r["raw"]["raw_embedder_turns_per_s"], 1),
+            "end_to_end_turns_per_s": rounded(r["e2e"]["end_to_end_turns_per_s"], 1),
+            "ratio": round(r["ratio"], 3),
+            "machine_shared": r["machine_shared"],
+            "end_to_end_seconds": r["e2e"]["end_to_end_seconds"],
+            "append_seconds": r["e2e"]["append_seconds"],
+            "batch_size_mean": r["e2e"]["worker"].get("batch_size_mean"),
+            "cpu_s": r["e2e"]["cpu"]["cpu_s"],
+            "raw_cpu_s": r["raw"]["raw_cpu_s"],
+            "raw_before_turns_per_s": r["raw"]["raw_before_turns_per_s"],
+            "raw_after_turns_per_s": r["raw"]["raw_after_turns_per_s"],
+        }
+        for r in rounds
+    ]
+    return result
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=2000, help="how many turns (default 2000)")
@@ -167,6 +229,11 @@ def main(argv: list[str] | None = None) -> None:
         "--rounds", type=int, default=1, help="repeat both measurements; report the median-ratio round"
     )
     parser.add_argument("--keep-home", action="store_true", help="keep LOOM_HOME (logs, database)")
+    parser.add_argument(
+        "--precisions",
+        default=None,
+        help="local-model precisions to compare, e.g. int8,fp32 (default: the setting)",
+    )
     args = parser.parse_args(argv)
 
     from models.settings import get_settings
@@ -180,66 +247,37 @@ def main(argv: list[str] | None = None) -> None:
         log(f"the data set has only {len(turns)} user/assistant turns")
     texts = [turn.content[: settings.embed_max_chars] for turn in turns]
 
-    rounds = []
+    precisions = (args.precisions or settings.embed_precision).split(",")
+    rounds: dict[str, list[dict]] = {precision: [] for precision in precisions}
     for n in range(1, args.rounds + 1):
-        if args.rounds > 1:
-            log(f"round {n} of {args.rounds}")
-        # The machine's speed drifts by tens of percent within minutes (raw alone measured 117 to
-        # 166 CPU-seconds for the same 2000 turns): measure raw before and after end-to-end and
-        # compare with both together, so a drift in between cancels out.
-        before = raw_throughput(texts, settings.embed_batch_size)
-        e2e = end_to_end(threads, args.clients, settings.embed_batch_size, args.keep_home)
-        after = raw_throughput(texts, settings.embed_batch_size)
-        raw = combined(before, after, len(texts))
-        # Other processes on the machine (a test run, say) slow either measurement: flag the
-        # round when they used more than a tenth of a core on average in either window.
-        shared = (
-            raw["raw_other_processes_cpu_s"] / raw["raw_embedder_seconds"] > OTHER_LOAD_LIMIT
-            or e2e["cpu"]["other_processes_cpu_s"] / e2e["cpu"]["window_s"] > OTHER_LOAD_LIMIT
-        )
-        if shared:
-            log("WARNING: other processes used the CPU during a measurement; the numbers are not clean")
-        ratio = e2e["end_to_end_turns_per_s"] / raw["raw_embedder_turns_per_s"]
-        log(f"round {n}: ratio {ratio:.3f}")
-        rounds.append({"raw": raw, "e2e": e2e, "ratio": ratio, "machine_shared": shared})
-
-    # The headline is the round with the median ratio (each round's two legs ran back to back).
-    middle = sorted(rounds, key=lambda r: r["ratio"])[(len(rounds) - 1) // 2]
-    raw, e2e, ratio = middle["raw"], middle["e2e"], middle["ratio"]
-    result = {
+        for precision in precisions:  # interleaved: the machine's drift reaches every precision alike
+            log(f"round {n} of {args.rounds}, {precision}")
+            rounds[precision].append(one_round(texts, threads, args, settings.embed_batch_size, precision))
+    common = {
         "turns": len(turns),
         "sessions": len(threads),
-        "end_to_end_turns_per_s": rounded(e2e["end_to_end_turns_per_s"], 1),
-        "raw_embedder_turns_per_s": rounded(raw["raw_embedder_turns_per_s"], 1),
-        "ratio": round(ratio, 3),
-        "target_ratio": TARGET_RATIO,
-        "meets_target": ratio >= TARGET_RATIO,
-        "machine_shared": middle["machine_shared"],
         "batch_size": settings.embed_batch_size,
         "max_chars": settings.embed_max_chars,
         "clients": args.clients,
         "cpus": os.cpu_count(),
         "code": code,
-        **{k: v for k, v in raw.items() if k != "raw_embedder_turns_per_s"},
-        **{k: v for k, v in e2e.items() if k != "end_to_end_turns_per_s"},
     }
-    if len(rounds) > 1:
-        result["rounds"] = [
-            {
-                "raw_embedder_turns_per_s": rounded(r["raw"]["raw_embedder_turns_per_s"], 1),
-                "end_to_end_turns_per_s": rounded(r["e2e"]["end_to_end_turns_per_s"], 1),
-                "ratio": round(r["ratio"], 3),
-                "machine_shared": r["machine_shared"],
-                "end_to_end_seconds": r["e2e"]["end_to_end_seconds"],
-                "append_seconds": r["e2e"]["append_seconds"],
-                "batch_size_mean": r["e2e"]["worker"].get("batch_size_mean"),
-                "cpu_s": r["e2e"]["cpu"]["cpu_s"],
-                "raw_cpu_s": r["raw"]["raw_cpu_s"],
-                "raw_before_turns_per_s": r["raw"]["raw_before_turns_per_s"],
-                "raw_after_turns_per_s": r["raw"]["raw_after_turns_per_s"],
+    if len(precisions) == 1:
+        result = {**common, "precision": precisions[0], **summary(rounds[precisions[0]])}
+    else:
+        by_precision = {precision: summary(rounds[precision]) for precision in precisions}
+        result = {**common, "precisions": by_precision}
+        if {"int8", "fp32"} <= set(precisions):
+            medians = {
+                precision: {
+                    leg: statistics.median(r[leg] for r in by_precision[precision]["rounds"])
+                    for leg in ("raw_embedder_turns_per_s", "end_to_end_turns_per_s")
+                }
+                for precision in ("int8", "fp32")
             }
-            for r in rounds
-        ]
+            result["int8_over_fp32"] = {
+                leg: round(medians["int8"][leg] / medians["fp32"][leg], 2) for leg in medians["int8"]
+            }
     result["seconds_total"] = round(time.perf_counter() - began, 1)
     print(json.dumps(result))
 

