@@ -3,8 +3,9 @@
 The transformer (not the pooling, done in numpy by the embedder) is exported with PyTorch, the only
 use Loom makes of it at run time, and for ``int8`` quantized dynamically with per-channel weights
 (per-tensor scales lose real quality: cosine to fp32 down to ~0.9 on LongMemEval turns). The files
-live per virtualenv (``<sys.prefix>/share/loom/models``), not per ``LOOM_HOME``: every data
-directory, test run and process of one installation shares one build. A file's name carries the
+live per virtualenv (``<sys.prefix>/share/loom/models``, or per user under ``~/.cache/loom`` when
+the environment is read-only), not per ``LOOM_HOME``: every data directory, test run and process of
+one installation shares one build. A file's name carries the
 source weights' hash and the precision; a sidecar keeps the file's own sha256, checked at load,
 so a truncated or altered build is made again rather than used.
 """
@@ -25,7 +26,11 @@ OPSET = 17
 
 
 def cache_dir() -> Path:
-    return Path(sys.prefix) / "share" / "loom" / "models"
+    """Per virtualenv; per user where the environment is not writable (a system-wide install)."""
+    prefix = Path(sys.prefix)
+    if os.access(prefix, os.W_OK):
+        return prefix / "share" / "loom" / "models"
+    return Path(os.environ.get("XDG_CACHE_HOME", "~/.cache")).expanduser() / "loom" / "models"
 
 
 def file_sha256(path: Path) -> str:
