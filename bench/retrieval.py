@@ -1,7 +1,7 @@
 """LongMemEval (oracle) retrieval through Loom's own search: recall@5 and recall@10.
 
     .venv/bin/python bench/retrieval.py [--sessions N] [--clients 6] [--data PATH] [--details FILE]
-                                        [--keep-home]
+                                        [--precisions int8,fp32] [--keep-home]
 
 Every session of the file (deduplicated by session id) goes into one namespace over HTTP, one Loom
 thread per session (thread_id = session id, msg_id = ``<session_id>:<turn index>``), appended by
@@ -12,7 +12,9 @@ is the fraction of the question's ``has_answer`` turns found in the top k, avera
 that have at least one such turn; also per ``question_type``.
 
 ``--sessions N`` keeps the first N sessions and the questions whose answer sessions are all among
-them (a quick run). Progress goes to stderr; the last stdout line is one JSON object.
+them (a quick run). ``--precisions int8,fp32`` runs the whole measurement once per local-model
+precision (``LOOM_EMBED_PRECISION``) and prints each, with the recall@10 difference. Progress goes
+to stderr; the last stdout line is one JSON object.
 """
 
 from __future__ import annotations
@@ -161,7 +163,7 @@ def ask(loom: Loom, token: str, questions: list[dict], details: Path | None) -> 
     }
 
 
-def exact_recall(loom: Loom, questions: list[dict], min_similarity: float) -> dict:
+def exact_recall(loom: Loom, questions: list[dict], min_similarity: float, precision: str) -> dict:
     """The same recall by brute force over the stored vectors (no HNSW index), with the query
     embedded here by the same model: what the index loses, if anything."""
     import numpy as np
@@ -176,9 +178,7 @@ def exact_recall(loom: Loom, questions: list[dict], min_similarity: float) -> di
     ids = [row[0] for row in rows]
     matrix = np.array([json.loads(row[1]) for row in rows], dtype=np.float32)
     asked = [q for q in questions if relevant_turns(q)]
-    from models.settings import get_settings
-
-    model = LocalMiniLM(get_settings().embed_precision)  # the precision Loom ran with (env)
+    model = LocalMiniLM(precision)  # the precision Loom ran with
     queries = np.array(model.embed([q["question"] for q in asked]), dtype=np.float32)
     recall = {k: [] for k in KS}
     for record, scores in zip(asked, queries @ matrix.T, strict=True):
@@ -187,6 +187,33 @@ def exact_recall(loom: Loom, questions: list[dict], min_similarity: float) -> di
         for k in KS:
             recall[k].append(len(relevant & set(ranked[:k])) / len(relevant))
     return {f"exact_recall_at_{k}": round(sum(v) / len(v), 4) if v else None for k, v in recall.items()}
+
+
+def measure(args, threads: list, questions: list[dict], precision: str) -> dict:
+    """Ingest every thread into a fresh Loom running ``precision``, then ask every question."""
+    from models.settings import get_settings
+
+    log(f"measuring with LOOM_EMBED_PRECISION={precision}")
+    with Loom(keep_home=args.keep_home, env={"LOOM_EMBED_PRECISION": precision}) as loom:
+        token = loom.token([NAMESPACE, WARM_UP_NAMESPACE])
+        loom.logging_on(NAMESPACE)
+        loom.logging_on(WARM_UP_NAMESPACE)
+        warm_up(loom, token, WARM_UP_NAMESPACE)
+        ingested = ingest(loom, token, threads, args.clients)
+        asked_at = time.perf_counter()
+        scores = ask(loom, token, questions, args.details)
+        search_seconds = time.perf_counter() - asked_at
+        if args.exact:
+            min_similarity = get_settings().conversation_search_min_similarity
+            scores.update(exact_recall(loom, questions, min_similarity, precision))
+    return {
+        "recall_at_5": scores.pop("recall_at_5"),
+        "recall_at_10": scores.pop("recall_at_10"),
+        "not_embedded": ingested.pop("not_embedded"),
+        **scores,
+        **ingested,
+        "search_seconds": round(search_seconds, 1),
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -199,6 +226,7 @@ def main(argv: list[str] | None = None) -> None:
         "--exact", action="store_true", help="also brute-force recall over the stored vectors (no index)"
     )
     parser.add_argument("--keep-home", action="store_true", help="keep LOOM_HOME (logs, database)")
+    parser.add_argument("--precisions", default=None, help="local-model precisions, e.g. int8,fp32")
     args = parser.parse_args(argv)
 
     from models.settings import get_settings
@@ -213,34 +241,25 @@ def main(argv: list[str] | None = None) -> None:
     threads = [turns for turns in sessions.values() if turns]
     log(f"{len(sessions)} sessions, {sum(len(t) for t in threads)} turns, {len(questions)} questions")
 
-    with Loom(keep_home=args.keep_home) as loom:
-        token = loom.token([NAMESPACE, WARM_UP_NAMESPACE])
-        loom.logging_on(NAMESPACE)
-        loom.logging_on(WARM_UP_NAMESPACE)
-        warm_up(loom, token, WARM_UP_NAMESPACE)
-        ingested = ingest(loom, token, threads, args.clients)
-        asked_at = time.perf_counter()
-        scores = ask(loom, token, questions, args.details)
-        search_seconds = time.perf_counter() - asked_at
-        if args.exact:
-            scores.update(exact_recall(loom, questions, get_settings().conversation_search_min_similarity))
-
-    result = {
-        "recall_at_5": scores.pop("recall_at_5"),
-        "recall_at_10": scores.pop("recall_at_10"),
+    precisions = (args.precisions or get_settings().embed_precision).split(",")
+    measured = {precision: measure(args, threads, questions, precision) for precision in precisions}
+    common = {
         "sessions": len(sessions),
         "turns": sum(len(t) for t in threads),
-        "not_embedded": ingested.pop("not_embedded"),
-        **scores,
         "limit": LIMIT,
         "min_similarity": get_settings().conversation_search_min_similarity,
-        **ingested,
-        "search_seconds": round(search_seconds, 1),
         "clients": args.clients,
         "cpus": os.cpu_count(),
         "code": code,
-        "seconds_total": round(time.perf_counter() - began, 1),
     }
+    if len(precisions) == 1:
+        result = {**measured[precisions[0]], **common, "precision": precisions[0]}
+    else:
+        result = {**common, "precisions": measured}
+        if {"int8", "fp32"} <= set(precisions):
+            delta = measured["int8"]["recall_at_10"] - measured["fp32"]["recall_at_10"]
+            result["recall_at_10_int8_minus_fp32"] = round(delta, 4)
+    result["seconds_total"] = round(time.perf_counter() - began, 1)
     print(json.dumps(result))
 
 
