@@ -7,6 +7,7 @@ by area. A setting arrives with the stage that reads it.
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -25,7 +26,7 @@ class Settings(BaseSettings):
 
     # --- embedding -------------------------------------------------------------------------
     embed_provider: str = "local"  # local | openai
-    embed_precision: str = "int8"  # the local model: int8 (ONNX Runtime) | fp32 (PyTorch)
+    embed_precision: Literal["int8", "fp32"] = "int8"  # the local model: ONNX Runtime int8 | PyTorch
     embed_base_url: str | None = None
     embed_model: str = "text-embedding-3-small"
     embed_dimensions: int = Field(default=384, ge=1, le=16_000)

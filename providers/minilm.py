@@ -63,18 +63,19 @@ class LocalMiniLM:
     dimensions = DIMENSIONS
 
     def __init__(self, precision: str = "int8") -> None:
+        if precision not in ("int8", "fp32"):
+            raise Unavailable(f"unknown LOOM_EMBED_PRECISION {precision!r} (int8 or fp32)")
         path = model_dir()
-        self._micro_batch = ONNX_MICRO_BATCH
+        self.precision = precision
         if precision == "int8":
             try:
-                self._forward, self.precision = onnx_forward(path, "int8"), "int8"
+                self._forward = onnx_forward(path, "int8")
             except Exception as exc:  # no build possible here: the weights as they are still work
                 log.warning("int8 embedder unavailable, using fp32 PyTorch: %s: %s", type(exc).__name__, exc)
-                precision = "fp32"
-        if precision == "fp32":
-            self._forward, self.precision, self._micro_batch = torch_forward(path), "fp32", MICRO_BATCH
-        elif precision != "int8":
-            raise Unavailable(f"unknown LOOM_EMBED_PRECISION {precision!r} (int8 or fp32)")
+                self.precision = "fp32"
+        if self.precision == "fp32":
+            self._forward = torch_forward(path)
+        self._micro_batch = ONNX_MICRO_BATCH if self.precision == "int8" else MICRO_BATCH
         self._forward(["warm-up"])  # first calls configure shared state: before other threads exist
         self._pool = ThreadPoolExecutor(max_workers=len(os.sched_getaffinity(0)), thread_name_prefix="minilm")
 
