@@ -281,7 +281,12 @@ def runs_retry(
     _check_range("the run id", run_id, RUN_IDS)
     _check_choice("--status", status, (FAILED, SKIPPED))
     with services.running(start=None):
-        from workers import ledger, outbox
+        from workers import ledger, outbox, stages
+
+        if stage is not None:
+            _check_choice("--stage", stage, tuple(sorted(stages.all_stages())))
+            if (status or FAILED) not in stages.get(stage).retryable:
+                raise fail(f"the {stage} stage does not retry {status or FAILED} runs")
 
         if run_id is not None:
             outcome = ledger.retry(run_id)

@@ -20,7 +20,7 @@ from ops.errors import not_found
 from ops.schemas import Answer, Identifier, Metadata, OpRequest
 from pipelines import embedding, keys, screening
 from workers import outbox
-from workers.embedding import STAGE as EMBEDDING
+from workers.stages.embedding import STAGE as EMBEDDING
 
 Role = Literal["user", "assistant", "system", "tool"]
 

@@ -93,10 +93,10 @@ def endpoints() -> Endpoints:
 
 def stage_queues() -> tuple[str, dict[str, str]]:
     """The broker's key namespace and each stage's queue (the outbox's actors)."""
+    from workers import stages
     from workers.broker import broker
-    from workers.outbox import ACTORS
 
-    return broker.namespace, {stage: actor.queue_name for stage, actor in ACTORS.items()}
+    return broker.namespace, {name: stage.queue for name, stage in stages.all_stages().items()}
 
 
 def bounded(calls: dict[str, Callable[[], Any]], timeout: float = TIMEOUT) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """The embedding stage's work: read pending embedding rows, embed them in one model call, store the
-vectors. Plain functions; the actor in ``workers/embedding.py`` adds claiming and retries."""
+vectors. Plain functions; the actor in ``workers/stages/embedding.py`` adds claiming and retries."""
 
 from collections.abc import Callable
 from dataclasses import dataclass

@@ -7,7 +7,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from models.settings import get_settings
 from workers import outbox
-from workers.embedding import reembed_outdated
+from workers.stages.embedding import reembed_outdated
 
 
 @dataclass(frozen=True)

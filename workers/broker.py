@@ -34,9 +34,10 @@ broker = _build()
 
 class _Outage:
     """Logs a broker outage once when it starts and once when it ends, not once per message, and
-    spares callers a broker that just failed: for ``QUIET_SECONDS`` after a failure, sends give up
-    at once (their runs wait for the sweep) instead of each waiting out the socket timeout of a
-    Redis that accepts connections but does not answer."""
+    spares the write path a broker that just failed: for ``QUIET_SECONDS`` after a failure, wake-ups
+    give up at once (their runs wait for the sweep) instead of each append waiting out the socket
+    timeout of a Redis that accepts connections but does not answer. Explicit sends (an operator's
+    retry, the sweep, a delayed retry) always try."""
 
     QUIET_SECONDS = 1.0
 
@@ -72,8 +73,8 @@ def send(actor: dramatiq.Actor, *args, unless_waiting: bool = False, delay: time
     ``unless_waiting`` skips the message when one of the actor's queue is still waiting to be
     fetched: that one is fetched, and claims its runs, after this call, so it sees everything the
     caller committed before it. Under load that makes one message per batch, not one per run."""
-    if outage.quiet():
-        return False
+    if unless_waiting and outage.quiet():
+        return False  # a wake-up, during an outage: the sweep sends the runs once Redis answers
     try:
         # The list Dramatiq's Redis broker pushes message ids onto and consumers pop on fetch.
         if unless_waiting and broker.client.llen(f"{broker.namespace}:{actor.queue_name}"):

@@ -23,6 +23,7 @@ from models import db
 from models.base import utcnow
 from models.settings import get_settings
 from models.stage_run import DONE, FAILED, PENDING, RUNNING, SKIPPED, SUCCEEDED, StageRun
+from workers import stages
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +179,8 @@ def retry(run_id: int) -> RetryOutcome | None:
             return RetryOutcome(run, False, f"run {run_id} already succeeded; nothing to do")
         if run.status in (PENDING, RUNNING):
             return RetryOutcome(run, False, f"run {run_id} is already {run.status}")
+        if run.stage not in stages.all_stages() or run.status not in stages.get(run.stage).retryable:
+            return RetryOutcome(run, False, f"run {run_id} is {run.status}; its stage does not retry those")
         run.status, run.attempts, run.reason, run.claim = PENDING, 0, None, None
         run.updated_at = run.available_at = utcnow()
         s.add(run)

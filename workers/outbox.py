@@ -4,25 +4,23 @@ A send that fails (Redis down) loses nothing: the run stays ``pending`` in the l
 scheduler's sweep sends it again once the broker answers.
 """
 
-from workers import broker, ledger
-from workers.embedding import STAGE as EMBEDDING
-from workers.embedding import embed_turns
+from workers import broker, ledger, stages
 
-ACTORS = {EMBEDDING: embed_turns}
 CHUNK = 64
 
 
 def wake(stage: str, run_ids: list[int]) -> bool:
     """After a write committed new runs: make sure a message of the stage will claim them
     (an actor's claim fills its batch with other pending runs). False when the broker is down."""
-    return broker.send(ACTORS[stage], run_ids, unless_waiting=True)
+    return broker.send(stages.get(stage).actor, run_ids, unless_waiting=True)
 
 
 def send(stage: str, run_ids: list[int]) -> bool:
     """Enqueue these runs by id (in chunks); False when the broker refused one (the rest then
     wait for the sweep too)."""
     return all(
-        broker.send(ACTORS[stage], run_ids[start : start + CHUNK]) for start in range(0, len(run_ids), CHUNK)
+        broker.send(stages.get(stage).actor, run_ids[start : start + CHUNK])
+        for start in range(0, len(run_ids), CHUNK)
     )
 
 
@@ -35,7 +33,7 @@ def sweep(grace_seconds: int) -> int:
     sent, after_id = 0, 0
     while by_stage := ledger.stale(grace_seconds, after_id):
         for stage, run_ids in by_stage.items():
-            if stage in ACTORS:
+            if stage in stages.all_stages():
                 if not send(stage, run_ids):
                     return sent
                 sent += len(run_ids)

@@ -7,8 +7,8 @@ import threading
 import dramatiq
 
 from providers.embedders import load_in_background
+from workers import stages
 from workers.broker import broker
-from workers.outbox import ACTORS
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +20,7 @@ POLL_MS = 100
 
 def new_worker(threads: int) -> dramatiq.Worker:
     """A worker on every stage's queue, not yet started."""
+    stages.all_stages()  # every stage's actor declared on the broker
     return dramatiq.Worker(broker, worker_threads=threads, worker_timeout=POLL_MS)
 
 
@@ -30,6 +31,6 @@ def run(threads: int) -> None:
         signal.signal(sig, lambda *_: stop.set())
     load_in_background()  # ready before the first batch arrives
     worker.start()
-    log.info("worker up: %d threads on queues %s", threads, sorted(ACTORS))
+    log.info("worker up: %d threads on queues %s", threads, sorted(stages.all_stages()))
     stop.wait()
     worker.stop(timeout=30_000)

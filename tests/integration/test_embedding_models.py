@@ -12,7 +12,7 @@ from ops.caller import OPERATOR
 from ops.registry import call
 from providers import embedders
 from tests.integration.conftest import append, enable_logging, settled, wait_until
-from workers.embedding import reembed_outdated
+from workers.stages.embedding import reembed_outdated
 
 TEXTS = (
     "The invoices moved to the new ledger in March.",

@@ -170,7 +170,7 @@ def test_a_turn_deleted_while_its_embedding_ran_drops_the_late_vector(worker, op
 
 
 def test_running_the_stage_twice_embeds_once(openai_embedder):
-    from workers.embedding import embed_turns
+    from workers.stages.embedding import embed_turns
 
     enable_logging("twice")
     turn_id = append("twice", "t", "only once")["turn_id"]
@@ -185,7 +185,7 @@ def test_running_the_stage_twice_embeds_once(openai_embedder):
 
 def test_a_run_whose_worker_died_is_claimed_again_once_its_lease_expires(openai_embedder):
     from workers import ledger
-    from workers.embedding import embed_turns
+    from workers.stages.embedding import embed_turns
 
     enable_logging("lease")
     turn_id = append("lease", "t", "my worker was killed")["turn_id"]

@@ -36,7 +36,7 @@ def setting(monkeypatch):
 
 def embedded(namespace: str, *turns: tuple[str, str, dict]) -> list[int]:
     """Append (thread, content, extra) turns and embed them now, in this process."""
-    from workers.embedding import embed_turns
+    from workers.stages.embedding import embed_turns
 
     enable_logging(namespace)
     ids = [append(namespace, thread, content, **extra)["turn_id"] for thread, content, extra in turns]

@@ -197,7 +197,7 @@ def test_a_batch_with_one_bad_text_stores_the_others_and_fails_only_that_run(wor
                 raise ValueError("the model cannot take this text")
             return real.embed(texts)
 
-    monkeypatch.setattr("workers.embedding.get_embedder", lambda: Picky())
+    monkeypatch.setattr("workers.stages.embedding.get_embedder", lambda: Picky())
     ids = [append("retries", "picky", f"an ordinary turn number {i}")["turn_id"] for i in range(10)]
     bad = append("retries", "picky", "a turn the model chokes on \u2620")["turn_id"]
     wait_until(settled, timeout=120, what="the batch")
@@ -364,3 +364,19 @@ def test_a_lease_shorter_than_three_seconds_is_refused(monkeypatch):
     finally:
         monkeypatch.undo()
         get_settings.cache_clear()
+
+
+def test_right_after_a_broker_failure_wake_ups_give_up_but_explicit_sends_still_try(broker):
+    from workers import broker as broker_module
+    from workers.stages.embedding import embed_turns
+
+    broker.flush_all()
+    broker_module.outage.failed("test", ConnectionError("just failed"))
+    try:
+        assert broker_module.outage.quiet()
+        assert broker_module.send(embed_turns, [1], unless_waiting=True) is False  # no wait on Redis
+        assert broker_module.send(embed_turns, [1]) is True  # an operator's retry goes out
+        assert broker.client.llen(f"{broker.namespace}:embedding") == 1
+    finally:
+        broker_module.outage.succeeded()
+        broker.flush_all()

@@ -12,6 +12,7 @@ from models.stage_run import SKIPPED, SUCCEEDED, StageRun
 from pipelines import embedding, keys
 from providers.embedders import configured_model, get_embedder
 from workers import broker, ledger
+from workers.stages import Stage, register
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,9 @@ def embed_turns(run_ids: list[int]) -> None:
     # After the commit: a wake-up for the released runs once their backoff has passed.
     for wait, ids in retrying.items():
         broker.send(embed_turns, ids, delay=wait)
+
+
+register(Stage(STAGE, embed_turns))
 
 
 def reembed_outdated(limit: int) -> int:

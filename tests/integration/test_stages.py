@@ -1,0 +1,85 @@
+"""A stage is one module: a stage declared with ``workers.stages.register`` is found by the outbox,
+the sweep, the worker, `loom runs retry` and the status snapshot with no edit elsewhere."""
+
+import dramatiq
+import pytest
+from sqlalchemy import text
+from sqlmodel import select
+from typer.testing import CliRunner
+
+from models import db
+from models.stage_run import FAILED, SKIPPED, SUCCEEDED, StageRun
+from workers import broker as broker_module
+from workers import ledger, stages
+
+NAME = "t_echo"
+handled: list[int] = []
+
+
+@pytest.fixture(scope="module")
+def echo_stage(broker):
+    """A stage of the test's own: claims its runs and closes them."""
+
+    @dramatiq.actor(broker=broker_module.broker, queue_name=NAME, actor_name="t_echo_runs")
+    def echo(run_ids: list[int]) -> None:
+        runs = ledger.claim(NAME, run_ids, fill=10)
+        handled.extend(run.id for run in runs)
+        with db.session() as s:
+            ledger.finish(s, runs, SUCCEEDED)
+
+    yield stages.register(stages.Stage(NAME, echo, retryable=(FAILED,)))
+    stages._registered.pop(NAME)  # later modules see only the real stages
+
+
+def runs_of(status: str, n: int) -> list[int]:
+    with db.session() as s:
+        return list(
+            s.exec(
+                text(
+                    "INSERT INTO stage_runs (stage, subject, idem_key, status, attempts, created_at, "
+                    "updated_at, available_at) SELECT :stage, 'echo:' || g, 'echo:' || :status || g, "
+                    ":status, 3, now(), now(), now() FROM generate_series(1, :n) g RETURNING id"
+                ),
+                params={"stage": NAME, "status": status, "n": n},
+            ).scalars()
+        )
+
+
+def status_of(ids: list[int]) -> set[str]:
+    with db.session() as s:
+        return set(s.exec(select(StageRun.status).where(StageRun.id.in_(ids))))
+
+
+def test_a_registered_stage_is_found_by_name_and_its_queue(echo_stage):
+    assert stages.get(NAME) is echo_stage and echo_stage.queue == NAME
+    assert {"embedding", NAME} <= set(stages.all_stages())
+    with pytest.raises(ValueError, match="twice"):
+        stages.register(stages.Stage(NAME, echo_stage.actor))
+
+
+def test_an_operator_retry_of_a_new_stage_reaches_its_queue_and_its_actor_closes_the_runs(echo_stage, broker):
+    import cli
+
+    failed, skipped = runs_of(FAILED, 3), runs_of(SKIPPED, 2)
+    refused = CliRunner().invoke(cli.app, ["runs", "retry", "--stage", NAME, "--status", SKIPPED])
+    assert refused.exit_code == 2 and "does not retry skipped" in refused.stderr
+    broker.flush_all()
+    result = CliRunner().invoke(cli.app, ["runs", "retry", "--stage", NAME, "--status", FAILED])
+    assert result.exit_code == 0 and "3 t_echo runs queued again" in result.stdout
+    assert broker.client.llen(f"{broker.namespace}:{NAME}") == 1  # one message, on the stage's queue
+    broker.flush_all()
+    echo_stage.actor.fn(failed)  # what a worker consuming that queue runs
+    assert set(failed) <= set(handled)
+    assert status_of(failed) == {SUCCEEDED} and status_of(skipped) == {SKIPPED}
+    unknown = CliRunner().invoke(cli.app, ["runs", "retry", "--stage", "nope", "--status", FAILED])
+    assert unknown.exit_code == 2 and "--stage must be one of" in unknown.stderr
+
+
+def test_the_status_snapshot_lists_a_new_stage(echo_stage):
+    from ops import status
+
+    probe = status.Probe()
+    try:
+        assert NAME in probe.snapshot().stages
+    finally:
+        probe.close()
