@@ -24,6 +24,15 @@ def new_worker(threads: int) -> dramatiq.Worker:
     return dramatiq.Worker(broker, worker_threads=threads, worker_timeout=POLL_MS)
 
 
+def stop(worker: dramatiq.Worker, timeout_ms: int = 30_000) -> None:
+    """Stop a worker and detach it from the broker. Dramatiq leaves a stopped worker's middleware
+    on the broker, and that middleware starts consumers for any queue declared later: they would
+    fetch the new queue's messages and never run them (a process that starts workers again, as the
+    tests do)."""
+    worker.stop(timeout=timeout_ms)
+    broker.middleware[:] = [m for m in broker.middleware if getattr(m, "worker", None) is not worker]
+
+
 def run(threads: int) -> None:
     worker = new_worker(threads)
     stop = threading.Event()
@@ -33,4 +42,4 @@ def run(threads: int) -> None:
     worker.start()
     log.info("worker up: %d threads on queues %s", threads, sorted(stages.all_stages()))
     stop.wait()
-    worker.stop(timeout=30_000)
+    stop(worker)

@@ -76,13 +76,13 @@ def broker(endpoints):
 @pytest.fixture
 def worker(broker, database):
     """A real Dramatiq worker in this process, on a queue emptied first."""
-    from workers.runner import new_worker
+    from workers.runner import new_worker, stop
 
     broker.flush_all()
     w = new_worker(threads=2)
     w.start()
     yield w
-    w.stop(timeout=10_000)
+    stop(w, timeout_ms=10_000)
     broker.flush_all()
 
 

@@ -49,14 +49,14 @@ def test_appends_store_while_redis_is_down_and_the_sweep_sends_them_once_it_is_b
     assert statuses(answers) == [PENDING] * 3
     with freeze_time(utcnow() + timedelta(seconds=get_settings().sweep_grace_seconds + 1)):
         sweep.run()
-    from workers.runner import new_worker
+    from workers.runner import new_worker, stop
 
     worker = new_worker(threads=2)
     worker.start()
     try:
         wait_until(settled, what="the swept runs")
     finally:
-        worker.stop()
+        stop(worker)
     assert statuses(answers) == [SUCCEEDED] * 3
     sent = [text for call in openai_embedder.embedding_calls for text in call]
     assert len([text for text in sent if text.startswith("written while the broker is down")]) == 3

@@ -96,7 +96,7 @@ def garbage(error: str) -> bool:
 def test_a_wrong_answer_from_the_model_stores_no_vector_and_fails_the_runs(broker, openai_embedder, reads_as):
     from ops.caller import OPERATOR
     from ops.registry import call
-    from workers.runner import new_worker
+    from workers.runner import new_worker, stop
 
     mode = reads_as.__name__
     namespace = f"wrong-{mode}"
@@ -111,7 +111,7 @@ def test_a_wrong_answer_from_the_model_stores_no_vector_and_fails_the_runs(broke
     try:
         wait_until(settled, what="the runs to fail")
     finally:
-        worker.stop(timeout=10_000)
+        stop(worker, timeout_ms=10_000)
     attempts = get_settings().stage_max_attempts
     for turn_id in ids:
         run, row = run_of(turn_id), row_of(turn_id)
@@ -210,7 +210,7 @@ def queued(broker) -> int:
 def test_appends_send_one_message_while_one_is_waiting_and_full_batches_wake_the_next(
     broker, openai_embedder, monkeypatch
 ):
-    from workers.runner import new_worker
+    from workers.runner import new_worker, stop
 
     monkeypatch.setenv("LOOM_EMBED_BATCH_SIZE", "4")
     get_settings.cache_clear()
@@ -223,7 +223,7 @@ def test_appends_send_one_message_while_one_is_waiting_and_full_batches_wake_the
     try:
         wait_until(settled, what="the coalesced runs")
     finally:
-        worker.stop(timeout=10_000)
+        stop(worker, timeout_ms=10_000)
     # One message, then each full batch of 4 woke the next: 4 + 4 + 2, every turn once.
     assert sorted(len(call) for call in openai_embedder.embedding_calls) == [2, 4, 4]
     assert all(run_of(i).status == SUCCEEDED for i in ids)

@@ -14,7 +14,7 @@ SECRET = "the deploy key is sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz12 for i
 @pytest.fixture(scope="module")
 def corpus(broker, database):
     """Two namespaces of turns, embedded by a real worker with the local model."""
-    from workers.runner import new_worker  # registers every actor
+    from workers.runner import new_worker, stop  # registers every actor
 
     for namespace in ("alpha", "beta", "gamma"):
         enable_logging(namespace)
@@ -35,7 +35,7 @@ def corpus(broker, database):
     try:
         wait_until(settled, timeout=120, what="the corpus to be embedded")
     finally:
-        worker.stop()
+        stop(worker)
 
 
 ME = Caller(role="viewer", namespaces=("alpha", "beta"))
