@@ -92,7 +92,7 @@ def endpoints() -> Endpoints:
 
 
 def stage_queues() -> tuple[str, dict[str, str]]:
-    """The broker's key namespace and each stage's queue (the outbox's actors)."""
+    """The broker's key namespace and each registered stage's queue."""
     from workers import stages
     from workers.broker import broker
 
