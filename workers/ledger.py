@@ -1,9 +1,10 @@
 """The stage ledger: claiming, finishing, releasing and retrying runs.
 
-Claims are ``UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED)``: two workers never hold the
-same run. A claimed run carries a short lease that its worker renews while it works (``leased``),
-so a run whose worker was killed is claimed again within one lease. A released run waits out its
-backoff (``available_at``) before any claim takes it, so an outage does not burn its attempts.
+Claims are ``WITH chosen AS MATERIALIZED (SELECT … FOR UPDATE SKIP LOCKED) UPDATE …``: two
+workers never hold the same run. A claimed run carries a short lease that its worker renews while
+it works (``leased``), so a run whose worker was killed is claimed again within one lease. A
+released run waits out its backoff (``available_at``) before any claim takes it, so an outage does
+not burn its attempts.
 Every statement that may touch many runs works in bounded batches.
 """
 
@@ -37,6 +38,15 @@ def _claimable(now: datetime):
     )
 
 
+def _among(chosen: Select):
+    """``id IN`` the runs ``chosen`` locks, selected once. Not a plain ``IN (SELECT … LIMIT n FOR
+    UPDATE SKIP LOCKED)``: a plan may scan that subquery again for every row of the outer table, and
+    each rescan skips the rows this statement already changed and locks n more, so a claim, sweep or
+    retry would take every matching run instead of n. A materialised CTE is evaluated exactly once."""
+    once = chosen.cte("chosen").prefix_with("MATERIALIZED")
+    return col(StageRun.id).in_(select(once.c.id))
+
+
 def claim(stage: str, run_ids: list[int], fill: int) -> list[StageRun]:
     """Claim the given runs first and, up to ``fill`` in all, other claimable runs of the stage, so
     one model call serves many messages. Returns the claimed runs (attempts already counted), all
@@ -56,7 +66,7 @@ def claim(stage: str, run_ids: list[int], fill: int) -> list[StageRun]:
     with db.session() as s:
         claimed = s.exec(
             update(StageRun)
-            .where(col(StageRun.id).in_(chosen.scalar_subquery()))
+            .where(_among(chosen))
             .values(
                 status=RUNNING,
                 attempts=StageRun.attempts + 1,
@@ -195,7 +205,7 @@ def revive(chosen: Select) -> list[int]:
     with db.session() as s:
         ids = s.exec(
             update(StageRun)
-            .where(col(StageRun.id).in_(chosen.scalar_subquery()), col(StageRun.status).in_(DONE + (FAILED,)))
+            .where(_among(chosen), col(StageRun.status).in_(DONE + (FAILED,)))
             .values(status=PENDING, attempts=0, reason=None, claim=None, updated_at=now, available_at=now)
             .returning(StageRun.id)
         ).scalars()
@@ -266,7 +276,7 @@ def stale(grace_seconds: int, after_id: int = 0, limit: int = BATCH) -> dict[str
     with db.session() as s:
         rows = s.exec(
             update(StageRun)
-            .where(col(StageRun.id).in_(chosen.scalar_subquery()))
+            .where(_among(chosen))
             .values(updated_at=now)
             .returning(StageRun.stage, StageRun.id)
         ).all()

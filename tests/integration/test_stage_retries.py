@@ -4,6 +4,7 @@ sweep and operator retries."""
 
 import logging
 import time
+from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
@@ -380,3 +381,49 @@ def test_right_after_a_broker_failure_wake_ups_give_up_but_explicit_sends_still_
     finally:
         broker_module.outage.succeeded()
         broker.flush_all()
+
+
+@pytest.fixture
+def nested_loops(monkeypatch):
+    """Ledger statements planned as a nested loop that does not materialise its inner side (the plan
+    CI met on a fresh table without statistics), under which an ``IN (SELECT … LIMIT n FOR
+    UPDATE SKIP LOCKED)`` subquery is scanned again for every outer row, skips the rows this very
+    statement already changed and hands out n more each time."""
+    plain = db.session
+
+    @contextmanager
+    def session():
+        with plain() as s:
+            for knob in ("enable_hashjoin", "enable_material", "enable_hashagg", "enable_sort"):
+                s.exec(text(f"SET LOCAL {knob} = off"))
+            yield s
+
+    monkeypatch.setattr(db, "session", session)
+
+
+def test_a_sweep_touches_no_more_than_its_limit_whatever_the_plan(nested_loops):
+    insert_runs(1_234, PENDING)
+    try:
+        assert len(ledger.stale(grace_seconds=60, limit=500)["embedding"]) == 500
+    finally:
+        with db.session() as s:
+            s.exec(text("DELETE FROM stage_runs WHERE idem_key LIKE 'bulk:%'"))
+
+
+def test_a_claim_takes_no_more_than_its_fill_whatever_the_plan(nested_loops):
+    insert_runs(300, PENDING, stage="bulkclaim")
+    try:
+        assert len(ledger.claim("bulkclaim", [], fill=32)) == 32
+    finally:
+        with db.session() as s:
+            s.exec(text("DELETE FROM stage_runs WHERE stage = 'bulkclaim'"))
+
+
+def test_a_revive_moves_no_more_than_its_limit_whatever_the_plan(nested_loops):
+    insert_runs(1_100, FAILED, stage="bulkrevive")
+    try:
+        batches = [len(b) for b in ledger.retry_all("bulkrevive", FAILED)]
+        assert batches == [500, 500, 100]
+    finally:
+        with db.session() as s:
+            s.exec(text("DELETE FROM stage_runs WHERE stage = 'bulkrevive'"))
