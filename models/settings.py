@@ -34,6 +34,16 @@ class Settings(BaseSettings):
     embed_batch_size: int = Field(default=64, ge=1, le=4096)
     embed_max_chars: int = Field(default=2048, ge=1)
 
+    # --- the LLM the compaction and titling stages ask (providers/llm.py) --------------------
+    llm_provider: Literal["fake", "openai"] = "fake"  # fake: no model; the stages say so and wait
+    llm_base_url: str | None = None  # any OpenAI-compatible endpoint
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: str | None = None
+    llm_mode: Literal["tools", "json"] = "tools"  # how instructor asks for the typed answer
+    llm_timeout_seconds: float = Field(default=60.0, gt=0, le=600)
+    llm_max_retries: int = Field(default=2, ge=0, le=10)  # of a refused or failed call, with backoff
+    llm_prompt_max_chars: int = Field(default=24_000, ge=2_000, le=1_000_000)
+
     # --- stage ledger and workers ----------------------------------------------------------
     stage_max_attempts: int = Field(default=3, ge=1)
     stage_min_backoff_ms: int = Field(default=1000, ge=0)

@@ -98,10 +98,7 @@ def openai_embedder(fake_openai, monkeypatch):
     """Point the embedder at the local OpenAI-compatible server (reset to a healthy state)."""
     from providers import embedders
 
-    fake_openai.mode = "ok"
-    fake_openai.release.clear()
-    fake_openai.stalled.clear()
-    fake_openai.embedding_calls.clear()
+    fake_openai.reset()
     monkeypatch.setenv("LOOM_EMBED_PROVIDER", "openai")
     monkeypatch.setenv("LOOM_EMBED_BASE_URL", fake_openai.base_url)
     get_settings.cache_clear()
@@ -111,6 +108,30 @@ def openai_embedder(fake_openai, monkeypatch):
     monkeypatch.undo()
     get_settings.cache_clear()
     embedders.reset_embedder()
+
+
+@pytest.fixture
+def llm(fake_openai, monkeypatch):
+    """The LLM pointed at the local OpenAI-compatible server (healthy, 2 s timeout, one retry).
+    Ends by checking the promise every LLM stage keeps: no prompt it sent holds text that
+    screens as high."""
+    from pipelines import screening
+    from providers import llm as providers_llm
+
+    fake_openai.reset()
+    monkeypatch.setenv("LOOM_LLM_PROVIDER", "openai")
+    monkeypatch.setenv("LOOM_LLM_BASE_URL", fake_openai.base_url)
+    monkeypatch.setenv("LOOM_LLM_TIMEOUT_SECONDS", "2")
+    monkeypatch.setenv("LOOM_LLM_MAX_RETRIES", "1")
+    get_settings.cache_clear()
+    providers_llm.reset_llm()
+    yield fake_openai
+    fake_openai.release.set()
+    monkeypatch.undo()
+    get_settings.cache_clear()
+    providers_llm.reset_llm()
+    sent = [message["content"] for messages in fake_openai.chat_calls for message in messages]
+    assert not [text for text in sent if screening.is_high(text)], "a prompt held text that screens as high"
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = 60, what: str = "condition") -> None:
