@@ -252,7 +252,7 @@ def ledger_counts(conn: psycopg.Connection, namespace: str | None = None) -> Cou
     else:
         rows = conn.execute(
             "SELECT r.status, count(*) FROM stage_runs r "
-            "JOIN embeddings e ON r.subject = 'turn:' || e.turn_id "
+            "JOIN embeddings e ON r.subject = 'embedding:' || e.id "
             "WHERE r.stage = %s AND e.namespace = %s GROUP BY r.status",
             (EMBEDDING_STAGE, namespace),
         )
@@ -314,7 +314,7 @@ def worker_batches(conn: psycopg.Connection, batch_size: int, namespace: str | N
     params = (namespace,) if namespace else ()
     rows = conn.execute(
         "SELECT r.started_at, max(e.embedded_at), count(*), count(e.vector) "
-        "FROM stage_runs r JOIN embeddings e ON r.subject = 'turn:' || e.turn_id "
+        "FROM stage_runs r JOIN embeddings e ON r.subject = 'embedding:' || e.id "
         f"WHERE r.stage = 'embedding' AND r.status IN ('succeeded', 'skipped') {where} "
         "GROUP BY r.started_at ORDER BY r.started_at",
         params,

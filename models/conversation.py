@@ -5,6 +5,7 @@ from typing import Any
 
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import BigInteger, Column, ForeignKey, Index, Text, UniqueConstraint
+from sqlalchemy import text as sql
 from sqlmodel import Field, SQLModel
 
 from models.base import jsonb, timestamp, utcnow
@@ -31,14 +32,17 @@ class Thread(SQLModel, table=True):
     run_id: str | None = Field(default=None, max_length=256)
     turn_count: int = 0
     created_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
-    last_turn_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
+    last_turn_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())  # never moves back
+    deleted_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
 
 
 class Turn(SQLModel, table=True):
+    """One agent's copy of a message: each agent of a thread logs its own (migration 0005)."""
+
     __tablename__ = "turns"
     __table_args__ = (
-        UniqueConstraint("namespace", "thread_id", "msg_id"),
-        Index("ix_turns_thread_ts", "namespace", "thread_id", "ts"),
+        UniqueConstraint("namespace", "thread_id", "agent", "msg_id", name="uq_turns_agent_msg"),
+        Index("ix_turns_thread_id", "namespace", "thread_id", "id"),
     )
 
     id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))
@@ -59,10 +63,23 @@ class Turn(SQLModel, table=True):
 
 
 class Embedding(SQLModel, table=True):
-    """One row a turn. ``vector`` is null while pending or after a failed embed (``error`` says why),
-    so a failed turn is still visible to operators and to the substring fallback."""
+    """One live row per message text of a thread, shared by every agent's copy of that text; it
+    serves (``turn_id``, ``agent``) one of them and passes to another when that copy is deleted or
+    compacted. ``vector`` is null while pending or after a failed embed (``error`` says why), so a
+    failed turn is still visible to operators and to the substring fallback."""
 
     __tablename__ = "embeddings"
+    __table_args__ = (
+        Index(
+            "ux_embeddings_shared",
+            "namespace",
+            "thread_id",
+            "msg_id",
+            "digest",
+            unique=True,
+            postgresql_where=sql("deleted_at IS NULL"),
+        ),
+    )
 
     id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))
     turn_id: int = Field(
@@ -84,3 +101,4 @@ class Embedding(SQLModel, table=True):
     error: str | None = Field(default=None, sa_column=Column(Text))
     created_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
     embedded_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
+    deleted_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))

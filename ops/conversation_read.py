@@ -23,6 +23,12 @@ from pipelines import screening
 ALL_AGENTS = "*"
 
 
+def named_agent(req: OpRequest) -> str | None:
+    """The agent a read is scoped to: one the caller named, or None for every agent's copies (a
+    request naming no agent, or ``"*"``, keeps the answers of before copies per agent existed)."""
+    return req.agent if "agent" in req.model_fields_set and req.agent != ALL_AGENTS else None
+
+
 def listing_excerpt(text: str | None) -> str:
     """What a listing shows of a text: blank when the shown part (or 1,024 characters past it)
     reads as high."""
@@ -109,7 +115,7 @@ def threads(caller: Caller, req: ThreadsRequest) -> dict:
     query = (
         select(Thread, last.c.msg_id, last.c.role, last.c.ts, last.c.content)
         .outerjoin(last, true())
-        .where(Thread.namespace == namespace)
+        .where(Thread.namespace == namespace, Thread.deleted_at.is_(None))
     )
     if req.window_days:
         query = query.where(Thread.last_turn_at >= utcnow() - timedelta(days=req.window_days))
@@ -187,12 +193,21 @@ def _decode_cursor(cursor: str) -> int:
 
 
 def _page(
-    namespace: str, thread_id: str, order: str, limit: int, cursor: str | None, run_id: str | None = None
+    namespace: str,
+    thread_id: str,
+    order: str,
+    limit: int,
+    cursor: str | None,
+    agent: str | None,
+    run_id: str | None = None,
 ) -> dict:
-    """Turns of a thread in id order, ``limit`` at a time; ``next_cursor`` continues the walk."""
+    """Live turns of a thread (one agent's copies, or every agent's) in id order, ``limit`` at a
+    time; ``next_cursor`` continues the walk."""
     query = select(Turn).where(
         Turn.namespace == namespace, Turn.thread_id == thread_id, Turn.deleted_at.is_(None)
     )
+    if agent:
+        query = query.where(Turn.agent == agent)
     if run_id:
         query = query.where(Turn.run_id == run_id)
     if cursor:
@@ -227,7 +242,7 @@ def get(caller: Caller, req: GetRequest) -> dict:
     with db.session() as s:
         answer = thread_public(find_thread(s, namespace, req.thread_id))
     if req.include_messages:
-        answer.update(_page(namespace, req.thread_id, req.order, req.limit, req.cursor))
+        answer.update(_page(namespace, req.thread_id, req.order, req.limit, req.cursor, named_agent(req)))
     return answer
 
 
@@ -252,5 +267,5 @@ def list_turns(caller: Caller, req: ListRequest) -> dict:
     return {
         "namespace": namespace,
         "thread_id": req.thread_id,
-        **_page(namespace, req.thread_id, "asc", req.limit, req.cursor, req.run_id),
+        **_page(namespace, req.thread_id, "asc", req.limit, req.cursor, named_agent(req), req.run_id),
     }

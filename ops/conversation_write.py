@@ -20,7 +20,7 @@ from ops.errors import not_found
 from ops.schemas import Answer, Identifier, Metadata, OpRequest
 from pipelines import embedding, keys, screening
 from workers import outbox
-from workers.stages.embedding import STAGE as EMBEDDING
+from workers.stages.embedding import EMBEDDING
 
 Role = Literal["user", "assistant", "system", "tool"]
 
@@ -71,10 +71,11 @@ class AppendAnswer(Answer):
     thread_id: str
     msg_id: str
     stored: bool
-    reason: Literal["logging_disabled", "duplicate"] | None
+    reason: Literal["logging_disabled", "duplicate", "deleted"] | None
     turn_id: int | None = None
     sensitivity: Literal["high", "none"] | None = None
-    embedding: Literal["pending", "not_embedded"] | None = None
+    # shared: another agent's copy of this message, with the same text, holds the embedding row
+    embedding: Literal["pending", "shared", "not_embedded"] | None = None
 
 
 @append_metrics.observed
@@ -89,7 +90,7 @@ def append(caller: Caller, req: AppendRequest) -> dict:
         include={"thread_id", "agent", "role", "content", "reasoning", "user_id", "run_id", "tokens"}
     )
     with db.autocommit() as conn:
-        recording_on, turn_id, run_id = conn.execute(
+        recording_on, deleted, turn_id, run_id = conn.execute(
             queries.APPEND_TURN,
             {
                 **params,
@@ -101,22 +102,25 @@ def append(caller: Caller, req: AppendRequest) -> dict:
                 "embed": embed,
                 "embed_text": text,
                 "embed_digest": keys.digest(text),
-                "stage": EMBEDDING,
+                "stage": EMBEDDING.name,
+                "subject_kind": EMBEDDING.subject_kind,
             },
         ).fetchone()
     if not recording_on:
         return {**answer, "stored": False, "reason": "logging_disabled"}
+    if deleted:
+        return {**answer, "stored": False, "reason": "deleted"}
     if turn_id is None:
         return {**answer, "stored": False, "reason": "duplicate"}
     if run_id is not None:
-        outbox.wake(EMBEDDING, [run_id])
+        outbox.wake(EMBEDDING.name, [run_id])
     return {
         **answer,
         "stored": True,
         "reason": None,
         "turn_id": turn_id,
         "sensitivity": sensitivity,
-        "embedding": "pending" if run_id is not None else "not_embedded",
+        "embedding": "pending" if run_id is not None else "shared" if embed else "not_embedded",
     }
 
 
@@ -148,7 +152,11 @@ def create(caller: Caller, req: CreateRequest) -> dict:
             .on_conflict_do_nothing(index_elements=["namespace", "thread_id"])
             .returning(Thread.id)
         )
-        thread = find_thread(s, namespace, req.thread_id)
+        thread = s.exec(
+            select(Thread).where(Thread.namespace == namespace, Thread.thread_id == req.thread_id)
+        ).one()
+        if thread.deleted_at is not None:
+            return {"namespace": namespace, "thread_id": req.thread_id, "stored": False, "reason": "deleted"}
         return {
             **thread_public(thread),
             "stored": created is not None,
@@ -180,12 +188,13 @@ def update(caller: Caller, req: UpdateRequest) -> dict:
 
 class ThreadAnswer(Answer):
     """A thread as create, update and get show it; only the first four fields while the namespace
-    does not record (``stored`` false, reason ``logging_disabled``)."""
+    does not record (``stored`` false, reason ``logging_disabled``) and for a deleted thread
+    (reason ``deleted``: a deleted thread id is not taken again)."""
 
     namespace: str
     thread_id: str
     stored: bool | None = None  # create and update
-    reason: Literal["logging_disabled", "exists"] | None = None
+    reason: Literal["logging_disabled", "exists", "deleted"] | None = None
     agent: str | None = None
     title: str | None = None
     metadata: dict[str, Any] | None = None
@@ -201,7 +210,10 @@ def _not_recording(namespace: str, thread_id: str) -> dict:
 
 
 def find_thread(s: Session, namespace: str, thread_id: str, lock: bool = False) -> Thread:
-    query = select(Thread).where(Thread.namespace == namespace, Thread.thread_id == thread_id)
+    """The live thread; 404 for one that does not exist or was deleted."""
+    query = select(Thread).where(
+        Thread.namespace == namespace, Thread.thread_id == thread_id, Thread.deleted_at.is_(None)
+    )
     thread = s.exec(query.with_for_update() if lock else query).first()
     if thread is None:
         raise not_found(f"no thread {thread_id!r} in namespace {namespace!r}", "thread_id")

@@ -9,7 +9,7 @@ from pydantic import Field
 from models import db
 from models.settings import get_settings
 from ops.caller import Caller
-from ops.conversation_read import ALL_AGENTS
+from ops.conversation_read import named_agent
 from ops.schemas import Answer, OpRequest
 from pipelines import search
 from providers.embedders import get_embedder
@@ -60,9 +60,7 @@ def run(caller: Caller, req: SearchRequest) -> dict:
         namespaces = [caller.namespace(req.namespace)]
     else:
         namespaces = caller.scope(None)
-    # Every agent's turns unless the caller names one ("*" names every agent, as in threads).
-    agent = req.agent if "agent" in req.model_fields_set and req.agent != ALL_AGENTS else None
-    filters = search.Filters(namespaces, req.thread_id, req.run_id, req.role, agent)
+    filters = search.Filters(namespaces, req.thread_id, req.run_id, req.role, named_agent(req))
     vector, model, error = _query_vector(req.query)
     with db.session() as s:
         if vector is not None:

@@ -1,11 +1,16 @@
 """conversation.search's two legs: cosine similarity over embedded turns (HNSW), and the substring
 fallback for when the embedder cannot answer. Neither ever returns a turn that reads as high:
-such a turn has no embedding row, and the fallback filters on the screening verdict."""
+such a turn has no embedding row, and the fallback filters on the screening verdict.
+
+Both legs answer one hit per message: the vector leg one per live embedding row (agents that
+logged the same text share it), the fallback the newest copy of each message it reads. A search scoped to an
+agent finds the rows of which that agent holds a live copy."""
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import text
+from sqlalchemy import exists, text
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from models.conversation import EMBEDDED_ROLES, Embedding, Turn
@@ -43,7 +48,16 @@ def _filtered(query, f: Filters):
     if f.role:
         query = query.where(Turn.role == f.role)
     if f.agent:
-        query = query.where(Turn.agent == f.agent)
+        copy = aliased(Turn)
+        query = query.where(
+            exists().where(
+                copy.namespace == Turn.namespace,
+                copy.thread_id == Turn.thread_id,
+                copy.msg_id == Turn.msg_id,
+                copy.agent == f.agent,
+                copy.deleted_at.is_(None),
+            )
+        )
     return query
 
 
@@ -60,7 +74,7 @@ def by_vector(
     query = (
         select(Turn, (1 - distance).label("similarity"))
         .join(Embedding, Embedding.turn_id == Turn.id)
-        .where(Embedding.vector.is_not(None), Embedding.model == model)
+        .where(Embedding.vector.is_not(None), Embedding.model == model, Embedding.deleted_at.is_(None))
         .order_by(distance)
         .limit(limit)
     )
@@ -82,6 +96,9 @@ SUBSTRING_INDEX_PREDICATE = text(
 )
 
 
+COPIES_READ = 4  # the fallback reads this many turns a hit, so agents' copies of a message still fill it
+
+
 def by_substring(s: Session, query_text: str, f: Filters, limit: int) -> list[Hit]:
     """Turns whose content holds ``query_text`` (case-insensitive, wildcards matched literally),
     newest first. ``ILIKE '%term%'`` is served by the trigram index for terms of 3+ characters."""
@@ -99,9 +116,13 @@ def by_substring(s: Session, query_text: str, f: Filters, limit: int) -> list[Hi
             col(Turn.content).ilike(f"%{_escape_like(query_text)}%"),
         )
         .order_by(col(Turn.ts).desc(), col(Turn.id).desc())
-        .limit(limit)
+        .limit(limit * COPIES_READ)
     )
-    return [_hit(turn, None) for turn in s.exec(_filtered(query, f))]
+    # Agents' copies of one message: the newest stands for them all.
+    hits = {(t.namespace, t.thread_id, t.msg_id): t for t in reversed(s.exec(_filtered(query, f)).all())}
+    return [_hit(turn, None) for turn in sorted(hits.values(), key=lambda t: (t.ts, t.id), reverse=True)][
+        :limit
+    ]
 
 
 def _hit(turn: Turn, similarity: float | None) -> Hit:

@@ -181,6 +181,16 @@ def append(namespace: str, thread_id: str, content: str, role: str = "user", **e
     )
 
 
+def embedding_subject(turn_id: int) -> str:
+    """The subject of the embedding run of a turn's embedding row."""
+    from sqlmodel import select
+
+    from models.conversation import Embedding
+
+    with db.session() as s:
+        return f"embedding:{s.exec(select(Embedding.id).where(Embedding.turn_id == turn_id)).one()}"
+
+
 def settled() -> bool:
     """No stage run left pending or running."""
     from sqlmodel import col, func, select

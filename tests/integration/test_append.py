@@ -6,7 +6,7 @@ from sqlmodel import func, select
 from models import db
 from models.conversation import Embedding, Thread, Turn
 from models.stage_run import PENDING, StageRun
-from tests.integration.conftest import append, enable_logging
+from tests.integration.conftest import append, embedding_subject, enable_logging
 
 
 def count(model) -> int:
@@ -48,7 +48,7 @@ def test_the_first_append_creates_the_thread_and_writes_turn_embedding_row_and_r
         thread = s.exec(select(Thread).where(Thread.thread_id == "thread-1")).one()
         turn = s.get(Turn, answer["turn_id"])
         row = s.exec(select(Embedding).where(Embedding.turn_id == turn.id)).one()
-        run = s.exec(select(StageRun).where(StageRun.subject == f"turn:{turn.id}")).one()
+        run = s.exec(select(StageRun).where(StageRun.subject == embedding_subject(turn.id))).one()
     assert thread.turn_count == 1 and thread.agent == "default"
     assert (turn.reasoning, turn.user_id, turn.run_id, turn.meta, turn.tokens) == (
         "because",
@@ -58,7 +58,8 @@ def test_the_first_append_creates_the_thread_and_writes_turn_embedding_row_and_r
         12,
     )
     assert row.text == turn.content and row.vector is None
-    assert run.status == PENDING and run.stage == "embedding" and run.idem_key.startswith(f"embed:{turn.id}:")
+    assert run.status == PENDING and run.stage == "embedding" and run.subject == f"embedding:{row.id}"
+    assert run.idem_key == f"embedding:{row.id}:{row.digest[:16]}"
 
 
 def test_an_append_is_idempotent_on_thread_and_msg_id():
@@ -82,13 +83,14 @@ def test_without_msg_id_relogging_the_same_turn_does_not_double_the_transcript()
 
 def test_a_turn_that_reads_as_high_is_stored_but_gets_no_embedding_row_nor_run():
     enable_logging("secret")
+    runs_before = count(StageRun)
     answer = append("secret", "t", "here is my key sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz12")
     assert answer["stored"] and answer["sensitivity"] == "high" and answer["embedding"] == "not_embedded"
     with db.session() as s:
         turn = s.get(Turn, answer["turn_id"])
         assert turn.content.endswith("Yz12")  # stored as written
         assert not s.exec(select(Embedding).where(Embedding.turn_id == turn.id)).first()
-        assert not s.exec(select(StageRun).where(StageRun.subject == f"turn:{turn.id}")).first()
+    assert count(StageRun) == runs_before
 
 
 def test_system_and_tool_turns_stay_unindexed():

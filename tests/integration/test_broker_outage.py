@@ -15,12 +15,12 @@ from models.settings import get_settings
 from models.stage_run import PENDING, SUCCEEDED, StageRun
 from schedules.registry import passes
 from services import redis as embedded_redis
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.integration.conftest import append, embedding_subject, enable_logging, settled, wait_until
 
 
 def statuses(answers: list[dict]) -> list[str]:
     """The embedding runs' statuses of these appends' turns, in order."""
-    subjects = [f"turn:{a['turn_id']}" for a in answers]
+    subjects = [embedding_subject(a["turn_id"]) for a in answers]
     with db.session() as s:
         return list(
             s.exec(
@@ -107,4 +107,4 @@ def test_a_sweep_while_redis_is_down_touches_nothing_and_appends_do_not_wait_on_
 
 
 def subjects(answers: list[dict]) -> list[str]:
-    return [f"turn:{a['turn_id']}" for a in answers]
+    return [embedding_subject(a["turn_id"]) for a in answers]

@@ -12,7 +12,7 @@ from models import db
 from models.conversation import Turn
 from models.stage_run import FAILED, PENDING, SUCCEEDED, StageRun
 from ops.caller import authenticate
-from tests.integration.conftest import append, enable_logging
+from tests.integration.conftest import append, embedding_subject, enable_logging
 
 runner = CliRunner()
 
@@ -106,7 +106,7 @@ def run_with_status(namespace: str, content: str, status: str, **fields) -> int:
     enable_logging(namespace)
     turn_id = append(namespace, "t", content)["turn_id"]
     with db.session() as s:
-        run = s.exec(select(StageRun).where(StageRun.subject == f"turn:{turn_id}")).one()
+        run = s.exec(select(StageRun).where(StageRun.subject == embedding_subject(turn_id))).one()
         run.status = status
         for name, value in fields.items():
             setattr(run, name, value)

@@ -13,12 +13,12 @@ from models.base import utcnow
 from models.conversation import Embedding, Turn
 from models.settings import get_settings
 from models.stage_run import FAILED, RUNNING, SKIPPED, SUCCEEDED, StageRun
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.integration.conftest import append, embedding_subject, enable_logging, settled, wait_until
 
 
 def run_of(turn_id: int) -> StageRun:
     with db.session() as s:
-        return s.exec(select(StageRun).where(StageRun.subject == f"turn:{turn_id}")).one()
+        return s.exec(select(StageRun).where(StageRun.subject == embedding_subject(turn_id))).one()
 
 
 def row_of(turn_id: int) -> Embedding:

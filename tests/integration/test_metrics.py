@@ -14,7 +14,7 @@ from models import db
 from models.settings import get_settings
 from models.stage_run import STATUSES, StageRun
 from services.ports import free_port
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.integration.conftest import append, embedding_subject, enable_logging, settled, wait_until
 
 
 def scrape(client) -> dict[tuple[str, tuple], float]:
@@ -83,7 +83,7 @@ def test_pending_runs_show_by_status_with_the_age_of_the_oldest_and_their_queue(
             text(
                 "UPDATE stage_runs SET available_at = now() - interval '90 seconds' WHERE subject = :subject"
             ),
-            params={"subject": f"turn:{ids[0]}"},
+            params={"subject": embedding_subject(ids[0])},
         )
     samples = scrape(client)
     expected = ledger()

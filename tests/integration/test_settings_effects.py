@@ -13,7 +13,7 @@ from models.settings import get_settings
 from models.stage_run import SUCCEEDED, StageRun
 from ops.caller import OPERATOR
 from ops.registry import call
-from tests.integration.conftest import append, enable_logging
+from tests.integration.conftest import append, embedding_subject, enable_logging
 
 FLOOR = "LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY"
 EXCERPT = "LOOM_CONVERSATION_SEARCH_EXCERPT_CHARS"
@@ -40,7 +40,7 @@ def embedded(namespace: str, *turns: tuple[str, str, dict]) -> list[int]:
 
     enable_logging(namespace)
     ids = [append(namespace, thread, content, **extra)["turn_id"] for thread, content, extra in turns]
-    subjects = [f"turn:{turn_id}" for turn_id in ids]
+    subjects = [embedding_subject(turn_id) for turn_id in ids]
     with db.session() as s:
         runs = s.exec(select(StageRun.id).where(col(StageRun.subject).in_(subjects))).all()
     embed_turns.fn(list(runs))

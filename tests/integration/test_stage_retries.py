@@ -18,7 +18,7 @@ from models.conversation import Embedding
 from models.settings import get_settings
 from models.stage_run import FAILED, PENDING, RUNNING, SUCCEEDED, StageRun
 from pipelines.embedding import Pending, embed_isolating
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.integration.conftest import append, embedding_subject, enable_logging, settled, wait_until
 from workers import ledger, outbox
 
 
@@ -29,7 +29,7 @@ def recording():
 
 def run_for(turn_id: int) -> StageRun:
     with db.session() as s:
-        return s.exec(select(StageRun).where(StageRun.subject == f"turn:{turn_id}")).one()
+        return s.exec(select(StageRun).where(StageRun.subject == embedding_subject(turn_id))).one()
 
 
 def lone_run(thread_id: str, text_: str) -> int:
@@ -211,15 +211,16 @@ def test_a_batch_with_one_bad_text_stores_the_others_and_fails_only_that_run(wor
 
 
 def insert_runs(n: int, status: str, stage: str = "embedding", age_seconds: int = 3600) -> list[int]:
-    """Bare ledger rows (their subjects name no turn: the sweep and retries only move runs)."""
+    """Bare ledger rows (their subjects name no row: the sweep and retries only move runs)."""
     with db.session() as s:
         return list(
             s.exec(
                 text(
                     "INSERT INTO stage_runs (stage, subject, idem_key, status, attempts, created_at, "
-                    "updated_at, available_at) SELECT :stage, 'turn:0', 'bulk:' || :status || ':' || g || "
-                    "':' || :tag, :status, 3, now() - make_interval(secs => :age), "
-                    "now() - make_interval(secs => :age), now() - make_interval(secs => :age) "
+                    "updated_at, available_at) SELECT :stage, 'embedding:0', "
+                    "'bulk:' || :status || ':' || g || ':' || :tag, :status, 3, "
+                    "now() - make_interval(secs => :age), now() - make_interval(secs => :age), "
+                    "now() - make_interval(secs => :age) "
                     "FROM generate_series(1, :n) g RETURNING id"
                 ),
                 params={"stage": stage, "status": status, "n": n, "age": age_seconds, "tag": time.time_ns()},
@@ -296,7 +297,7 @@ def test_a_broker_outage_is_logged_once_not_once_per_append(broker, caplog):
         answers.append(append("retries", "outage", "the broker takes writes again"))
     assert any("answers again" in r.message for r in caplog.records)
     with db.session() as s:  # no worker of a later test should wait for these
-        subjects = [f"turn:{a['turn_id']}" for a in answers]
+        subjects = [embedding_subject(a["turn_id"]) for a in answers]
         s.exec(
             text("UPDATE stage_runs SET status = 'succeeded' WHERE subject = ANY(:s)"), params={"s": subjects}
         )

@@ -27,7 +27,7 @@ def echo_stage(broker):
         with db.session() as s:
             ledger.finish(s, runs, SUCCEEDED)
 
-    yield stages.register(stages.Stage(NAME, echo, retryable=(FAILED,)))
+    yield stages.register(stages.Stage(NAME, echo, subject_kind="echo", retryable=(FAILED,)))
     stages._registered.pop(NAME)  # later modules see only the real stages
 
 
@@ -54,7 +54,7 @@ def test_a_registered_stage_is_found_by_name_and_its_queue(echo_stage):
     assert stages.get(NAME) is echo_stage and echo_stage.queue == NAME
     assert {"embedding", NAME} <= set(stages.all_stages())
     with pytest.raises(ValueError, match="twice"):
-        stages.register(stages.Stage(NAME, echo_stage.actor))
+        stages.register(stages.Stage(NAME, echo_stage.actor, subject_kind="echo"))
 
 
 def test_an_operator_retry_of_a_new_stage_revives_its_runs_and_its_actor_closes_them(echo_stage):

@@ -14,7 +14,7 @@ from models import db
 from models.settings import get_settings
 from models.stage_run import FAILED, PENDING, StageRun
 from services.ports import free_port, is_listening
-from tests.integration.conftest import append, enable_logging
+from tests.integration.conftest import append, embedding_subject, enable_logging
 
 runner = CliRunner()
 
@@ -71,7 +71,9 @@ def test_status_shows_pending_and_failed_runs_and_how_long_the_oldest_has_waited
             ("UPDATE stage_runs SET available_at = now() - interval '150 seconds'", ids[0]),
             ("UPDATE stage_runs SET status = 'failed'", ids[-1]),
         ):
-            s.exec(text(f"{statement} WHERE subject = :subject"), params={"subject": f"turn:{subject}"})
+            s.exec(
+                text(f"{statement} WHERE subject = :subject"), params={"subject": embedding_subject(subject)}
+            )
     result = status()
     assert result.exit_code == 0, result.output
     cells = line(result.stdout, "embedding").replace("│", " ").split()

@@ -14,14 +14,32 @@ from models.stage_run import FAILED, SKIPPED
 
 @dataclass(frozen=True)
 class Stage:
+    """A stage's declaration. A run works on one subject, ``<subject_kind>:<id>`` (an embedding
+    row, a thread), and is unique by its key, ``<name>:<id>:<version>``: the version says what the
+    run was asked to do (the text's digest, the window's last turn), so the same request is never
+    queued twice and a new one gets a run of its own."""
+
     name: str  # the ledger's ``stage`` column, e.g. "embedding"
     actor: dramatiq.Actor  # claims the stage's runs; its queue is the stage's
+    subject_kind: str  # what a run's subject is, e.g. "embedding" or "thread"
     # Statuses an operator may send back to pending with `loom runs retry` (succeeded never is).
     retryable: tuple[str, ...] = (FAILED, SKIPPED)
 
     @property
     def queue(self) -> str:
         return self.actor.queue_name
+
+    def subject(self, subject_id: int) -> str:
+        return f"{self.subject_kind}:{subject_id}"
+
+    def subject_id(self, subject: str) -> int:
+        kind, _, number = subject.partition(":")
+        if kind != self.subject_kind or not number.isdigit():
+            raise ValueError(f"{subject!r} is not a subject of the {self.name} stage")
+        return int(number)
+
+    def key(self, subject_id: int, version: str) -> str:
+        return f"{self.name}:{subject_id}:{version}"
 
 
 _registered: dict[str, Stage] = {}

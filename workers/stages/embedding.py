@@ -9,7 +9,7 @@ from sqlmodel import col, select
 from models import db, queries
 from models.settings import get_settings
 from models.stage_run import SKIPPED, SUCCEEDED, StageRun
-from pipelines import embedding, keys
+from pipelines import embedding
 from providers.embedders import configured_model, get_embedder
 from workers import broker, ledger
 from workers.stages import Stage, register
@@ -39,7 +39,7 @@ def embed_turns(run_ids: list[int]) -> None:
         # More may be pending behind a full batch, and appends send no message while one waits:
         # wake another worker thread (or host) for them while this batch runs.
         broker.send(embed_turns, [], unless_waiting=True)
-    run_of = {keys.subject_id(run.subject): run for run in runs}
+    run_of = {EMBEDDING.subject_id(run.subject): run for run in runs}
     with ledger.leased(runs):
         with db.session() as s:
             batch = embedding.load(s, list(run_of))
@@ -47,36 +47,36 @@ def embed_turns(run_ids: list[int]) -> None:
             embedder = get_embedder()
         except Exception as exc:
             model, vectors = None, {}
-            errors = {pending.turn_id: f"{type(exc).__name__}: {exc}" for pending in batch}
+            errors = {pending.id: f"{type(exc).__name__}: {exc}" for pending in batch}
         else:
             model = embedder.name
             vectors, errors = embedding.embed_isolating(embedder.embed, batch)
     by_outcome: dict[str, list[StageRun]] = {}
     with db.session() as s:
         if vectors:
-            stored = [pending for pending in batch if pending.turn_id in vectors]
-            outcomes = embedding.store(s, stored, [vectors[p.turn_id] for p in stored], model)
-            for turn_id, outcome in outcomes.items():
-                by_outcome.setdefault(outcome, []).append(run_of[turn_id])
-        # No embedding row means the turn is gone too.
-        gone = set(run_of) - {pending.turn_id for pending in batch}
-        by_outcome.setdefault(embedding.DELETED, []).extend(run_of[turn_id] for turn_id in gone)
+            stored = [pending for pending in batch if pending.id in vectors]
+            outcomes = embedding.store(s, stored, [vectors[p.id] for p in stored], model)
+            for row_id, outcome in outcomes.items():
+                by_outcome.setdefault(outcome, []).append(run_of[row_id])
+        # No live embedding row: the turn was deleted (or compacted) while its run waited.
+        gone = set(run_of) - {pending.id for pending in batch}
+        by_outcome.setdefault(embedding.DELETED, []).extend(run_of[row_id] for row_id in gone)
         ledger.finish(s, by_outcome.pop(embedding.SUCCEEDED, []), SUCCEEDED)
         for reason, done in by_outcome.items():
             ledger.finish(s, done, SKIPPED, reason=reason)
         retrying: dict[timedelta, list[int]] = {}
         for error in set(errors.values()):
-            failed_turns = [turn_id for turn_id, e in errors.items() if e == error]
-            log.warning("embedding %d turns failed: %s", len(failed_turns), error)
-            for wait, ids in ledger.release(s, [run_of[turn_id] for turn_id in failed_turns], error).items():
+            failed = [row_id for row_id, e in errors.items() if e == error]
+            log.warning("embedding %d turns failed: %s", len(failed), error)
+            for wait, ids in ledger.release(s, [run_of[row_id] for row_id in failed], error).items():
                 retrying.setdefault(wait, []).extend(ids)
-            embedding.record_error(s, failed_turns, error)
+            embedding.record_error(s, failed, error)
     # After the commit: a wake-up for the released runs once their backoff has passed.
     for wait, ids in retrying.items():
         broker.send(embed_turns, ids, delay=wait)
 
 
-register(Stage(STAGE, embed_turns))
+EMBEDDING = register(Stage(STAGE, embed_turns, subject_kind="embedding"))
 
 
 def reembed_outdated(limit: int) -> int:
