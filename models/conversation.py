@@ -43,6 +43,7 @@ class Turn(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("namespace", "thread_id", "agent", "msg_id", name="uq_turns_agent_msg"),
         Index("ix_turns_thread_id", "namespace", "thread_id", "id"),
+        Index("ix_turns_thread_ts_id", "namespace", "thread_id", "ts", "id"),  # the reading order
     )
 
     id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))

@@ -44,6 +44,13 @@ class Settings(BaseSettings):
     llm_max_retries: int = Field(default=2, ge=0, le=10)  # of a refused or failed call, with backoff
     llm_prompt_max_chars: int = Field(default=24_000, ge=2_000, le=1_000_000)
 
+    # --- compaction (conversation.compact and the optional auto pass) -------------------------
+    compaction_keep_recent: int = Field(default=10, ge=0, le=10_000)  # the auto pass's window
+    compaction_min_to_compact: int = Field(default=4, ge=1, le=10_000)
+    compaction_auto_turns: int = Field(default=0, ge=0)  # compact transcripts past this many turns; 0 = off
+    compaction_auto_max_threads: int = Field(default=20, ge=1, le=10_000)  # per pass
+    compaction_auto_interval_seconds: int = Field(default=300, ge=1)
+
     # --- stage ledger and workers ----------------------------------------------------------
     stage_max_attempts: int = Field(default=3, ge=1)
     stage_min_backoff_ms: int = Field(default=1000, ge=0)

@@ -1,11 +1,13 @@
 """The stage ledger: one row per run of a stage on a subject."""
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import BigInteger, Column, Index, Text, text
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
-from models.base import timestamp, utcnow
+from models.base import jsonb, timestamp, utcnow
 
 PENDING, RUNNING, SUCCEEDED, SKIPPED, FAILED = "pending", "running", "succeeded", "skipped", "failed"
 STATUSES = (PENDING, RUNNING, SUCCEEDED, SKIPPED, FAILED)
@@ -43,3 +45,5 @@ class StageRun(SQLModel, table=True):
     available_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
     # The token of the claim that holds a running run (``workers.ledger.claim``).
     claim: str | None = Field(default=None, max_length=32)
+    params: dict[str, Any] = Field(default_factory=dict, sa_column=jsonb("params"))  # what it was asked
+    result: dict[str, Any] | None = Field(default=None, sa_column=Column("result", JSONB, nullable=True))

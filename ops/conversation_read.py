@@ -3,11 +3,11 @@
 import base64
 import copy
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import Field
-from sqlalchemy import exists, or_, true
+from sqlalchemy import exists, or_, true, tuple_
 from sqlmodel import col, select
 
 from models import db
@@ -175,20 +175,25 @@ def turn_public(turn: Turn) -> dict:
     }
 
 
-def _encode_cursor(turn_id: int) -> str:
-    return base64.urlsafe_b64encode(f"t{turn_id}".encode()).decode()
+EPOCH, MICROSECOND = datetime(1970, 1, 1, tzinfo=UTC), timedelta(microseconds=1)
 
 
-def _decode_cursor(cursor: str) -> int:
+def _encode_cursor(turn: Turn) -> str:
+    stamp = (turn.ts - EPOCH) // MICROSECOND  # exact: a float of seconds is not, at this size
+    return base64.urlsafe_b64encode(f"c{stamp}.{turn.id}".encode()).decode()
+
+
+def _decode_cursor(cursor: str) -> tuple[datetime, int]:
+    """(ts, id) of the turn a page ended at."""
     try:
         raw = base64.urlsafe_b64decode(cursor.encode()).decode()
-        if not raw.startswith("t") or len(raw) > 20:
+        stamp, _, turn_id = raw[1:].partition(".")
+        if not raw.startswith("c") or len(raw) > 48 or not stamp.isdigit() or not turn_id.isdigit():
             raise ValueError(raw)
-        turn_id = int(raw[1:])
-        if not 0 <= turn_id < 2**63:  # a turn id is a bigint
+        if int(turn_id) >= 2**63:  # a turn id is a bigint
             raise ValueError(raw)
-        return turn_id
-    except ValueError as exc:
+        return EPOCH + int(stamp) * MICROSECOND, int(turn_id)
+    except (ValueError, OverflowError, OSError) as exc:
         raise invalid("cursor is not one this server issued", "cursor") from exc
 
 
@@ -201,8 +206,9 @@ def _page(
     agent: str | None,
     run_id: str | None = None,
 ) -> dict:
-    """Live turns of a thread (one agent's copies, or every agent's) in id order, ``limit`` at a
-    time; ``next_cursor`` continues the walk."""
+    """Live turns of a thread (one agent's copies, or every agent's) in (ts, id) order, ``limit``
+    at a time; ``next_cursor`` continues the walk. By time first: a compaction's summary carries
+    the time of the first turn it replaced, and reads in their place."""
     query = select(Turn).where(
         Turn.namespace == namespace, Turn.thread_id == thread_id, Turn.deleted_at.is_(None)
     )
@@ -210,17 +216,21 @@ def _page(
         query = query.where(Turn.agent == agent)
     if run_id:
         query = query.where(Turn.run_id == run_id)
+    position = tuple_(Turn.ts, Turn.id)
     if cursor:
-        after = _decode_cursor(cursor)
-        query = query.where(Turn.id < after if order == "desc" else Turn.id > after)
-    query = query.order_by(col(Turn.id).desc() if order == "desc" else col(Turn.id)).limit(limit + 1)
+        after = tuple_(*_decode_cursor(cursor))
+        query = query.where(position < after if order == "desc" else position > after)
+    if order == "desc":
+        query = query.order_by(col(Turn.ts).desc(), col(Turn.id).desc())
+    else:
+        query = query.order_by(col(Turn.ts), col(Turn.id))
     with db.session() as s:
-        rows = list(s.exec(query))
+        rows = list(s.exec(query.limit(limit + 1)))
     more = len(rows) > limit
     rows = rows[:limit]
     return {
         "messages": [turn_public(turn) for turn in rows],
-        "next_cursor": _encode_cursor(rows[-1].id) if more else None,
+        "next_cursor": _encode_cursor(rows[-1]) if more else None,
     }
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
 
-from ops import conversation_read, conversation_write, search
+from ops import conversation_manage, conversation_read, conversation_write, search
 from ops.caller import Caller
 from ops.errors import OpError, invalid, not_found
 from ops.limits import check_body
@@ -20,7 +20,7 @@ class Op:
     handler: Callable[[Caller, BaseModel], dict]
 
 
-read, write = conversation_read, conversation_write
+read, write, manage = conversation_read, conversation_write, conversation_manage
 OPS: dict[str, Op] = {
     "conversation.set_logging": Op(
         "admin", write.SetLoggingRequest, write.SetLoggingAnswer, write.set_logging
@@ -32,6 +32,8 @@ OPS: dict[str, Op] = {
     "conversation.get": Op("viewer", read.GetRequest, read.GetAnswer, read.get),
     "conversation.list": Op("viewer", read.ListRequest, read.ListAnswer, read.list_turns),
     "conversation.search": Op("viewer", search.SearchRequest, search.SearchAnswer, search.run),
+    "conversation.compact": Op("writer", manage.CompactRequest, manage.CompactAnswer, manage.compact),
+    "conversation.delete": Op("admin", manage.DeleteRequest, manage.DeleteAnswer, manage.delete),
 }
 
 

@@ -9,6 +9,7 @@ stage ledger's backoff takes over. A prompt longer than ``LOOM_LLM_PROMPT_MAX_CH
 before it is sent: the stages build their windows to fit it. Never call a provider inside a
 database transaction: a call may take the whole timeout."""
 
+import logging
 import threading
 from functools import lru_cache
 from typing import Protocol, TypeVar
@@ -101,8 +102,18 @@ def reset_llm() -> None:
 
 
 def configured() -> bool:
-    """Whether a real model is configured (the stages that need one check before they claim)."""
+    """Whether a real model is configured (the ops and passes that need one check first)."""
     return get_settings().llm_provider != "fake"
+
+
+_noted: set[str] = set()
+
+
+def note_unconfigured(log: logging.Logger, what: str) -> None:
+    """Say once a process that ``what`` does nothing for want of a model, not at every firing."""
+    if what not in _noted:
+        _noted.add(what)
+        log.info("%s does nothing: %s", what, NO_PROVIDER)
 
 
 @lru_cache

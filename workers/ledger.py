@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import and_, case, or_, update
+from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import Select
 
@@ -91,7 +92,48 @@ def _held(runs: list[StageRun]):
     )
 
 
-def finish(s: Session, runs: list[StageRun], status: str, reason: str | None = None) -> None:
+def request(
+    s: Session,
+    stage: stages.Stage,
+    subject_id: int,
+    version: str,
+    params: dict,
+    status: str = PENDING,
+    revive: bool = False,
+) -> StageRun:
+    """The run of ``stage`` on that subject and version, written ``pending`` unless it exists: the
+    same request made twice is one run (``succeeded`` records work done without the stage, such
+    as a vector a compaction computed). With ``revive`` (a person asking again), a run that
+    ``failed`` is made pending again; otherwise, and for a run pending, running or done, the run
+    is answered as it stands. The caller wakes the stage after its commit when the run is pending."""
+    now = utcnow()
+    key = stage.key(subject_id, version)
+    row = insert(StageRun).values(
+        stage=stage.name,
+        subject=stage.subject(subject_id),
+        idem_key=key,
+        status=status,
+        attempts=0,
+        params=params,
+        created_at=now,
+        updated_at=now,
+        available_at=now,
+    )
+    s.exec(
+        row.on_conflict_do_update(
+            index_elements=["idem_key"],
+            set_={"status": PENDING, "attempts": 0, "reason": None, "updated_at": now, "available_at": now},
+            where=StageRun.status == FAILED,
+        )
+        if revive
+        else row.on_conflict_do_nothing(index_elements=["idem_key"])
+    )
+    return s.exec(select(StageRun).where(StageRun.idem_key == key)).one()
+
+
+def finish(
+    s: Session, runs: list[StageRun], status: str, reason: str | None = None, result: dict | None = None
+) -> None:
     """Close claimed runs that are still held: a late duplicate cannot overwrite a newer outcome."""
     if not runs:
         return
@@ -99,7 +141,14 @@ def finish(s: Session, runs: list[StageRun], status: str, reason: str | None = N
     s.exec(
         update(StageRun)
         .where(_held(runs))
-        .values(status=status, reason=reason, finished_at=now, updated_at=now, lease_expires_at=None)
+        .values(
+            status=status,
+            reason=reason,
+            result=result,
+            finished_at=now,
+            updated_at=now,
+            lease_expires_at=None,
+        )
     )
 
 

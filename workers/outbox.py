@@ -6,8 +6,6 @@ scheduler's sweep sends it again once the broker answers.
 
 from workers import broker, ledger, stages
 
-CHUNK = 64
-
 
 def wake(stage: str, run_ids: list[int]) -> bool:
     """After a write committed new runs: make sure a message of the stage will claim them
@@ -16,11 +14,12 @@ def wake(stage: str, run_ids: list[int]) -> bool:
 
 
 def send(stage: str, run_ids: list[int]) -> bool:
-    """Enqueue these runs by id (in chunks); False when the broker refused one (the rest then
-    wait for the sweep too)."""
+    """Enqueue these runs by id (in the stage's chunks); False when the broker refused one (the
+    rest then wait for the sweep too)."""
+    declared = stages.get(stage)
     return all(
-        broker.send(stages.get(stage).actor, run_ids[start : start + CHUNK])
-        for start in range(0, len(run_ids), CHUNK)
+        broker.send(declared.actor, run_ids[start : start + declared.chunk])
+        for start in range(0, len(run_ids), declared.chunk)
     )
 
 

@@ -73,10 +73,20 @@ def test_malformed_values_are_a_4xx_naming_the_field_and_store_nothing(client, m
     assert turns() == before
 
 
-def test_a_cursor_past_the_bigint_range_is_a_422(client, make_token):
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"c1700000000000000." + b"9" * 20,  # an id past the bigint range
+        b"c" + b"9" * 30 + b".1",  # a time past any date
+        b"c-5.1",
+        b"t42",  # a cursor of an earlier build
+        b"\xff\xfe",
+    ],
+)
+def test_a_cursor_this_server_did_not_issue_is_a_422(client, make_token, raw):
     import base64
 
-    cursor = base64.urlsafe_b64encode(b"t" + b"9" * 30).decode()
+    cursor = base64.urlsafe_b64encode(raw).decode()
     answer = client.post(
         "/v1/conversation.list",
         json={"namespace": NS, "thread_id": "t", "cursor": cursor},

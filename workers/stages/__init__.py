@@ -22,6 +22,9 @@ class Stage:
     name: str  # the ledger's ``stage`` column, e.g. "embedding"
     actor: dramatiq.Actor  # claims the stage's runs; its queue is the stage's
     subject_kind: str  # what a run's subject is, e.g. "embedding" or "thread"
+    # Run ids a message carries: a batching stage takes many (one model call serves them), a stage
+    # whose runs each wait on a model takes one, so worker threads wait on several calls at once.
+    chunk: int = 64
     # Statuses an operator may send back to pending with `loom runs retry` (succeeded never is).
     retryable: tuple[str, ...] = (FAILED, SKIPPED)
 

@@ -1,0 +1,137 @@
+"""conversation.compact and conversation.delete. Compact is a thin endpoint (validate, write the
+stage run, enqueue it; the worker asks the model); delete tombstones in one transaction."""
+
+import time
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import Field
+from sqlmodel import col, func, select, update
+
+from models import db
+from models.base import utcnow
+from models.conversation import Thread, Turn
+from models.stage_run import DONE, FAILED, StageRun
+from ops.caller import Caller
+from ops.conversation_read import named_agent
+from ops.conversation_write import find_thread
+from ops.errors import OpError, invalid
+from ops.schemas import Answer, Identifier, OpRequest
+from pipelines import retire
+from providers import llm
+from workers import outbox
+from workers.stages import compaction
+
+WAIT_POLL_SECONDS = 0.1
+
+
+class CompactRequest(OpRequest):
+    thread_id: str = Identifier
+    keep_recent: int = Field(default=10, ge=0, le=10_000)
+    min_to_compact: int = Field(default=4, ge=1, le=10_000)
+    wait: bool = False  # answer once the run is done, or after wait_seconds
+    wait_seconds: float = Field(default=30, gt=0, le=120)
+
+
+class RunAnswer(Answer):
+    id: int
+    stage: str
+    status: Literal["pending", "running", "succeeded", "skipped", "failed"]
+    reason: str | None
+    last_error: str | None
+    attempts: int
+    result: dict[str, Any] | None
+    created_at: datetime
+    finished_at: datetime | None
+
+
+class CompactAnswer(Answer):
+    namespace: str
+    thread_id: str
+    agent: str
+    run: RunAnswer
+
+
+def run_public(run: StageRun) -> dict:
+    return {
+        "id": run.id,
+        "stage": run.stage,
+        "status": run.status,
+        "reason": run.reason,
+        "last_error": run.last_error,
+        "attempts": run.attempts,
+        "result": run.result,
+        "created_at": run.created_at.isoformat(),
+        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+    }
+
+
+def compact(caller: Caller, req: CompactRequest) -> dict:
+    namespace = caller.namespace(req.namespace)
+    if not llm.configured():
+        raise OpError(409, f"conversation.compact needs an LLM provider: {llm.NO_PROVIDER}")
+    with db.session() as s:
+        thread = find_thread(s, namespace, req.thread_id)
+        run = compaction.request(s, thread.id, req.agent, req.keep_recent, req.min_to_compact, revive=True)
+    if run.status not in DONE + (FAILED,):
+        outbox.wake(compaction.STAGE, [run.id])
+        if req.wait:
+            run = _wait(run.id, req.wait_seconds)
+    return {"namespace": namespace, "thread_id": req.thread_id, "agent": req.agent, "run": run_public(run)}
+
+
+def _wait(run_id: int, seconds: float) -> StageRun:
+    deadline = time.monotonic() + seconds
+    while True:
+        with db.session() as s:
+            run = s.get(StageRun, run_id)
+        if run.status in DONE + (FAILED,) or time.monotonic() > deadline:
+            return run
+        time.sleep(WAIT_POLL_SECONDS)
+
+
+class DeleteRequest(OpRequest):
+    thread_id: str = Identifier
+    confirm_thread_id: str = Identifier
+
+
+class DeleteAnswer(Answer):
+    namespace: str
+    thread_id: str
+    deleted: bool
+    turns_deleted: int
+    thread_deleted: bool  # false while another agent's copies stay live
+
+
+def delete(caller: Caller, req: DeleteRequest) -> dict:
+    """Tombstone the thread's turns (the named agent's copies, or every agent's), their
+    embedding rows (a row another agent's live copy shares passes to it) and, once no live turn
+    is left, the thread row."""
+    namespace = caller.namespace(req.namespace)
+    if req.confirm_thread_id != req.thread_id:
+        raise invalid("confirm_thread_id must equal thread_id", "confirm_thread_id")
+    agent = named_agent(req)
+    now = utcnow()
+    with db.session() as s:
+        thread = find_thread(s, namespace, req.thread_id, lock=True)  # appends wait on this lock
+        live = select(Turn.id).where(
+            Turn.namespace == namespace, Turn.thread_id == req.thread_id, col(Turn.deleted_at).is_(None)
+        )
+        doomed = list(s.exec(live.where(Turn.agent == agent) if agent else live))
+        retire.retire(s, namespace, req.thread_id, doomed, now)
+        remaining = s.exec(live.limit(1)).first()
+        if remaining is None:
+            s.exec(update(Thread).where(Thread.id == thread.id).values(deleted_at=now, turn_count=0))
+        else:
+            s.exec(
+                update(Thread)
+                .where(Thread.id == thread.id)
+                .values(turn_count=func.greatest(Thread.turn_count - len(doomed), 0))
+            )
+    return {
+        "namespace": namespace,
+        "thread_id": req.thread_id,
+        "deleted": True,
+        "turns_deleted": len(doomed),
+        "thread_deleted": remaining is None,
+    }

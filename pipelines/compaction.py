@@ -1,0 +1,207 @@
+"""Compaction's work: choose the window of an agent's transcript to summarise, build the prompt,
+and write the summary in place of the window. Plain functions; the stage in
+``workers/stages/compaction.py`` adds claiming, the model calls and retries.
+
+The window is the oldest live turns before the last ``keep_recent`` that fit the summariser's
+prompt. Summaries at its start (earlier compactions) fold into the prompt from an allowance of
+their own; one that does not fit what is left of it stays live, and one a failed run left (the
+turns it names are all still live, in the window) is replaced unread. A summary further in takes
+budget like any turn and is replaced with it. A turn that reads as high is never sent: it stays
+live, so the summary, placed at the window's first turn, can come before it. Earlier summaries
+count toward neither ``min_to_compact`` nor ``messages_summarized``."""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+from sqlalchemy import text
+from sqlalchemy.dialects.postgresql import insert
+from sqlmodel import Session, col, select
+
+from models.conversation import Embedding, Thread, Turn
+from pipelines import keys, retire
+
+NOTHING_TO_COMPACT = "nothing-to-compact"
+SUMMARY_HIGH = "summary-high-sensitivity"
+EMBED_FAILED = "embed-failed"
+COMPACTED_FROM = "compacted_from"
+
+INSTRUCTIONS = (
+    "You condense the earlier part of a conversation so that an agent can carry it on without "
+    "the original turns. Keep every decision, fact, name, number, file, command and open question; "
+    "drop pleasantries. Write plain prose in the third person, at most a few paragraphs. Where "
+    "earlier summaries are given, fold them in: the result replaces them too."
+)
+SUMMARY_MAX_CHARS = 8_000
+
+
+class Summary(BaseModel):
+    summary: str = Field(min_length=1, description="the condensed conversation")
+
+
+def is_summary(turn: Turn) -> bool:
+    return turn.role == "system" and COMPACTED_FROM in (turn.meta or {})
+
+
+@dataclass
+class Window:
+    folded: list[Turn] = field(default_factory=list)  # leading summaries sent from their allowance
+    stale: list[Turn] = field(default_factory=list)  # leading summaries a failed run left: dropped
+    turns: list[Turn] = field(default_factory=list)  # what the summary replaces, in order
+
+    @property
+    def new_turns(self) -> list[Turn]:
+        return [turn for turn in self.turns if not is_summary(turn)]
+
+    @property
+    def replaced(self) -> list[Turn]:
+        return self.folded + self.stale + self.turns
+
+    @property
+    def first(self) -> Turn:
+        return min(self.replaced, key=lambda turn: (turn.ts, turn.id))
+
+
+def line(turn: Turn, cap: int) -> str:
+    content = turn.content if len(turn.content) <= cap else turn.content[:cap] + " […]"
+    return f"{turn.role}: {content}"
+
+
+def choose(turns: list[Turn], keep_recent: int, min_to_compact: int, budget: int) -> Window | None:
+    """The window of ``turns`` (an agent's live turns in reading order), or None when it holds
+    fewer than ``min_to_compact`` new turns. ``budget`` is the prompt's room in characters; a
+    quarter of it is the allowance of leading summaries, and one turn takes at most a quarter."""
+    older = turns[: max(len(turns) - keep_recent, 0)]
+    window = Window()
+    allowance, cap = budget // 4, budget // 4
+    live = {turn.msg_id for turn in older}
+    for turn in older:  # a summary whose turns are all still live: its run failed before the end
+        named = set(turn.meta.get(COMPACTED_FROM) or []) if is_summary(turn) else set()
+        if named and named <= live:
+            window.stale.append(turn)
+    older = [turn for turn in older if turn not in window.stale]
+    i = 0
+    while i < len(older) and is_summary(older[i]):
+        if len(older[i].content) <= allowance:
+            window.folded.append(older[i])
+            allowance -= len(older[i].content)
+        i += 1
+    room = budget - budget // 4
+    for turn in older[i:]:
+        if turn.sensitivity == "high":
+            continue  # never sent, stays live
+        cost = len(line(turn, cap)) + 1
+        if cost > room:
+            break
+        window.turns.append(turn)
+        room -= cost
+    if len(window.new_turns) < max(min_to_compact, 1):
+        return None
+    return window
+
+
+def prompt(window: Window, budget: int) -> str:
+    parts = []
+    if window.folded:
+        parts.append("Earlier summaries:\n" + "\n\n".join(turn.content for turn in window.folded))
+    parts.append("Turns:\n" + "\n".join(line(turn, budget // 4) for turn in window.turns))
+    return "\n\n".join(parts)
+
+
+def load(s: Session, thread_row_id: int, agent: str) -> tuple[Thread | None, list[Turn]]:
+    """The live thread and the agent's live turns in reading order."""
+    thread = s.get(Thread, thread_row_id)
+    if thread is None or thread.deleted_at is not None:
+        return None, []
+    turns = s.exec(
+        select(Turn)
+        .where(
+            Turn.namespace == thread.namespace,
+            Turn.thread_id == thread.thread_id,
+            Turn.agent == agent,
+            col(Turn.deleted_at).is_(None),
+        )
+        .order_by(col(Turn.ts), col(Turn.id))
+    ).all()
+    return thread, list(turns)
+
+
+def summary_msg_id(window: Window, agent: str) -> str:
+    return "summary-" + keys.digest(agent, *(turn.msg_id for turn in window.replaced))[:24]
+
+
+@dataclass(frozen=True)
+class Embedded:
+    text: str  # the summary's first characters, as the embedder took them
+    vector: list[float]
+    model: str
+
+
+def apply(
+    s: Session,
+    thread_row_id: int,
+    agent: str,
+    window: Window,
+    summary: str,
+    embedded: Embedded,
+    now: datetime,
+) -> tuple[int, dict] | None:
+    """Write the summary in place of the window, in the caller's transaction: the summary turn
+    (stamped with the window's first turn's time), its embedding row with its vector, and the
+    window's turns tombstoned with their embedding rows settled. Returns the embedding row's id
+    and what was done; None, writing nothing, when the thread or any turn of the window changed
+    since it was chosen (deleted, compacted)."""
+    thread = s.exec(select(Thread).where(Thread.id == thread_row_id).with_for_update()).first()
+    if thread is None or thread.deleted_at is not None:
+        return None
+    ids = [turn.id for turn in window.replaced]
+    still_live = s.exec(select(Turn.id).where(col(Turn.id).in_(ids), col(Turn.deleted_at).is_(None))).all()
+    if len(still_live) != len(ids):
+        return None
+    first = window.first
+    msg_id = summary_msg_id(window, agent)
+    summarised = [turn.msg_id for turn in window.new_turns]
+    turn_id = s.scalar(
+        insert(Turn)
+        .values(
+            namespace=thread.namespace,
+            thread_id=thread.thread_id,
+            agent=agent,
+            msg_id=msg_id,
+            role="system",
+            content=summary,
+            meta={COMPACTED_FROM: [turn.msg_id for turn in window.turns + window.folded]},
+            sensitivity="none",
+            ts=first.ts,
+        )
+        .returning(Turn.id)
+    )
+    embedding_id = s.scalar(
+        insert(Embedding)
+        .values(
+            turn_id=turn_id,
+            namespace=thread.namespace,
+            thread_id=thread.thread_id,
+            agent=agent,
+            msg_id=msg_id,
+            role="system",
+            text=embedded.text,
+            digest=keys.digest(embedded.text),
+            model=embedded.model,
+            vector=embedded.vector,
+            created_at=now,
+            embedded_at=now,
+        )
+        .returning(Embedding.id)
+    )
+    retire.retire(s, thread.namespace, thread.thread_id, ids, now)
+    s.execute(
+        text("UPDATE threads SET turn_count = greatest(turn_count - :gone, 0) WHERE id = :id"),
+        {"gone": len(ids) - 1, "id": thread.id},
+    )
+    return embedding_id, {
+        "summary_msg_id": msg_id,
+        "messages_summarized": len(summarised),
+        "summaries_folded": len(window.folded) + len([t for t in window.turns if is_summary(t)]),
+        "summaries_replaced_unread": len(window.stale),
+    }

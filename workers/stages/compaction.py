@@ -1,0 +1,174 @@
+"""The compaction stage: one run summarises one agent's transcript of a thread.
+
+A run reads its window, asks the LLM for the summary and embeds it with no transaction open, then
+writes the summary and tombstones the window in one transaction that also closes the run: killed
+anywhere, it leaves the thread fully compacted or untouched, and the lease hands an unfinished
+run to another worker. Requested by ``conversation.compact`` and by the optional scheduler pass
+over threads grown past ``LOOM_COMPACTION_AUTO_TURNS``."""
+
+import logging
+
+import dramatiq
+from sqlalchemy import text
+from sqlmodel import Session
+
+from models import db
+from models.base import utcnow
+from models.settings import get_settings
+from models.stage_run import FAILED, SKIPPED, SUCCEEDED, StageRun
+from pipelines import compaction, embedding, keys, screening
+from providers import llm
+from providers.embedders import get_embedder
+from workers import broker, ledger, outbox
+from workers.stages import Stage, register
+from workers.stages.embedding import EMBEDDING
+
+log = logging.getLogger(__name__)
+
+STAGE = "compaction"
+NO_PROVIDER = "no-llm-provider"
+_settings = get_settings()
+
+
+class Retry(Exception):
+    """A transient failure: the run goes back to pending with backoff."""
+
+
+@dramatiq.actor(
+    broker=broker.broker,
+    queue_name=STAGE,
+    max_retries=_settings.stage_max_attempts,
+    min_backoff=_settings.stage_min_backoff_ms,
+    max_backoff=_settings.stage_max_backoff_ms,
+)
+def compact_threads(run_ids: list[int]) -> None:
+    for run_id in run_ids or [0]:  # an empty wake-up claims any claimable run
+        runs = ledger.claim(STAGE, [run_id], fill=1)
+        if runs:
+            _work(runs[0])
+
+
+COMPACTION = register(Stage(STAGE, compact_threads, subject_kind="thread", chunk=1))
+
+
+def _work(run: StageRun) -> None:
+    try:
+        with ledger.leased([run]):
+            outcome = _compact(run)
+    except Retry as exc:
+        with db.session() as s:
+            retrying = ledger.release(s, [run], str(exc))
+        for wait, ids in retrying.items():
+            broker.send(compact_threads, ids, delay=wait)
+        return
+    if isinstance(outcome, str):
+        with db.session() as s:
+            ledger.finish(s, [run], SKIPPED, reason=outcome)
+
+
+def _compact(run: StageRun) -> str | None:
+    """Compact, closing the run as succeeded; or the reason it was skipped. Raises Retry."""
+    settings = get_settings()
+    agent = run.params["agent"]
+    thread_row_id = COMPACTION.subject_id(run.subject)
+    budget = settings.llm_prompt_max_chars - len(compaction.INSTRUCTIONS) - 200
+    with db.session() as s:
+        thread, turns = compaction.load(s, thread_row_id, agent)
+    if thread is None:
+        return "deleted"
+    window = compaction.choose(turns, run.params["keep_recent"], run.params["min_to_compact"], budget)
+    if window is None:
+        return compaction.NOTHING_TO_COMPACT
+    try:
+        answer = llm.get_llm().ask(
+            compaction.Summary, compaction.INSTRUCTIONS, compaction.prompt(window, budget)
+        )
+    except llm.NoProvider:
+        return NO_PROVIDER
+    except llm.LLMFailed as exc:
+        raise Retry(f"summarizer failed: {exc}") from exc
+    summary = answer.summary.strip()[: compaction.SUMMARY_MAX_CHARS]
+    if screening.is_high(summary):
+        return compaction.SUMMARY_HIGH  # never embedded; a retry would pay for the same summary
+    embedded_text = embedding.embedding_text(summary, settings.embed_max_chars)
+    try:
+        embedder = get_embedder()
+        vector = embedder.embed([embedded_text])[0]
+    except Exception as exc:
+        raise Retry(f"{compaction.EMBED_FAILED}: {type(exc).__name__}: {exc}") from exc
+    embedded = compaction.Embedded(embedded_text, vector, embedder.name)
+    with db.session() as s:
+        written = compaction.apply(s, thread_row_id, agent, window, summary, embedded, utcnow())
+        if written is None:
+            raise Retry("the window changed while it was summarised")
+        embedding_id, result = written
+        # The summary's vector counts as its embedding run, so the re-embedding pass covers it.
+        ledger.request(s, EMBEDDING, embedding_id, keys.digest(embedded_text)[:16], {}, status=SUCCEEDED)
+        ledger.finish(s, [run], SUCCEEDED, result=result)
+    log.info(
+        "compacted %d turns of thread %s into %s",
+        result["messages_summarized"],
+        thread.thread_id,
+        result["summary_msg_id"],
+    )
+    return None
+
+
+NEWEST_TURN = text("""
+SELECT max(t.id) FROM turns t JOIN threads th ON th.namespace = t.namespace AND th.thread_id = t.thread_id
+WHERE th.id = :id AND t.agent = :agent AND t.deleted_at IS NULL
+""")
+
+GROWN = text("""
+SELECT th.id, t.agent
+FROM threads th
+JOIN namespaces n ON n.name = th.namespace AND n.conversation_logging_enabled
+JOIN turns t ON t.namespace = th.namespace AND t.thread_id = th.thread_id AND t.deleted_at IS NULL
+WHERE th.deleted_at IS NULL AND th.turn_count > :past
+GROUP BY th.id, t.agent HAVING count(*) > :past
+ORDER BY count(*) DESC
+LIMIT :limit
+""")
+
+
+def request(
+    s: Session, thread_row_id: int, agent: str, keep_recent: int, min_to_compact: int, revive: bool = False
+) -> StageRun:
+    """The compaction run for the agent's transcript as it stands (its newest live turn): asking
+    twice before anything new arrives is one run; ``revive`` (a person asking) retries it if it
+    failed."""
+    newest = s.execute(NEWEST_TURN, {"id": thread_row_id, "agent": agent}).scalar()
+    params = {"agent": agent, "keep_recent": keep_recent, "min_to_compact": min_to_compact}
+    version = keys.digest(agent, str(newest), str(keep_recent), str(min_to_compact))[:16]
+    return ledger.request(s, COMPACTION, thread_row_id, version, params, revive=revive)
+
+
+def grown(s: Session, past_turns: int, limit: int) -> list[tuple[int, str]]:
+    """(thread row, agent) of recording namespaces whose live transcript has grown past
+    ``past_turns`` turns, at most ``limit``, largest first: the auto-compaction pass's pick."""
+    rows = s.execute(GROWN, {"past": past_turns, "limit": limit}).all()
+    return [(row[0], row[1]) for row in rows]
+
+
+def compact_grown() -> int:
+    """The auto-compaction pass: a run for each transcript grown past the setting (0 = off), with
+    the default window. Returns how many runs it sent."""
+    settings = get_settings()
+    if not settings.compaction_auto_turns:
+        return 0
+    if not llm.configured():
+        llm.note_unconfigured(log, "auto-compaction")
+        return 0
+    with db.session() as s:
+        runs = [
+            request(
+                s, thread_row_id, agent, settings.compaction_keep_recent, settings.compaction_min_to_compact
+            )
+            for thread_row_id, agent in grown(
+                s, settings.compaction_auto_turns, settings.compaction_auto_max_threads
+            )
+        ]
+    pending = [run.id for run in runs if run.status not in (SUCCEEDED, SKIPPED, FAILED)]
+    if pending:
+        outbox.send(STAGE, pending)
+    return len(pending)
