@@ -7,6 +7,8 @@ import json
 import logging
 import re
 import sys
+import time
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated
@@ -23,10 +25,12 @@ tokens_app = typer.Typer(no_args_is_help=True, help="Bearer tokens.")
 runs_app = typer.Typer(no_args_is_help=True, help="The stage ledger: list, show and retry stage runs.")
 db_app = typer.Typer(no_args_is_help=True, help="Schema migrations.")
 namespaces_app = typer.Typer(no_args_is_help=True, help="Namespaces and their recording switch.")
+passes_app = typer.Typer(no_args_is_help=True, help="The periodic passes: list them, run one by hand.")
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(runs_app, name="runs")
 app.add_typer(db_app, name="db")
 app.add_typer(namespaces_app, name="namespaces")
+app.add_typer(passes_app, name="passes")
 
 out = Console()
 err = Console(stderr=True)
@@ -301,6 +305,68 @@ def runs_retry(
             outbox.send(stage, ids)
             requeued += len(ids)
         out.print(f"{requeued} {stage} runs queued again")
+
+
+@passes_app.command("list")
+def passes_list() -> None:
+    """Each pass: its trigger and its last firing (by the scheduler or by hand)."""
+    with services.running(start="database"):
+        from sqlmodel import select
+
+        from models import db
+        from models.pass_run import PassRun
+        from schedules.registry import passes
+
+        with db.session() as s:
+            last = {row.name: row for row in s.exec(select(PassRun))}
+    from rich import box
+
+    table = Table("pass", "trigger", "last started", "finished", "sent", "by", "error", box=box.SIMPLE)
+    for name, p in passes().items():
+        row = last.get(name)
+        table.add_row(
+            name,
+            str(p.trigger),
+            _when(row.started_at) if row else "never",
+            _when(row.finished_at) if row else "-",
+            str(row.sent) if row and row.sent is not None else "-",
+            row.by if row else "-",
+            row.error or "" if row else "",
+        )
+    out.print(table)
+
+
+def _when(moment: datetime | None) -> str:
+    return moment.isoformat(timespec="seconds") if moment else "-"
+
+
+@passes_app.command("run")
+def passes_run(
+    name: str,
+    wait: Annotated[bool, typer.Option(help="wait for the runs the pass sent to finish")] = False,
+    timeout: Annotated[int, typer.Option(help="seconds --wait waits at most")] = 300,
+) -> None:
+    """Fire one pass now: it enqueues exactly what it would on its schedule."""
+    _check_range("--timeout", timeout, range(1, 86_401))
+    with services.running(start=None):
+        from models.stage_run import PENDING, RUNNING
+        from schedules.record import fire
+        from schedules.registry import passes
+        from workers import ledger
+
+        known = passes()
+        _check_choice("the pass", name, tuple(known))
+        sent = fire(known[name], by="operator")
+        out.print(f"{name}: sent {len(sent)} runs")
+        if not wait or not sent:
+            return
+        deadline = time.monotonic() + timeout
+        while (runs := ledger.runs_by_id(sent)) and any(r.status in (PENDING, RUNNING) for r in runs):
+            if time.monotonic() > deadline:
+                raise fail(f"{name}: runs still pending after {timeout} s")
+            time.sleep(0.5)
+        counts = Counter(r.status for r in runs)
+        out.print(", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
 
 
 @app.command("ingest-transcript")

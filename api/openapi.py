@@ -29,6 +29,7 @@ _ERRORS = {
     "401": "no bearer token, or an unknown one",
     "403": "the op needs a higher role, or the token does not cover the namespace",
     "404": "no such op, or no such thread",
+    "409": "the op needs what this server is not set up with (conversation.compact: an LLM provider)",
     "413": f"the body is larger than {MAX_BODY_BYTES} bytes",
     "422": "a field is missing or invalid; `field` names it",
     "503": "the database is unavailable; retry after `Retry-After` seconds",

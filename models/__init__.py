@@ -2,6 +2,7 @@
 
 from models.conversation import Embedding, Thread, Turn
 from models.namespace import ApiToken, Namespace
+from models.pass_run import PassRun
 from models.stage_run import StageRun
 
-__all__ = ["ApiToken", "Embedding", "Namespace", "StageRun", "Thread", "Turn"]
+__all__ = ["ApiToken", "Embedding", "Namespace", "PassRun", "StageRun", "Thread", "Turn"]

@@ -70,6 +70,11 @@ class Settings(BaseSettings):
     # --- conversations ---------------------------------------------------------------------
     conversation_search_min_similarity: float = Field(default=0.30, ge=-1, le=1)
     conversation_search_excerpt_chars: int = Field(default=240, ge=0)
+    conversation_titler_enabled: bool = True  # does nothing without an LLM provider
+    conversation_titler_interval_seconds: int = Field(default=300, ge=1)
+    conversation_titler_window_hours: int = Field(default=168, ge=1, le=87_600)  # threads active within
+    conversation_titler_min_turns: int = Field(default=4, ge=1)
+    conversation_titler_max_threads_per_pass: int = Field(default=10, ge=1, le=10_000)
 
 
 @lru_cache

@@ -98,7 +98,6 @@ class DeleteRequest(OpRequest):
 class DeleteAnswer(Answer):
     namespace: str
     thread_id: str
-    deleted: bool
     turns_deleted: int
     thread_deleted: bool  # false while another agent's copies stay live
 
@@ -113,6 +112,15 @@ def delete(caller: Caller, req: DeleteRequest) -> dict:
     agent = named_agent(req)
     now = utcnow()
     with db.session() as s:
+        gone = s.exec(
+            select(Thread.id).where(
+                Thread.namespace == namespace,
+                Thread.thread_id == req.thread_id,
+                col(Thread.deleted_at).is_not(None),
+            )
+        ).first()
+        if gone is not None:  # deleted before: a retried delete is answered as the first one was
+            return _deleted(namespace, req.thread_id, 0, True)
         thread = find_thread(s, namespace, req.thread_id, lock=True)  # appends wait on this lock
         live = select(Turn.id).where(
             Turn.namespace == namespace, Turn.thread_id == req.thread_id, col(Turn.deleted_at).is_(None)
@@ -128,10 +136,13 @@ def delete(caller: Caller, req: DeleteRequest) -> dict:
                 .where(Thread.id == thread.id)
                 .values(turn_count=func.greatest(Thread.turn_count - len(doomed), 0))
             )
+    return _deleted(namespace, req.thread_id, len(doomed), remaining is None)
+
+
+def _deleted(namespace: str, thread_id: str, turns: int, thread_deleted: bool) -> dict:
     return {
         "namespace": namespace,
-        "thread_id": req.thread_id,
-        "deleted": True,
-        "turns_deleted": len(doomed),
-        "thread_deleted": remaining is None,
+        "thread_id": thread_id,
+        "turns_deleted": turns,
+        "thread_deleted": thread_deleted,
     }

@@ -1,33 +1,33 @@
-"""The periodic passes: name, trigger, and the function that enqueues (never does) the work."""
+"""The periodic passes: name, trigger, and the function that enqueues (never does) the work. Each
+returns the ids of the stage runs it sent. The scheduler fires them (``schedules.runner``), and an
+operator can fire one by hand (`loom passes run`); both record the firing (``schedules.record``)."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from models.settings import get_settings
 from workers import outbox
+from workers.stages.compaction import compact_grown
 from workers.stages.embedding import reembed_outdated
+from workers.stages.titles import title_untitled
 
 
 @dataclass(frozen=True)
 class Pass:
     name: str
-    trigger: IntervalTrigger
-    run: Callable[[], object]
+    trigger: BaseTrigger
+    run: Callable[[], list[int]]
 
 
-def passes() -> list[Pass]:
+def passes() -> dict[str, Pass]:
     settings = get_settings()
-    return [
-        Pass(
-            "sweep",
-            IntervalTrigger(seconds=settings.sweep_interval_seconds),
-            lambda: outbox.sweep(settings.sweep_grace_seconds),
-        ),
-        Pass(
-            "reembed",
-            IntervalTrigger(seconds=settings.reembed_interval_seconds),
-            lambda: reembed_outdated(settings.reembed_batch),
-        ),
+    every = [
+        ("sweep", settings.sweep_interval_seconds, lambda: outbox.sweep(settings.sweep_grace_seconds)),
+        ("reembed", settings.reembed_interval_seconds, lambda: reembed_outdated(settings.reembed_batch)),
+        ("titler", settings.conversation_titler_interval_seconds, title_untitled),
+        ("compaction", settings.compaction_auto_interval_seconds, compact_grown),
     ]
+    return {name: Pass(name, IntervalTrigger(seconds=seconds), run) for name, seconds, run in every}

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from apscheduler.schedulers.blocking import BlockingScheduler
 
 from models import db
+from schedules.record import fire
 from schedules.registry import Pass, passes
 
 log = logging.getLogger(__name__)
@@ -18,7 +19,7 @@ def guarded(p: Pass) -> Callable[[], None]:
 
     def run_pass() -> None:
         try:
-            p.run()
+            fire(p, by="scheduler")
         except Exception as exc:
             if not db.unavailable(exc):
                 raise
@@ -29,10 +30,10 @@ def guarded(p: Pass) -> Callable[[], None]:
 
 def run() -> None:
     scheduler = BlockingScheduler(timezone="UTC")
-    for p in passes():
+    for p in passes().values():
         # coalesce + one instance: a slow pass is never stacked on itself.
         scheduler.add_job(guarded(p), p.trigger, id=p.name, name=p.name, coalesce=True, max_instances=1)
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: scheduler.shutdown(wait=False))
-    log.info("scheduler up: %s", ", ".join(p.name for p in passes()))
+    log.info("scheduler up: %s", ", ".join(passes()))
     scheduler.start()

@@ -297,6 +297,11 @@ def select_runs(
         return list(s.exec(query))
 
 
+def runs_by_id(run_ids: list[int]) -> list[StageRun]:
+    with db.session() as s:
+        return list(s.exec(select(StageRun).where(col(StageRun.id).in_(run_ids))))
+
+
 def get(run_id: int) -> StageRun | None:
     with db.session() as s:
         return s.get(StageRun, run_id)

@@ -23,18 +23,19 @@ def send(stage: str, run_ids: list[int]) -> bool:
     )
 
 
-def sweep(grace_seconds: int) -> int:
+def sweep(grace_seconds: int) -> list[int]:
     """Re-send runs nobody is working on (see ``ledger.stale``), a bounded batch at a time. While
     the broker does not answer nothing is touched (a touched run waits another grace period), and
-    a send that fails ends the pass. Returns how many were sent."""
+    a send that fails ends the pass. Returns the runs sent."""
     if not broker.answers():
-        return 0
-    sent, after_id = 0, 0
+        return []
+    sent: list[int] = []
+    after_id = 0
     while by_stage := ledger.stale(grace_seconds, after_id):
         for stage, run_ids in by_stage.items():
             if stage in stages.all_stages():
                 if not send(stage, run_ids):
                     return sent
-                sent += len(run_ids)
+                sent += run_ids
         after_id = max(max(ids) for ids in by_stage.values())
     return sent

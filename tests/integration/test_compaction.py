@@ -258,7 +258,7 @@ def test_the_auto_pass_compacts_transcripts_grown_past_the_setting(llm, worker, 
     transcript("small", 5)
     monkeypatch.setenv("LOOM_COMPACTION_AUTO_TURNS", "15")
     get_settings.cache_clear()
-    assert compact_grown() >= 1
+    assert compact_grown()
     wait_until(settled, what="the compaction")
     assert len(live("grown")) == 11 and len(live("small")) == 5
-    assert compact_grown() == 0  # the same transcript is not asked twice
+    assert compact_grown() == []  # the same transcript is not asked twice

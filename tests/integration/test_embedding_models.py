@@ -53,11 +53,11 @@ def test_a_model_change_hides_old_vectors_from_search_until_the_pass_reembeds_th
     local = search("where did the invoices go?")
     assert local["mode"] == "vector" and local["hits"] == []  # another model's space: not compared
 
-    assert reembed_outdated(limit=2) == 2  # bounded: two of the three this pass
-    assert reembed_outdated(limit=10) == 1  # the third; the two are pending, not picked twice
+    assert len(reembed_outdated(limit=2)) == 2  # bounded: two of the three this pass
+    assert len(reembed_outdated(limit=10)) == 1  # the third; the two are pending, not picked twice
     wait_until(settled, timeout=120, what="re-embedding with the local model")
     assert models_of_rows() == {"all-MiniLM-L6-v2"}
-    assert reembed_outdated(limit=10) == 0  # nothing left: the pass is idempotent
+    assert reembed_outdated(limit=10) == []  # nothing left: the pass is idempotent
     hits = search("where did the invoices go?")["hits"]
     assert hits and hits[0]["excerpt"] == TEXTS[0]
 

@@ -10,6 +10,7 @@ from sqlmodel import select
 from models import db
 from models.conversation import Thread, Turn
 from models.namespace import ROLES, Namespace, role_rank
+from models.settings import get_settings
 from ops.registry import OPS
 from tests.integration.conftest import append, enable_logging
 
@@ -26,7 +27,21 @@ BODIES: dict[str, Callable[[str], dict]] = {
     "conversation.get": lambda unique: {"thread_id": "t"},
     "conversation.list": lambda unique: {"thread_id": "t"},
     "conversation.search": lambda unique: {"query": f"said {unique}"},
+    "conversation.compact": lambda unique: {"thread_id": "t", "min_to_compact": 1 + len(unique)},
+    # An agent with no copies in "t": the delete is served and leaves the thread to the others.
+    "conversation.delete": lambda unique: {"thread_id": "t", "confirm_thread_id": "t", "agent": unique},
 }
+
+
+@pytest.fixture(scope="module", autouse=True)
+def model_configured(fake_openai):
+    """conversation.compact is served only where an LLM provider is configured."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LOOM_LLM_PROVIDER", "openai")
+        patch.setenv("LOOM_LLM_BASE_URL", fake_openai.base_url)
+        get_settings.cache_clear()
+        yield
+    get_settings.cache_clear()
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -15,7 +15,7 @@ from sqlmodel import Session
 from models import db
 from models.base import utcnow
 from models.settings import get_settings
-from models.stage_run import FAILED, SKIPPED, SUCCEEDED, StageRun
+from models.stage_run import PENDING, SKIPPED, SUCCEEDED, StageRun
 from pipelines import compaction, embedding, keys, screening
 from providers import llm
 from providers.embedders import get_embedder
@@ -150,15 +150,15 @@ def grown(s: Session, past_turns: int, limit: int) -> list[tuple[int, str]]:
     return [(row[0], row[1]) for row in rows]
 
 
-def compact_grown() -> int:
+def compact_grown() -> list[int]:
     """The auto-compaction pass: a run for each transcript grown past the setting (0 = off), with
-    the default window. Returns how many runs it sent."""
+    the default window. Returns the runs sent."""
     settings = get_settings()
     if not settings.compaction_auto_turns:
-        return 0
+        return []
     if not llm.configured():
         llm.note_unconfigured(log, "auto-compaction")
-        return 0
+        return []
     with db.session() as s:
         runs = [
             request(
@@ -168,7 +168,7 @@ def compact_grown() -> int:
                 s, settings.compaction_auto_turns, settings.compaction_auto_max_threads
             )
         ]
-    pending = [run.id for run in runs if run.status not in (SUCCEEDED, SKIPPED, FAILED)]
+    pending = [run.id for run in runs if run.status == PENDING]
     if pending:
         outbox.send(STAGE, pending)
-    return len(pending)
+    return pending

@@ -79,10 +79,10 @@ def embed_turns(run_ids: list[int]) -> None:
 EMBEDDING = register(Stage(STAGE, embed_turns, subject_kind="embedding"))
 
 
-def reembed_outdated(limit: int) -> int:
+def reembed_outdated(limit: int) -> list[int]:
     """The re-embedding pass, after the configured model changed: the runs of up to ``limit`` turns
     whose vector another model made are revived and sent (search only compares vectors of the
-    query's model, so until then those turns are found by no vector search). Returns how many."""
+    query's model, so until then those turns are found by no vector search). Returns the runs sent."""
     with db.session() as s:
         ids = list(
             s.execute(
@@ -90,8 +90,8 @@ def reembed_outdated(limit: int) -> int:
             ).scalars()
         )
     if not ids:
-        return 0
+        return []
     revived = ledger.revive(select(StageRun.id).where(col(StageRun.id).in_(ids)))
     # One wake-up: its claim fills a batch from the pending runs, and a full batch wakes the next.
     broker.send(embed_turns, [], unless_waiting=True)
-    return len(revived)
+    return revived

@@ -1,0 +1,37 @@
+"""Recording a pass's firing: when it started and ended, how many runs it sent, or its error."""
+
+import contextlib
+
+from sqlalchemy import update
+from sqlalchemy.dialects.postgresql import insert
+
+from models import db
+from models.base import utcnow
+from models.pass_run import PassRun
+from schedules.registry import Pass
+
+
+def fire(p: Pass, by: str) -> list[int]:
+    """Run the pass, recording the firing (``by``: scheduler or operator); returns the runs sent."""
+    started = {"started_at": utcnow(), "finished_at": None, "sent": None, "error": None, "by": by}
+    with db.session() as s:
+        s.exec(
+            insert(PassRun)
+            .values(name=p.name, **started)
+            .on_conflict_do_update(index_elements=["name"], set_=started)
+        )
+    try:
+        sent = p.run()
+    except Exception as exc:
+        with contextlib.suppress(Exception):  # the error may be that the database is down
+            _finish(p.name, sent=None, error=f"{type(exc).__name__}: {exc}"[:2000])
+        raise
+    _finish(p.name, sent=len(sent), error=None)
+    return sent
+
+
+def _finish(name: str, sent: int | None, error: str | None) -> None:
+    with db.session() as s:
+        s.exec(
+            update(PassRun).where(PassRun.name == name).values(finished_at=utcnow(), sent=sent, error=error)
+        )

@@ -1,0 +1,43 @@
+"""`loom passes`: every periodic pass listed with its trigger and last firing, and any of them fired
+by hand, enqueuing what it would on its schedule (with --wait, until those runs are done)."""
+
+from typer.testing import CliRunner
+
+from cli import app
+from tests.integration.conftest import append, enable_logging
+
+runner = CliRunner()
+
+
+def loom(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def row(listing: str, name: str) -> str:
+    return next(line for line in listing.splitlines() if line.split(maxsplit=1)[:1] == [name])
+
+
+def test_every_pass_is_listed_with_its_trigger():
+    result = loom("passes", "list")
+    assert result.exit_code == 0, result.output
+    for name in ("sweep", "reembed", "titler", "compaction"):
+        assert "interval" in row(result.stdout, name)
+
+
+def test_a_pass_fired_by_hand_sends_its_runs_waits_for_them_and_is_recorded(llm, worker):
+    enable_logging("passes")
+    for content in ("where do the nightly backups go", "to the cold bucket", "for how long", "ninety days"):
+        append("passes", "by-hand", content)
+    result = loom("passes", "run", "titler", "--wait")
+    assert result.exit_code == 0, result.output
+    assert "titler: sent 1 runs" in result.stdout and "1 succeeded" in result.stdout
+    listed = row(loom("passes", "list").stdout, "titler")
+    assert "operator" in listed and " 1 " in listed
+    again = loom("passes", "run", "titler")
+    assert again.exit_code == 0 and "titler: sent 0 runs" in again.stdout  # nothing left to title
+
+
+def test_an_unknown_pass_is_one_line_and_a_non_zero_exit():
+    result = loom("passes", "run", "nightly-typo")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.strip().count("\n") == 0 and "the pass must be one of" in result.stderr

@@ -1,0 +1,179 @@
+"""The thread-title stage and the titler pass that feeds it.
+
+The pass only enqueues: untitled live threads of recording namespaces, active within the window,
+with enough live turns, not marked ``title_refused``, at most a cap a pass. A run titles one
+thread from its first eight user and assistant turns, never sending one that reads as high: when
+all eight read as high, or the title the model writes does, the thread stays untitled and is
+marked ``title_refused`` in its metadata so it is not asked again (new metadata from
+``conversation.update`` replaces the mark); with fewer such turns it waits, unmarked, for a plain
+one. A title a person set meanwhile is never overwritten."""
+
+import json
+import logging
+from datetime import timedelta
+
+import dramatiq
+from pydantic import BaseModel, Field
+from sqlalchemy import text
+from sqlmodel import Session, col, select
+
+from models import db
+from models.base import utcnow
+from models.conversation import EMBEDDED_ROLES, Thread, Turn
+from models.settings import get_settings
+from models.stage_run import PENDING, SKIPPED, SUCCEEDED, StageRun
+from pipelines import keys, screening
+from providers import llm
+from workers import broker, ledger, outbox
+from workers.stages import Stage, register
+
+log = logging.getLogger(__name__)
+
+STAGE = "title"
+REFUSED = "title_refused"  # the metadata mark
+FIRST_TURNS = 8
+TURN_CHARS = 500  # of each turn, in the prompt
+TITLE_MAX_CHARS = 80
+INSTRUCTIONS = (
+    "Write a short title (three to eight words) for the conversation below, naming its subject. "
+    "No quotes, no trailing punctuation."
+)
+_settings = get_settings()
+
+
+class Title(BaseModel):
+    title: str = Field(min_length=1, description="the conversation's title")
+
+
+@dramatiq.actor(
+    broker=broker.broker,
+    queue_name=STAGE,
+    max_retries=_settings.stage_max_attempts,
+    min_backoff=_settings.stage_min_backoff_ms,
+    max_backoff=_settings.stage_max_backoff_ms,
+)
+def title_threads(run_ids: list[int]) -> None:
+    for run_id in run_ids or [0]:  # an empty wake-up claims any claimable run
+        runs = ledger.claim(STAGE, [run_id], fill=1)
+        if runs:
+            _work(runs[0])
+
+
+TITLE = register(Stage(STAGE, title_threads, subject_kind="thread", chunk=1))
+
+
+def _work(run: StageRun) -> None:
+    thread_row_id = TITLE.subject_id(run.subject)
+    with db.session() as s:
+        thread = s.get(Thread, thread_row_id)
+        first = _first_turns(s, thread) if thread else []
+    if thread is None or thread.deleted_at is not None:
+        return _skip(run, "deleted")
+    if thread.title:
+        return _skip(run, "titled")
+    plain = [turn for turn in first if turn.sensitivity != "high"]
+    if not plain:
+        if len(first) >= FIRST_TURNS:
+            return _refuse(run, thread_row_id, "every-turn-high")
+        return _skip(run, "waiting-for-plain-turn")
+    prompt = "\n".join(f"{turn.role}: {turn.content[:TURN_CHARS]}" for turn in plain)
+    try:
+        with ledger.leased([run]):
+            answer = llm.get_llm().ask(Title, INSTRUCTIONS, prompt)
+    except llm.NoProvider:
+        return _skip(run, "no-llm-provider")
+    except llm.LLMFailed as exc:
+        with db.session() as s:
+            retrying = ledger.release(s, [run], f"titler failed: {exc}")
+        for wait, ids in retrying.items():
+            broker.send(title_threads, ids, delay=wait)
+        return None
+    title = " ".join(answer.title.split()).strip(" \"'.")[:TITLE_MAX_CHARS]
+    if not title:
+        return _skip(run, "empty-title")
+    if screening.is_high(title):
+        return _refuse(run, thread_row_id, "title-high-sensitivity")
+    with db.session() as s:
+        s.execute(
+            text("UPDATE threads SET title = :title WHERE id = :id AND title IS NULL AND deleted_at IS NULL"),
+            {"title": title, "id": thread_row_id},
+        )
+        ledger.finish(s, [run], SUCCEEDED, result={"title": title})
+    return None
+
+
+def _first_turns(s: Session, thread: Thread) -> list[Turn]:
+    return list(
+        s.exec(
+            select(Turn)
+            .where(
+                Turn.namespace == thread.namespace,
+                Turn.thread_id == thread.thread_id,
+                col(Turn.role).in_(EMBEDDED_ROLES),
+                col(Turn.deleted_at).is_(None),
+            )
+            .order_by(col(Turn.ts), col(Turn.id))
+            .limit(FIRST_TURNS)
+        )
+    )
+
+
+def _skip(run: StageRun, reason: str) -> None:
+    with db.session() as s:
+        ledger.finish(s, [run], SKIPPED, reason=reason)
+
+
+def _refuse(run: StageRun, thread_row_id: int, reason: str) -> None:
+    """Untitled for good: the mark keeps the pass from asking again."""
+    with db.session() as s:
+        s.execute(
+            text(
+                "UPDATE threads SET metadata = metadata || jsonb_build_object(CAST(:mark AS text), true) "
+                "WHERE id = :id"
+            ),
+            {"mark": REFUSED, "id": thread_row_id},
+        )
+        ledger.finish(s, [run], SKIPPED, reason=reason)
+
+
+CANDIDATES = text("""
+SELECT th.id, th.metadata, (SELECT max(t.id) FROM turns t
+                            WHERE t.namespace = th.namespace AND t.thread_id = th.thread_id
+                              AND t.deleted_at IS NULL) AS newest
+FROM threads th
+JOIN namespaces n ON n.name = th.namespace AND n.conversation_logging_enabled
+WHERE th.title IS NULL AND th.deleted_at IS NULL AND NOT th.metadata ? 'title_refused'
+  AND th.last_turn_at >= :since AND th.turn_count >= :min_turns
+ORDER BY th.last_turn_at DESC
+LIMIT :limit
+""")
+
+
+def _version(newest_turn: int | None, metadata: dict) -> str:
+    return keys.digest(str(newest_turn), json.dumps(metadata, sort_keys=True))[:16]
+
+
+def title_untitled() -> list[int]:
+    """The titler pass: a run for each thread that wants a title, as it stands (its newest turn
+    and its metadata: new turns or new metadata make a new request). Returns the runs sent."""
+    settings = get_settings()
+    if not settings.conversation_titler_enabled:
+        return []
+    if not llm.configured():
+        llm.note_unconfigured(log, "the titler")
+        return []
+    since = utcnow() - timedelta(hours=settings.conversation_titler_window_hours)
+    params = {
+        "since": since,
+        "min_turns": settings.conversation_titler_min_turns,
+        "limit": settings.conversation_titler_max_threads_per_pass,
+    }
+    with db.session() as s:
+        wanted = s.execute(CANDIDATES, params).all()
+        runs = [
+            ledger.request(s, TITLE, row_id, _version(newest, meta), {}) for row_id, meta, newest in wanted
+        ]
+    pending = [run.id for run in runs if run.status == PENDING]
+    if pending:
+        outbox.send(STAGE, pending)
+    return pending
