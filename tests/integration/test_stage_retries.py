@@ -347,12 +347,15 @@ def test_a_pass_meeting_an_unreachable_database_logs_one_line_and_the_next_firin
         assert [r.message for r in caplog.records if r.name == "schedules.runner"] == [
             "sweep skipped, the database is unavailable: OperationalError"
         ]
-        with pytest.raises(ZeroDivisionError):  # any other error still surfaces
-            guarded(Pass("broken", IntervalTrigger(seconds=10), lambda: 1 / 0))()
     finally:
         monkeypatch.undo()
         get_settings.cache_clear()
         db.reset_engine()
+    with pytest.raises(ZeroDivisionError):  # any other error still surfaces (and is recorded)
+        guarded(Pass("broken", IntervalTrigger(seconds=10), lambda: 1 / 0))()
+    with db.session() as s:
+        recorded = s.exec(text("SELECT error FROM pass_runs WHERE name = 'broken'")).scalar()
+    assert "ZeroDivisionError" in recorded
 
 
 def test_a_lease_shorter_than_three_seconds_is_refused(monkeypatch):

@@ -1,0 +1,216 @@
+"""The contract every registered stage keeps, one test per promise, parametrised over the stage
+registry (a stage without a scenario here fails the first test):
+
+- running a run twice (its work done again, as by a duplicate delivery) leaves the state the
+  first run left;
+- a run whose worker died holding it (claimed, never closed) is handed to the next worker once
+  its lease has run out, and done once;
+- a provider failure is retried with backoff and ends ``failed`` with its error kept;
+- `loom runs retry` of that failed run succeeds once the fault is gone;
+- a run that already succeeded is a no-op: no provider call, no change.
+
+The actor's function is called in this process, as a worker thread would call it."""
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from sqlalchemy import text
+from sqlmodel import select
+from typer.testing import CliRunner
+
+import cli
+from models import db
+from models.conversation import Embedding, Thread, Turn
+from models.settings import get_settings
+from models.stage_run import FAILED, RUNNING, SKIPPED, SUCCEEDED, StageRun
+from tests.integration.conftest import append, enable_logging
+from workers import ledger, stages
+
+NS = "contract"
+TURNS = [
+    "the billing export runs at two in the morning",
+    "it writes parquet files to the finance bucket",
+    "who reads them downstream",
+    "the revenue dashboard and the monthly audit",
+    "can we move it to four",
+    "only after the audit team agrees",
+]
+
+
+@dataclass
+class Scenario:
+    make: Callable[[str], int]  # a subject needing work (named by the test); its run's id
+    state: Callable[[str], tuple]  # what the stage changes, for that subject
+    calls: Callable[[], int]  # provider calls made so far
+
+
+def thread_of(name: str) -> Thread:
+    with db.session() as s:
+        return s.exec(select(Thread).where(Thread.namespace == NS, Thread.thread_id == name)).one()
+
+
+def transcript(name: str, n: int) -> None:
+    for i in range(n):
+        append(NS, name, f"{TURNS[i % len(TURNS)]} ({name} {i})", role="user" if i % 2 == 0 else "assistant")
+
+
+def turns_state(name: str) -> tuple:
+    with db.session() as s:
+        turns = s.exec(
+            select(Turn.msg_id, Turn.deleted_at).where(Turn.thread_id == name).order_by(Turn.id)
+        ).all()
+        rows = s.exec(
+            select(Embedding.msg_id, Embedding.deleted_at, Embedding.vector.is_not(None))
+            .where(Embedding.thread_id == name)
+            .order_by(Embedding.id)
+        ).all()
+        thread = s.exec(
+            select(Thread.title, Thread.meta, Thread.turn_count).where(Thread.thread_id == name)
+        ).one()
+    return tuple(turns), tuple(rows), tuple(thread)
+
+
+@pytest.fixture
+def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
+    from providers import embedders
+    from workers.stages import compaction, titles
+
+    enable_logging(NS)
+    embedded: list[int] = []
+    real = embedders.get_embedder
+
+    class Counting:
+        def __init__(self) -> None:
+            self.inner = real()
+            self.name = self.inner.name
+
+        def embed(self, texts):
+            embedded.append(len(texts))
+            if llm.mode == "fail":  # one switch breaks every provider of the test
+                raise embedders.EmbedderUnavailable("embedder is down")
+            return self.inner.embed(texts)
+
+    monkeypatch.setattr("workers.stages.embedding.get_embedder", Counting)
+    monkeypatch.setattr("workers.stages.compaction.get_embedder", Counting)
+
+    def embedding_run(name: str) -> int:
+        turn_id = append(NS, name, f"a turn to embed for {name}")["turn_id"]
+        with db.session() as s:
+            row = s.exec(select(Embedding.id).where(Embedding.turn_id == turn_id)).one()
+            return s.exec(select(StageRun.id).where(StageRun.subject == f"embedding:{row}")).one()
+
+    def compaction_run(name: str) -> int:
+        transcript(name, 16)
+        with db.session() as s:
+            return compaction.request(s, thread_of(name).id, "default", 10, 4).id
+
+    def title_run(name: str) -> int:
+        transcript(name, 4)
+        with db.session() as s:
+            return ledger.request(s, titles.TITLE, thread_of(name).id, "contract", {}).id
+
+    return {
+        "embedding": Scenario(embedding_run, turns_state, lambda: len(embedded)),
+        "compaction": Scenario(compaction_run, turns_state, lambda: len(llm.chat_calls) + len(embedded)),
+        "title": Scenario(title_run, turns_state, lambda: len(llm.chat_calls)),
+    }
+
+
+STAGES = sorted(stages.all_stages())
+
+
+def run_once(stage: str, run_id: int) -> StageRun:
+    """One delivery of the run to its actor. Every other pending run is parked first (the turns a
+    scenario appends have embedding runs): a claim fills its batch with any claimable run of the
+    stage, and this test is about one."""
+    with db.session() as s:
+        s.exec(
+            text(
+                "UPDATE stage_runs SET status = 'skipped', reason = 'parked' "
+                "WHERE status = 'pending' AND id <> :id"
+            ),
+            params={"id": run_id},
+        )
+    stages.get(stage).actor.fn([run_id])
+    return ledger.get(run_id)
+
+
+def outcome(run: StageRun) -> tuple:
+    return run.status, run.attempts, run.reason, run.result, run.updated_at, run.finished_at
+
+
+def name_for(stage: str, request) -> str:
+    return f"{stage}-{request.node.name.split('[')[0][-24:]}"
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_running_a_run_twice_leaves_the_same_state(scenarios, stage, request):
+    assert stage in scenarios, f"the {stage} stage has no scenario in the contract test"
+    it, name = scenarios[stage], name_for(stage, request)
+    run_id = it.make(name)
+    assert run_once(stage, run_id).status == SUCCEEDED
+    after_first = it.state(name)
+    with db.session() as s:  # delivered again as if its first outcome had never been recorded
+        s.exec(text("UPDATE stage_runs SET status = 'pending' WHERE id = :id"), params={"id": run_id})
+    again = run_once(stage, run_id)
+    assert again.status in (SUCCEEDED, SKIPPED) and it.state(name) == after_first
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_a_run_whose_worker_died_is_handed_on_once_its_lease_ran_out(scenarios, stage, request):
+    it, name = scenarios[stage], name_for(stage, request)
+    run_id = it.make(name)
+    before = it.state(name)
+    [held] = ledger.claim(stage, [run_id], fill=1)  # the worker that dies holding it
+    assert held.id == run_id and run_once(stage, run_id).status == RUNNING  # no one else takes it
+    assert it.state(name) == before
+    with db.session() as s:  # its lease runs out
+        s.exec(
+            text("UPDATE stage_runs SET lease_expires_at = now() - interval '1 second' WHERE id = :id"),
+            params={"id": run_id},
+        )
+    done = run_once(stage, run_id)
+    assert done.status == SUCCEEDED and done.attempts == 2
+    with db.session() as s:  # the dead worker's claim can no longer close it
+        ledger.finish(s, [held], FAILED, reason="late")
+    assert ledger.get(run_id).status == SUCCEEDED
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_a_failing_provider_backs_off_then_fails_and_an_operator_retry_succeeds(
+    scenarios, stage, request, llm
+):
+    it, name = scenarios[stage], name_for(stage, request)
+    run_id = it.make(name)
+    before = it.state(name)
+    llm.mode = "fail"
+    waits = []
+    deadline = time.monotonic() + 30
+    while (run := run_once(stage, run_id)).status != FAILED:
+        assert time.monotonic() < deadline, run
+        if run.available_at not in waits:
+            waits.append(run.available_at)
+        time.sleep(0.02)
+    assert run.attempts == get_settings().stage_max_attempts and run.last_error
+    assert len(waits) == get_settings().stage_max_attempts - 1  # each retry waited out a backoff
+    assert it.state(name) == before
+    llm.mode = "ok"
+    retried = CliRunner().invoke(cli.app, ["runs", "retry", str(run_id)])
+    assert retried.exit_code == 0, retried.output
+    deadline = time.monotonic() + 30
+    while (run := run_once(stage, run_id)).status != SUCCEEDED:
+        assert time.monotonic() < deadline, run
+        time.sleep(0.02)
+    assert it.state(name) != before
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_a_run_that_succeeded_is_a_no_op(scenarios, stage, request):
+    it, name = scenarios[stage], name_for(stage, request)
+    run_id = it.make(name)
+    assert run_once(stage, run_id).status == SUCCEEDED
+    state, calls, run = it.state(name), it.calls(), outcome(ledger.get(run_id))
+    assert outcome(run_once(stage, run_id)) == run
+    assert it.state(name) == state and it.calls() == calls
