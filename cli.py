@@ -440,6 +440,25 @@ def search(
     print(json.dumps(answer, indent=2))
 
 
+@app.command("op")
+def call_op(
+    name: Annotated[str, typer.Argument(help="the op, e.g. conversation.compact")],
+    body: Annotated[str, typer.Argument(help="its JSON body, as POST /v1/<op> takes it")] = "{}",
+) -> None:
+    """Any op of the HTTP API, as the operator (every namespace, admin); prints the JSON answer.
+    E.g. loom op conversation.delete '{"namespace": "ns", "thread_id": "t", "confirm_thread_id": "t"}'."""
+    from ops.errors import OpError
+    from ops.limits import parse_body
+
+    try:
+        parsed = parse_body(body.encode())
+    except OpError as exc:
+        raise fail(exc.reason) from exc
+    with services.running(start=None):
+        answer = _call(name, parsed)
+    print(json.dumps(answer, indent=2))
+
+
 @app.command()
 def status() -> None:
     """Services, queues, failed runs and the oldest pending run at a glance. Starts nothing: a

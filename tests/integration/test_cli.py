@@ -172,3 +172,23 @@ def test_operator_mistakes_are_one_line_and_a_non_zero_exit(args, message):
     result = loom(*args)
     assert result.exit_code == 2 and message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_any_op_runs_from_the_cli_and_bad_input_is_one_line():
+    enable_logging("opcli")
+    append("opcli", "t", "a turn for the op command")
+    listed = loom("op", "conversation.list", '{"namespace": "opcli", "thread_id": "t"}')
+    assert listed.exit_code == 0, listed.output
+    assert [m["content"] for m in json.loads(listed.stdout)["messages"]] == ["a turn for the op command"]
+    deleted = loom(
+        "op", "conversation.delete", '{"namespace": "opcli", "thread_id": "t", "confirm_thread_id": "t"}'
+    )
+    assert deleted.exit_code == 0 and json.loads(deleted.stdout)["thread_deleted"] is True
+    for args, says in (
+        (("op", "conversation.list", "{not json"), "JSON"),
+        (("op", "conversation.nope"), "unknown op"),
+        (("op", "conversation.list", '{"namespace": "opcli"}'), "thread_id"),
+    ):
+        result = loom(*args)
+        assert result.exit_code == 2 and result.stdout == "", (args, result.output)
+        assert result.stderr.strip().count("\n") == 0 and says in result.stderr, (args, result.stderr)

@@ -262,3 +262,18 @@ def test_the_auto_pass_compacts_transcripts_grown_past_the_setting(llm, worker, 
     wait_until(settled, what="the compaction")
     assert len(live("grown")) == 11 and len(live("small")) == 5
     assert compact_grown() == []  # the same transcript is not asked twice
+
+
+def test_a_burst_of_requests_is_worked_off_without_waiting_for_the_sweep(llm, worker):
+    """Wake-ups are skipped while one waits, so one message stands for many runs: the actor works
+    them all off (no sweep runs in these tests)."""
+    llm.chat_delay = 0.3
+    names = [f"burst-{i}" for i in range(6)]
+    for name in names:
+        transcript(name, 16)
+    runs = [
+        call("conversation.compact", OPERATOR, {"namespace": NS, "thread_id": name})["run"] for name in names
+    ]
+    assert len({run["id"] for run in runs}) == len(names)
+    wait_until(settled, timeout=30, what="every compaction of the burst")
+    assert all(len(live(name)) == 11 for name in names)

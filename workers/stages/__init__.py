@@ -5,11 +5,12 @@ so adding a stage is adding its module (and its tests), with no edit elsewhere."
 import functools
 import importlib
 import pkgutil
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import dramatiq
 
-from models.stage_run import FAILED, SKIPPED
+from models.stage_run import FAILED, SKIPPED, StageRun
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,25 @@ class Stage:
 
     def key(self, subject_id: int, version: str) -> str:
         return f"{self.name}:{subject_id}:{version}"
+
+
+def one_at_a_time(stage: Stage, run_ids: list[int], work: Callable[[StageRun], None]) -> None:
+    """The body of an actor whose runs each wait on a model: claim the message's runs one at a
+    time, then any other claimable run of the stage, until none is left (wake-ups are skipped
+    while one waits, so one message may stand for many runs). Each claim wakes one more message,
+    so idle worker threads join in and their waits on the model overlap."""
+    from workers import broker, ledger  # here: the ledger imports this package
+
+    wanted = list(run_ids)
+    while True:
+        runs = ledger.claim(stage.name, wanted[:1], fill=1)
+        del wanted[:1]
+        if not runs:
+            if wanted:
+                continue
+            return
+        broker.send(stage.actor, [], unless_waiting=True)
+        work(runs[0])
 
 
 _registered: dict[str, Stage] = {}

@@ -20,7 +20,7 @@ from pipelines import compaction, embedding, keys, screening
 from providers import llm
 from providers.embedders import get_embedder
 from workers import broker, ledger, outbox
-from workers.stages import Stage, register
+from workers.stages import Stage, one_at_a_time, register
 from workers.stages.embedding import EMBEDDING
 
 log = logging.getLogger(__name__)
@@ -42,10 +42,7 @@ class Retry(Exception):
     max_backoff=_settings.stage_max_backoff_ms,
 )
 def compact_threads(run_ids: list[int]) -> None:
-    for run_id in run_ids or [0]:  # an empty wake-up claims any claimable run
-        runs = ledger.claim(STAGE, [run_id], fill=1)
-        if runs:
-            _work(runs[0])
+    one_at_a_time(COMPACTION, run_ids, _work)
 
 
 COMPACTION = register(Stage(STAGE, compact_threads, subject_kind="thread", chunk=1))

@@ -25,7 +25,7 @@ from models.stage_run import PENDING, SKIPPED, SUCCEEDED, StageRun
 from pipelines import keys, screening
 from providers import llm
 from workers import broker, ledger, outbox
-from workers.stages import Stage, register
+from workers.stages import Stage, one_at_a_time, register
 
 log = logging.getLogger(__name__)
 
@@ -53,10 +53,7 @@ class Title(BaseModel):
     max_backoff=_settings.stage_max_backoff_ms,
 )
 def title_threads(run_ids: list[int]) -> None:
-    for run_id in run_ids or [0]:  # an empty wake-up claims any claimable run
-        runs = ledger.claim(STAGE, [run_id], fill=1)
-        if runs:
-            _work(runs[0])
+    one_at_a_time(TITLE, run_ids, _work)
 
 
 TITLE = register(Stage(STAGE, title_threads, subject_kind="thread", chunk=1))
