@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import Field
-from sqlalchemy import exists, or_, true, tuple_
+from sqlalchemy import and_, exists, or_, true, tuple_
 from sqlmodel import col, select
 
 from models import db
@@ -120,10 +120,14 @@ def threads(caller: Caller, req: ThreadsRequest) -> dict:
     if req.window_days:
         query = query.where(Thread.last_turn_at >= utcnow() - timedelta(days=req.window_days))
     if req.agent != ALL_AGENTS:
+        # Threads the agent holds a live turn in, and those it opened that hold none yet.
         by_agent = exists().where(
-            Turn.namespace == Thread.namespace, Turn.thread_id == Thread.thread_id, Turn.agent == req.agent
+            Turn.namespace == Thread.namespace,
+            Turn.thread_id == Thread.thread_id,
+            Turn.agent == req.agent,
+            Turn.deleted_at.is_(None),
         )
-        query = query.where(or_(Thread.agent == req.agent, by_agent))
+        query = query.where(or_(and_(Thread.agent == req.agent, Thread.turn_count == 0), by_agent))
     query = (
         query.order_by(col(Thread.last_turn_at).desc(), col(Thread.id).desc())
         .offset(req.offset)

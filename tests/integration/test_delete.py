@@ -102,6 +102,14 @@ def test_deleting_one_agents_copies_passes_the_shared_row_to_the_other_agent(wor
     ] == ["m1"]
     assert call("conversation.search", OPERATOR, {**body, "agent": "planner"})["hits"] == []
 
+    def listed(agent: str) -> list[str]:
+        threads = call("conversation.threads", OPERATOR, {"namespace": NS, "agent": agent, "limit": 200})[
+            "threads"
+        ]
+        return [t["thread_id"] for t in threads]
+
+    assert "pair" in listed("coder") and "pair" not in listed("planner")
+
 
 def test_a_delete_settles_rows_whose_own_copy_an_earlier_build_removed(worker):
     shared = "the release train leaves on thursdays"
