@@ -19,11 +19,12 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
 
 from models.conversation import Embedding, Thread, Turn
-from pipelines import keys, retire
+from pipelines import keys, retire, screening
 
 NOTHING_TO_COMPACT = "nothing-to-compact"
 SUMMARY_HIGH = "summary-high-sensitivity"
 EMBED_FAILED = "embed-failed"
+PROMPT_HIGH = "prompt-high-sensitivity"
 COMPACTED_FROM = "compacted_from"
 
 INSTRUCTIONS = (
@@ -67,34 +68,42 @@ def line(turn: Turn, cap: int) -> str:
     return f"{turn.role}: {content}"
 
 
+def sendable(text: str) -> bool:
+    """What the prompt would carry of a turn, screened as sent: a turn stored as high never
+    qualifies, and neither does one whose cut text reads as high (a cut can make a shape)."""
+    return not screening.is_high(text)
+
+
 def choose(turns: list[Turn], keep_recent: int, min_to_compact: int, budget: int) -> Window | None:
     """The window of ``turns`` (an agent's live turns in reading order), or None when it holds
     fewer than ``min_to_compact`` new turns. ``budget`` is the prompt's room in characters; a
-    quarter of it is the allowance of leading summaries, and one turn takes at most a quarter."""
-    older = turns[: max(len(turns) - keep_recent, 0)]
+    quarter of it is the allowance of leading summaries, and one turn takes at most a quarter.
+    A turn that reads as high (stored so, or as its line would be sent) is never in the window:
+    it stays live."""
+    cap = budget // 4
+    older = [turn for turn in turns[: max(len(turns) - keep_recent, 0)] if turn.sensitivity != "high"]
     window = Window()
-    allowance, cap = budget // 4, budget // 4
     live = {turn.msg_id for turn in older}
     for turn in older:  # a summary whose turns are all still live: its run failed before the end
         named = set(turn.meta.get(COMPACTED_FROM) or []) if is_summary(turn) else set()
         if named and named <= live:
             window.stale.append(turn)
     older = [turn for turn in older if turn not in window.stale]
-    i = 0
+    i, allowance = 0, budget // 4
     while i < len(older) and is_summary(older[i]):
-        if len(older[i].content) <= allowance:
+        if len(older[i].content) <= allowance and sendable(older[i].content):
             window.folded.append(older[i])
             allowance -= len(older[i].content)
         i += 1
     room = budget - budget // 4
     for turn in older[i:]:
-        if turn.sensitivity == "high":
-            continue  # never sent, stays live
-        cost = len(line(turn, cap)) + 1
-        if cost > room:
+        sent = line(turn, cap)
+        if not sendable(sent):
+            continue
+        if len(sent) + 1 > room:
             break
         window.turns.append(turn)
-        room -= cost
+        room -= len(sent) + 1
     if len(window.new_turns) < max(min_to_compact, 1):
         return None
     return window

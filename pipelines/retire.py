@@ -5,8 +5,8 @@ Agents' copies of one message with the same text share one embedding row, which 
 them. When the copy it serves is retired (or was already: deleted or compacted by an earlier
 build, or removed by the retention TTL), the row passes to another agent's live copy of the
 message that search indexes (a user or assistant turn, or a summary) whose first characters are
-the row's text, and takes that copy's agent, role, run and user; with no such copy it is
-tombstoned. A row of exactly 240 characters (an earlier build's cut) cannot be compared with a
+the row's text and that no row serves yet, and takes that copy's agent, role, run and user; with no
+such copy it is tombstoned. A row of exactly 240 characters (an earlier build's cut) cannot be compared with a
 copy's text: it passes only to a copy whose first characters match those of the row's own turn,
 and is tombstoned when that turn is gone. Both statements run in the caller's transaction."""
 
@@ -33,6 +33,7 @@ WITH orphaned AS (
     LEFT JOIN turns own ON own.id = o.turn_id
     WHERE c.deleted_at IS NULL AND c.sensitivity <> 'high'
       AND (c.role IN ('user', 'assistant') OR c.metadata ? 'compacted_from')
+      AND NOT EXISTS (SELECT FROM embeddings x WHERE x.turn_id = c.id)  -- a row serves one copy
       AND CASE WHEN length(o.text) = :legacy_cut
                THEN left(c.content, :max_chars) = left(own.content, :max_chars)
                ELSE left(c.content, :max_chars) = o.text END

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, case, or_, update
+from sqlalchemy import and_, case, func, or_, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import Select
@@ -33,10 +33,49 @@ BATCH = 500  # runs a sweep or an operator retry touches per statement
 
 
 def _claimable(now: datetime):
+    """Pending past its backoff, or running past its lease with attempts left (a run whose worker
+    died holding it on its last attempt is failed by ``fail_abandoned`` instead: a run that kills
+    its worker must not be claimed forever)."""
     return or_(
         and_(StageRun.status == PENDING, StageRun.available_at <= now),
-        and_(StageRun.status == RUNNING, StageRun.lease_expires_at < now),
+        and_(
+            StageRun.status == RUNNING,
+            StageRun.lease_expires_at < now,
+            StageRun.attempts < get_settings().stage_max_attempts,
+        ),
     )
+
+
+def fail_abandoned(limit: int = BATCH) -> list[int]:
+    """Fail runs whose lease ran out on their last attempt (the sweep calls this first)."""
+    now = utcnow()
+    chosen = (
+        select(StageRun.id)
+        .where(
+            StageRun.status == RUNNING,
+            StageRun.lease_expires_at < now,
+            StageRun.attempts >= get_settings().stage_max_attempts,
+        )
+        .order_by(StageRun.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    with db.session() as s:
+        ids = s.exec(
+            update(StageRun)
+            .where(_among(chosen))
+            .values(
+                status=FAILED,
+                last_error=func.concat(
+                    func.coalesce(StageRun.last_error + "; ", ""), "its worker was lost on every attempt"
+                ),
+                finished_at=now,
+                updated_at=now,
+                lease_expires_at=None,
+            )
+            .returning(StageRun.id)
+        ).scalars()
+        return sorted(ids)
 
 
 def _among(chosen: Select):

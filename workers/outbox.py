@@ -24,11 +24,13 @@ def send(stage: str, run_ids: list[int]) -> bool:
 
 
 def sweep(grace_seconds: int) -> list[int]:
-    """Re-send runs nobody is working on (see ``ledger.stale``), a bounded batch at a time. While
+    """Fail the runs whose worker died holding them on their last attempt, then re-send runs
+    nobody is working on (see ``ledger.stale``), a bounded batch at a time. While
     the broker does not answer nothing is touched (a touched run waits another grace period), and
     a send that fails ends the pass. Returns the runs sent."""
     if not broker.answers():
         return []
+    ledger.fail_abandoned()
     sent: list[int] = []
     after_id = 0
     while by_stage := ledger.stale(grace_seconds, after_id):

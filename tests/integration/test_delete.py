@@ -188,3 +188,22 @@ def test_an_append_racing_a_delete_leaves_no_live_turn_in_the_deleted_thread():
 def waiting() -> int:
     with db.session() as s:
         return s.exec(text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")).scalar()
+
+
+def test_a_legacy_row_whose_heir_has_a_row_of_its_own_is_tombstoned_not_passed(worker):
+    text_ = "w" * 300
+    old = append(NS, "heir-has-row", text_, msg_id="m1", agent="old")
+    wait_until(settled, what="the embedding")
+    with db.session() as s:  # an earlier build's row: cut at 240 characters, digest of the cut
+        s.exec(
+            text("UPDATE embeddings SET text = left(text, 240), digest = 'legacy' WHERE turn_id = :id"),
+            params={"id": old["turn_id"]},
+        )
+    new = append(NS, "heir-has-row", text_, msg_id="m1", agent="new")
+    assert new["embedding"] == "pending"  # other digest: a row of its own
+    wait_until(settled, what="the embedding")
+    delete("heir-has-row", agent="old")
+    rows = {row.digest: row for row in embedding_rows("heir-has-row")}
+    assert rows["legacy"].deleted_at is not None
+    [own] = [row for digest, row in rows.items() if digest != "legacy"]
+    assert own.deleted_at is None and own.turn_id == new["turn_id"]

@@ -14,7 +14,7 @@ from sqlmodel import select
 
 from models import db
 from models.base import utcnow
-from models.conversation import Embedding
+from models.conversation import Embedding, Thread
 from models.settings import get_settings
 from models.stage_run import FAILED, PENDING, RUNNING, SUCCEEDED, StageRun
 from pipelines.embedding import Pending, embed_isolating
@@ -431,3 +431,43 @@ def test_a_revive_moves_no_more_than_its_limit_whatever_the_plan(nested_loops):
     finally:
         with db.session() as s:
             s.exec(text("DELETE FROM stage_runs WHERE stage = 'bulkrevive'"))
+
+
+def test_a_run_whose_worker_was_lost_on_its_last_attempt_is_failed_not_claimed_forever(broker):
+    ids = insert_runs(3, RUNNING, stage="lostrun")  # attempts 3 = the suite's LOOM_STAGE_MAX_ATTEMPTS
+    try:
+        with db.session() as s:
+            lapsed = (
+                "UPDATE stage_runs SET lease_expires_at = now() - interval '1 minute' WHERE stage = :stage"
+            )
+            s.exec(text(lapsed), params={"stage": "lostrun"})
+        assert ledger.claim("lostrun", ids, fill=10) == []
+        assert ledger.fail_abandoned() == ids
+        with db.session() as s:
+            runs = s.exec(select(StageRun).where(StageRun.stage == "lostrun")).all()
+        assert {run.status for run in runs} == {FAILED}
+        assert all("its worker was lost" in run.last_error for run in runs)
+    finally:
+        with db.session() as s:
+            s.exec(text("DELETE FROM stage_runs WHERE stage = 'lostrun'"))
+
+
+def test_an_unexpected_error_in_a_model_stage_releases_its_run_to_fail_in_the_end(llm, worker, monkeypatch):
+    from workers.stages import compaction
+
+    def broken(run):
+        raise ValueError("a defect in the stage")
+
+    monkeypatch.setattr(compaction, "_work", broken)
+    append("retries", "broken-stage", "a turn")
+    with db.session() as s:
+        thread = s.exec(
+            select(Thread).where(Thread.namespace == "retries", Thread.thread_id == "broken-stage")
+        ).one()
+        run = compaction.request(s, thread.id, "default", 10, 4)
+    compaction.compact_threads.send([run.id])
+    wait_until(lambda: ledger.get(run.id).status == FAILED, what="the run to fail")
+    failed = ledger.get(run.id)
+    assert (
+        failed.attempts == get_settings().stage_max_attempts and "a defect in the stage" in failed.last_error
+    )

@@ -4,13 +4,17 @@ so adding a stage is adding its module (and its tests), with no edit elsewhere."
 
 import functools
 import importlib
+import logging
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import dramatiq
 
+from models import db
 from models.stage_run import FAILED, SKIPPED, StageRun
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,8 @@ def one_at_a_time(stage: Stage, run_ids: list[int], work: Callable[[StageRun], N
     """The body of an actor whose runs each wait on a model: claim the message's runs one at a
     time, then any other claimable run of the stage, until none is left (wake-ups are skipped
     while one waits, so one message may stand for many runs). Each claim wakes one more message,
-    so idle worker threads join in and their waits on the model overlap."""
+    so idle worker threads join in and their waits on the model overlap. An unexpected error
+    releases the run with its error, to back off and end ``failed`` like any other failure."""
     from workers import broker, ledger  # here: the ledger imports this package
 
     wanted = list(run_ids)
@@ -62,7 +67,16 @@ def one_at_a_time(stage: Stage, run_ids: list[int], work: Callable[[StageRun], N
                 continue
             return
         broker.send(stage.actor, [], unless_waiting=True)
-        work(runs[0])
+        try:
+            work(runs[0])
+        except Exception as exc:  # a defect or an outage: never a run left running for good
+            if db.unavailable(exc):
+                raise  # the lease brings the run back once the database does
+            log.exception("%s run %d failed unexpectedly", stage.name, runs[0].id)
+            with db.session() as s:
+                retrying = ledger.release(s, runs, f"{type(exc).__name__}: {exc}")
+            for wait, ids in retrying.items():
+                broker.send(stage.actor, ids, delay=wait)
 
 
 _registered: dict[str, Stage] = {}

@@ -76,10 +76,11 @@ def _compact(run: StageRun) -> str | None:
     window = compaction.choose(turns, run.params["keep_recent"], run.params["min_to_compact"], budget)
     if window is None:
         return compaction.NOTHING_TO_COMPACT
+    prompt = compaction.prompt(window, budget)
+    if not compaction.sendable(prompt):  # each line passed; together they read as high
+        return compaction.PROMPT_HIGH
     try:
-        answer = llm.get_llm().ask(
-            compaction.Summary, compaction.INSTRUCTIONS, compaction.prompt(window, budget)
-        )
+        answer = llm.get_llm().ask(compaction.Summary, compaction.INSTRUCTIONS, prompt)
     except llm.NoProvider:
         return NO_PROVIDER
     except llm.LLMFailed as exc:

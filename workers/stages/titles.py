@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 STAGE = "title"
 REFUSED = "title_refused"  # the metadata mark
 FIRST_TURNS = 8
-TURN_CHARS = 500  # of each turn, in the prompt
+TURN_CHARS = 500  # of each turn, in the prompt (less when LOOM_LLM_PROMPT_MAX_CHARS is small)
 TITLE_MAX_CHARS = 80
 INSTRUCTIONS = (
     "Write a short title (three to eight words) for the conversation below, naming its subject. "
@@ -68,12 +68,15 @@ def _work(run: StageRun) -> None:
         return _skip(run, "deleted")
     if thread.title:
         return _skip(run, "titled")
-    plain = [turn for turn in first if turn.sensitivity != "high"]
-    if not plain:
+    # Each turn cut to fit the prompt cap, and screened as it would be sent (a cut can make a shape).
+    cut = min(TURN_CHARS, (get_settings().llm_prompt_max_chars - len(INSTRUCTIONS)) // FIRST_TURNS - 16)
+    lines = [f"{turn.role}: {turn.content[:cut]}" for turn in first if turn.sensitivity != "high"]
+    plain = [line for line in lines if not screening.is_high(line)]
+    if not plain or screening.is_high("\n".join(plain)):
         if len(first) >= FIRST_TURNS:
             return _refuse(run, thread_row_id, "every-turn-high")
         return _skip(run, "waiting-for-plain-turn")
-    prompt = "\n".join(f"{turn.role}: {turn.content[:TURN_CHARS]}" for turn in plain)
+    prompt = "\n".join(plain)
     try:
         with ledger.leased([run]):
             answer = llm.get_llm().ask(Title, INSTRUCTIONS, prompt)
