@@ -18,6 +18,7 @@ class StageRun(SQLModel, table=True):
     __tablename__ = "stage_runs"
     __table_args__ = (
         Index("ix_stage_runs_status_stage", "status", "stage"),
+        Index("ix_stage_runs_subject", "stage", "subject", "created_at"),  # a subject's runs
         # The sweep's and the batch claim's scan: only live runs, oldest first.
         Index(
             "ix_stage_runs_live",

@@ -15,7 +15,7 @@ from models.stage_run import DONE, FAILED, StageRun
 from ops.caller import Caller
 from ops.conversation_read import named_agent
 from ops.conversation_write import find_thread
-from ops.errors import OpError, invalid
+from ops.errors import OpError, invalid, not_found
 from ops.schemas import Answer, Identifier, OpRequest
 from pipelines import retire
 from providers import llm
@@ -112,31 +112,30 @@ def delete(caller: Caller, req: DeleteRequest) -> dict:
     agent = named_agent(req)
     now = utcnow()
     with db.session() as s:
-        gone = s.exec(
-            select(Thread.id).where(
-                Thread.namespace == namespace,
-                Thread.thread_id == req.thread_id,
-                col(Thread.deleted_at).is_not(None),
-            )
+        # The thread row, locked (appends and a concurrent delete wait on it), deleted or not.
+        thread = s.exec(
+            select(Thread)
+            .where(Thread.namespace == namespace, Thread.thread_id == req.thread_id)
+            .with_for_update()
         ).first()
-        if gone is not None:  # deleted before: a retried delete is answered as the first one was
+        if thread is None:
+            raise not_found(f"no thread {req.thread_id!r} in namespace {namespace!r}", "thread_id")
+        if thread.deleted_at is not None:  # deleted before: a retried delete is answered as done
             return _deleted(namespace, req.thread_id, 0, True)
-        thread = find_thread(s, namespace, req.thread_id, lock=True)  # appends wait on this lock
-        live = select(Turn.id).where(
-            Turn.namespace == namespace, Turn.thread_id == req.thread_id, col(Turn.deleted_at).is_(None)
-        )
-        doomed = list(s.exec(live.where(Turn.agent == agent) if agent else live))
-        retire.retire(s, namespace, req.thread_id, doomed, now)
-        remaining = s.exec(live.limit(1)).first()
-        if remaining is None:
-            s.exec(update(Thread).where(Thread.id == thread.id).values(deleted_at=now, turn_count=0))
-        else:
-            s.exec(
-                update(Thread)
-                .where(Thread.id == thread.id)
-                .values(turn_count=func.greatest(Thread.turn_count - len(doomed), 0))
+        live = [Turn.namespace == namespace, Turn.thread_id == req.thread_id, col(Turn.deleted_at).is_(None)]
+        doomed = live + ([Turn.agent == agent] if agent else [])
+        turns = s.exec(update(Turn).where(*doomed).values(deleted_at=now)).rowcount
+        retire.settle_rows(s, namespace, req.thread_id, now)
+        remaining = s.exec(select(Turn.id).where(*live).limit(1)).first()
+        s.exec(
+            update(Thread)
+            .where(Thread.id == thread.id)
+            .values(
+                deleted_at=now if remaining is None else None,
+                turn_count=func.greatest(Thread.turn_count - turns, 0),
             )
-    return _deleted(namespace, req.thread_id, len(doomed), remaining is None)
+        )
+    return _deleted(namespace, req.thread_id, turns, remaining is None)
 
 
 def _deleted(namespace: str, thread_id: str, turns: int, thread_deleted: bool) -> dict:

@@ -108,7 +108,7 @@ def threads(caller: Caller, req: ThreadsRequest) -> dict:
         .where(
             Turn.namespace == Thread.namespace, Turn.thread_id == Thread.thread_id, Turn.deleted_at.is_(None)
         )
-        .order_by(col(Turn.id).desc())
+        .order_by(col(Turn.ts).desc(), col(Turn.id).desc())  # the reading order: a summary is not last
         .limit(1)
         .lateral("last_turn")
     )

@@ -161,7 +161,15 @@ def request(
     s.exec(
         row.on_conflict_do_update(
             index_elements=["idem_key"],
-            set_={"status": PENDING, "attempts": 0, "reason": None, "updated_at": now, "available_at": now},
+            set_={
+                "status": PENDING,
+                "attempts": 0,
+                "reason": None,
+                "last_error": None,
+                "result": None,
+                "updated_at": now,
+                "available_at": now,
+            },
             where=StageRun.status == FAILED,
         )
         if revive
@@ -172,12 +180,14 @@ def request(
 
 def finish(
     s: Session, runs: list[StageRun], status: str, reason: str | None = None, result: dict | None = None
-) -> None:
-    """Close claimed runs that are still held: a late duplicate cannot overwrite a newer outcome."""
+) -> int:
+    """Close claimed runs that are still held: a late duplicate cannot overwrite a newer outcome.
+    Returns how many were closed (a stage whose writes must stand or fall with its claim rolls
+    back on fewer)."""
     if not runs:
-        return
+        return 0
     now = utcnow()
-    s.exec(
+    closed = s.exec(
         update(StageRun)
         .where(_held(runs))
         .values(
@@ -189,6 +199,7 @@ def finish(
             lease_expires_at=None,
         )
     )
+    return closed.rowcount
 
 
 def extend(runs: list[StageRun]) -> None:
@@ -231,9 +242,12 @@ def backoff(attempts: int) -> timedelta:
     return timedelta(milliseconds=ms)
 
 
-def release(s: Session, runs: list[StageRun], error: str) -> dict[timedelta, list[int]]:
+def release(
+    s: Session, runs: list[StageRun], error: str, reason: str | None = None
+) -> dict[timedelta, list[int]]:
     """After a transient failure: runs with attempts left go back to ``pending``, claimable once
-    their backoff has passed; the rest are ``failed``. Returns the retrying runs' ids by backoff
+    their backoff has passed; the rest are ``failed``, with ``reason`` (what kind of failure)
+    when given. Returns the retrying runs' ids by backoff
     (runs of one claim share their attempts, so this is one group as a rule)."""
     limit = get_settings().stage_max_attempts
     now = utcnow()
@@ -251,6 +265,7 @@ def release(s: Session, runs: list[StageRun], error: str) -> dict[timedelta, lis
                 .values(
                     status=status,
                     last_error=error[:4000],
+                    reason=reason,
                     updated_at=now,
                     lease_expires_at=None,
                     available_at=available_at,

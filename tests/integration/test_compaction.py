@@ -2,6 +2,8 @@
 document's window rules, the summary in place of the originals in search, the refusals, and a
 stage that is safe to run twice and backs off when its model fails."""
 
+import logging
+
 import pytest
 from sqlalchemy import text
 from sqlmodel import col, select
@@ -200,7 +202,8 @@ def test_an_embed_failure_of_the_summary_is_retried_and_compacts_nothing_meanwhi
     monkeypatch.setattr("workers.stages.compaction.get_embedder", lambda: Down())
     transcript("noembed", 16)
     run = compact("noembed")["run"]
-    assert run["status"] == FAILED and run["last_error"].startswith("embed-failed")
+    assert run["status"] == FAILED and run["reason"] == "embed-failed"
+    assert run["last_error"].startswith("embed-failed")
     assert len(live("noembed")) == 16
 
 
@@ -254,14 +257,20 @@ def test_a_shared_embedding_row_passes_to_the_other_agents_copy(llm, worker):
 def test_the_auto_pass_compacts_transcripts_grown_past_the_setting(llm, worker, monkeypatch):
     from workers.stages.compaction import compact_grown
 
+    for i in range(20):  # the largest transcript, and one nothing can be compacted of
+        append(NS, "stuck", f"card 4111 1111 1111 1111, note {i}", msg_id=f"stuck-{i}")
     transcript("grown", 18)
     transcript("small", 5)
     monkeypatch.setenv("LOOM_COMPACTION_AUTO_TURNS", "15")
+    monkeypatch.setenv("LOOM_COMPACTION_AUTO_MAX_THREADS", "1")
     get_settings.cache_clear()
-    assert compact_grown()
-    wait_until(settled, what="the compaction")
-    assert len(live("grown")) == 11 and len(live("small")) == 5
-    assert compact_grown() == []  # the same transcript is not asked twice
+    passes = []
+    for _ in range(3):
+        passes.append(compact_grown())
+        wait_until(settled, what="the compaction")
+    assert len(live("grown")) == 11 and len(live("small")) == 5 and len(live("stuck")) == 20
+    # The stuck transcript was asked once and takes no place after: the next pass reached "grown".
+    assert [len(sent) for sent in passes] == [1, 1, 0]
 
 
 def test_a_burst_of_requests_is_worked_off_without_waiting_for_the_sweep(llm, worker):
@@ -277,3 +286,27 @@ def test_a_burst_of_requests_is_worked_off_without_waiting_for_the_sweep(llm, wo
     assert len({run["id"] for run in runs}) == len(names)
     wait_until(settled, timeout=30, what="every compaction of the burst")
     assert all(len(live(name)) == 11 for name in names)
+
+
+def test_a_worker_that_lost_its_claim_while_it_worked_writes_nothing(llm, worker, monkeypatch, caplog):
+    from workers.stages import compaction
+
+    real = compaction.compaction.apply
+    takeover = "UPDATE stage_runs SET claim = 'another' WHERE stage = 'compaction' AND status = 'running'"
+
+    def taken_over(s, *args, **kwargs):
+        with db.session() as other:  # another worker claimed the run after this one's lease ran out
+            other.exec(text(takeover))
+        return real(s, *args, **kwargs)
+
+    monkeypatch.setattr(compaction.compaction, "apply", taken_over)
+    transcript("taken", 16)
+    with caplog.at_level(logging.WARNING, logger="workers.stages.compaction"):
+        run = call("conversation.compact", OPERATOR, {"namespace": NS, "thread_id": "taken"})["run"]
+        wait_until(lambda: "taken over" in caplog.text, what="the worker to find its claim lost")
+    assert len(live("taken")) == 16  # the summary rolled back with the lost claim
+    with db.session() as s:  # let the test's own claim go, so the module ends settled
+        s.exec(
+            text("UPDATE stage_runs SET status = 'skipped', claim = NULL WHERE id = :id"),
+            params={"id": run["id"]},
+        )

@@ -207,3 +207,18 @@ def test_a_legacy_row_whose_heir_has_a_row_of_its_own_is_tombstoned_not_passed(w
     assert rows["legacy"].deleted_at is not None
     [own] = [row for digest, row in rows.items() if digest != "legacy"]
     assert own.deleted_at is None and own.turn_id == new["turn_id"]
+
+
+def test_two_deletes_at_once_are_both_answered_as_done():
+    append(NS, "twice", "a turn deleted by two callers at once")
+    answers: list[dict] = []
+    with db.session() as s:
+        s.exec(text("SELECT 1 FROM threads WHERE thread_id = 'twice' FOR UPDATE"))  # both wait on this
+        callers = [threading.Thread(target=lambda: answers.append(delete("twice"))) for _ in range(2)]
+        for caller in callers:
+            caller.start()
+        wait_until(lambda: waiting() >= 2, what="both deletes to wait")
+    for caller in callers:
+        caller.join(30)
+    assert sorted(a["turns_deleted"] for a in answers) == [0, 1]
+    assert all(a["thread_deleted"] for a in answers)

@@ -141,3 +141,9 @@ def test_a_title_that_reads_as_high_is_refused_and_marked(llm, worker):
     title, meta = title_of("leaky-title")
     assert title is None and meta.get("title_refused") is True
     assert title_untitled() == []
+    # The mark replaced by the very metadata the thread had before it: asked once more all the same.
+    call("conversation.update", OPERATOR, {"namespace": NS, "thread_id": "leaky-title", "metadata": {}})
+    llm.reply = lambda request: {"title": "Rotating staging credentials"}
+    assert len(title_untitled()) == 1
+    wait_until(settled, what="the title run")
+    assert title_of("leaky-title")[0] == "Rotating staging credentials"

@@ -31,7 +31,16 @@ _settings = get_settings()
 
 
 class Retry(Exception):
-    """A transient failure: the run goes back to pending with backoff."""
+    """A transient failure: the run goes back to pending with backoff (``reason`` says what kind,
+    kept if it ends failed)."""
+
+    def __init__(self, error: str, reason: str | None = None) -> None:
+        super().__init__(error)
+        self.reason = reason
+
+
+class LostClaim(Exception):
+    """The run's lease ran out and another worker holds it now: this one's writes roll back."""
 
 
 @dramatiq.actor(
@@ -54,9 +63,12 @@ def _work(run: StageRun) -> None:
             outcome = _compact(run)
     except Retry as exc:
         with db.session() as s:
-            retrying = ledger.release(s, [run], str(exc))
+            retrying = ledger.release(s, [run], str(exc), reason=exc.reason)
         for wait, ids in retrying.items():
             broker.send(compact_threads, ids, delay=wait)
+        return
+    except LostClaim:
+        log.warning("compaction run %d was taken over by another worker; its writes rolled back", run.id)
         return
     if isinstance(outcome, str):
         with db.session() as s:
@@ -93,7 +105,9 @@ def _compact(run: StageRun) -> str | None:
         embedder = get_embedder()
         vector = embedder.embed([embedded_text])[0]
     except Exception as exc:
-        raise Retry(f"{compaction.EMBED_FAILED}: {type(exc).__name__}: {exc}") from exc
+        raise Retry(
+            f"{compaction.EMBED_FAILED}: {type(exc).__name__}: {exc}", compaction.EMBED_FAILED
+        ) from exc
     embedded = compaction.Embedded(embedded_text, vector, embedder.name)
     with db.session() as s:
         written = compaction.apply(s, thread_row_id, agent, window, summary, embedded, utcnow())
@@ -102,7 +116,8 @@ def _compact(run: StageRun) -> str | None:
         embedding_id, result = written
         # The summary's vector counts as its embedding run, so the re-embedding pass covers it.
         ledger.request(s, EMBEDDING, embedding_id, keys.digest(embedded_text)[:16], {}, status=SUCCEEDED)
-        ledger.finish(s, [run], SUCCEEDED, result=result)
+        if not ledger.finish(s, [run], SUCCEEDED, result=result):
+            raise LostClaim  # rolls the summary back: the worker that holds the run now decides
     log.info(
         "compacted %d turns of thread %s into %s",
         result["messages_summarized"],
@@ -123,7 +138,11 @@ FROM threads th
 JOIN namespaces n ON n.name = th.namespace AND n.conversation_logging_enabled
 JOIN turns t ON t.namespace = th.namespace AND t.thread_id = th.thread_id AND t.deleted_at IS NULL
 WHERE th.deleted_at IS NULL AND th.turn_count > :past
-GROUP BY th.id, t.agent HAVING count(*) > :past
+GROUP BY th.id, t.agent
+HAVING count(*) > :past
+   AND NOT EXISTS (SELECT FROM stage_runs r  -- already asked as it stands
+                   WHERE r.stage = 'compaction' AND r.subject = 'thread:' || th.id
+                     AND r.params->>'agent' = t.agent AND r.created_at >= max(t.ts))
 ORDER BY count(*) DESC
 LIMIT :limit
 """)
@@ -143,7 +162,9 @@ def request(
 
 def grown(s: Session, past_turns: int, limit: int) -> list[tuple[int, str]]:
     """(thread row, agent) of recording namespaces whose live transcript has grown past
-    ``past_turns`` turns, at most ``limit``, largest first: the auto-compaction pass's pick."""
+    ``past_turns`` turns and was not asked to compact since its last turn, at most ``limit``,
+    largest first: the auto-compaction pass's pick (a transcript left alone, say because it is
+    mostly turns that read as high, does not take a place every pass)."""
     rows = s.execute(GROWN, {"past": past_turns, "limit": limit}).all()
     return [(row[0], row[1]) for row in rows]
 

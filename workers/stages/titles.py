@@ -74,7 +74,7 @@ def _work(run: StageRun) -> None:
     plain = [line for line in lines if not screening.is_high(line)]
     if not plain or screening.is_high("\n".join(plain)):
         if len(first) >= FIRST_TURNS:
-            return _refuse(run, thread_row_id, "every-turn-high")
+            return _refuse(run, thread_row_id, REFUSALS[0])
         return _skip(run, "waiting-for-plain-turn")
     prompt = "\n".join(plain)
     try:
@@ -92,7 +92,7 @@ def _work(run: StageRun) -> None:
     if not title:
         return _skip(run, "empty-title")
     if screening.is_high(title):
-        return _refuse(run, thread_row_id, "title-high-sensitivity")
+        return _refuse(run, thread_row_id, REFUSALS[1])
     with db.session() as s:
         s.execute(
             text("UPDATE threads SET title = :title WHERE id = :id AND title IS NULL AND deleted_at IS NULL"),
@@ -136,21 +136,31 @@ def _refuse(run: StageRun, thread_row_id: int, reason: str) -> None:
         ledger.finish(s, [run], SKIPPED, reason=reason)
 
 
-CANDIDATES = text("""
-SELECT th.id, th.metadata, (SELECT max(t.id) FROM turns t
-                            WHERE t.namespace = th.namespace AND t.thread_id = th.thread_id
-                              AND t.deleted_at IS NULL) AS newest
+REFUSALS = ("every-turn-high", "title-high-sensitivity")
+
+# Threads that want a title and were not asked as they stand: no title run since their last turn
+# but a refusal (a thread still marked is left out; one whose mark new metadata replaced is asked
+# once more). ``refusals`` counts the thread's refusals, part of a request's version.
+CANDIDATES = text(f"""
+SELECT th.id, th.metadata,
+       (SELECT max(t.id) FROM turns t
+        WHERE t.namespace = th.namespace AND t.thread_id = th.thread_id AND t.deleted_at IS NULL) AS newest,
+       (SELECT count(*) FROM stage_runs r
+        WHERE r.stage = 'title' AND r.subject = 'thread:' || th.id AND r.reason IN {REFUSALS}) AS refusals
 FROM threads th
 JOIN namespaces n ON n.name = th.namespace AND n.conversation_logging_enabled
 WHERE th.title IS NULL AND th.deleted_at IS NULL AND NOT th.metadata ? 'title_refused'
   AND th.last_turn_at >= :since AND th.turn_count >= :min_turns
+  AND NOT EXISTS (SELECT FROM stage_runs r
+                  WHERE r.stage = 'title' AND r.subject = 'thread:' || th.id
+                    AND r.created_at >= th.last_turn_at AND coalesce(r.reason, '') NOT IN {REFUSALS})
 ORDER BY th.last_turn_at DESC
 LIMIT :limit
 """)
 
 
-def _version(newest_turn: int | None, metadata: dict) -> str:
-    return keys.digest(str(newest_turn), json.dumps(metadata, sort_keys=True))[:16]
+def _version(newest_turn: int | None, metadata: dict, refusals: int) -> str:
+    return keys.digest(str(newest_turn), json.dumps(metadata, sort_keys=True), str(refusals))[:16]
 
 
 def title_untitled() -> list[int]:
@@ -171,7 +181,8 @@ def title_untitled() -> list[int]:
     with db.session() as s:
         wanted = s.execute(CANDIDATES, params).all()
         runs = [
-            ledger.request(s, TITLE, row_id, _version(newest, meta), {}) for row_id, meta, newest in wanted
+            ledger.request(s, TITLE, row_id, _version(newest, meta, refusals), {})
+            for row_id, meta, newest, refusals in wanted
         ]
     pending = [run.id for run in runs if run.status == PENDING]
     if pending:

@@ -1,4 +1,5 @@
-"""pass_runs: the last firing of each periodic pass (`loom passes list`)
+"""pass_runs: the last firing of each periodic pass (`loom passes list`); stage runs indexed by
+subject (the passes ask whether a thread was already asked as it stands)
 
 Revision ID: 0007
 """
@@ -24,7 +25,9 @@ def upgrade() -> None:
         sa.Column("by", sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
         sa.PrimaryKeyConstraint("name"),
     )
+    op.create_index("ix_stage_runs_subject", "stage_runs", ["stage", "subject", "created_at"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_stage_runs_subject", table_name="stage_runs")
     op.drop_table("pass_runs")
