@@ -17,7 +17,7 @@ from models.settings import get_settings
 from ops import append_metrics
 from ops.caller import Caller
 from ops.errors import not_found
-from ops.schemas import Answer, Identifier, Metadata, OpRequest
+from ops.schemas import Answer, Identifier, Metadata, OpRequest, SaidAt
 from pipelines import embedding, keys, screening
 from workers import outbox
 from workers.stages.embedding import EMBEDDING
@@ -64,6 +64,7 @@ class AppendRequest(OpRequest):
     run_id: str | None = Field(default=None, max_length=256)
     metadata: Metadata = Field(default_factory=dict)
     tokens: int | None = Field(default=None, ge=0, le=2**31 - 1)
+    ts: SaidAt | None = None  # when it was said (default: now)
 
 
 class AppendAnswer(Answer):
@@ -98,7 +99,7 @@ def append(caller: Caller, req: AppendRequest) -> dict:
                 "msg_id": msg_id,
                 "metadata": json.dumps(req.metadata),
                 "sensitivity": sensitivity,
-                "ts": utcnow(),
+                "ts": req.ts or utcnow(),
                 "embed": embed,
                 "embed_text": text,
                 "embed_digest": keys.digest(text),

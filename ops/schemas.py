@@ -1,9 +1,10 @@
 """Request fields shared by every op. Values no op may take at all (NUL bytes, lone surrogates,
 numbers JSON cannot carry, deep nesting) are refused before validation by ``ops.limits``."""
 
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
 from models.namespace import NAME_MAX, name_problem
 from ops.limits import check_metadata
@@ -17,6 +18,22 @@ def _namespace(name: str) -> str:
 
 NamespaceName = Annotated[str, Field(min_length=1, max_length=NAME_MAX), AfterValidator(_namespace)]
 Metadata = Annotated[dict[str, Any], AfterValidator(check_metadata)]
+
+CLOCK_SKEW = timedelta(seconds=5)  # a client's clock may run this far ahead of the server's
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _said(moment: datetime) -> datetime:
+    if moment > datetime.now(UTC) + CLOCK_SKEW:
+        raise ValueError("is in the future")
+    if moment < EARLIEST:
+        raise ValueError("is before 1970")
+    return moment.astimezone(UTC)
+
+
+# When something was said: a time with its UTC offset, not in the future (imported history keeps
+# the time its transcript gives it).
+SaidAt = Annotated[AwareDatetime, AfterValidator(_said)]
 
 
 class OpRequest(BaseModel):

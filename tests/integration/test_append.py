@@ -129,3 +129,40 @@ def test_appends_go_on_after_the_database_dropped_the_pooled_connections():
     with db.session() as s:
         turns = s.exec(select(func.count()).select_from(Turn).where(Turn.namespace == "reconnect")).one()
     assert turns == 2
+
+
+def test_a_turn_keeps_the_time_it_was_said_and_a_time_in_the_future_is_refused(client, make_token):
+    from datetime import UTC, datetime, timedelta
+
+    enable_logging("said")
+    headers = make_token("said")
+    then = datetime(2024, 3, 1, 9, 30, tzinfo=UTC)
+    body = {"namespace": "said", "thread_id": "t", "role": "user"}
+    late = client.post("/v1/conversation.append", json={**body, "content": "said later"}, headers=headers)
+    early = client.post(
+        "/v1/conversation.append",
+        json={**body, "content": "said first", "ts": "2024-03-01T10:30:00+01:00"},
+        headers=headers,
+    )
+    assert late.status_code == early.status_code == 200
+    with db.session() as s:
+        assert s.get(Turn, early.json()["turn_id"]).ts == then
+        thread = s.exec(select(Thread).where(Thread.namespace == "said")).one()
+        assert thread.last_turn_at == s.get(Turn, late.json()["turn_id"]).ts  # never moved back
+    listed = client.post(
+        "/v1/conversation.list", json={"namespace": "said", "thread_id": "t"}, headers=headers
+    )
+    assert [m["content"] for m in listed.json()["messages"]] == ["said first", "said later"]
+    future = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+    for ts, says in (
+        (future, "future"),
+        ("2024-03-01T10:30:00", "timezone"),
+        ("1969-12-31T23:00:00Z", "1970"),
+    ):
+        refused = client.post(
+            "/v1/conversation.append", json={**body, "content": f"at {ts}", "ts": ts}, headers=headers
+        )
+        assert refused.status_code == 422 and refused.json()["field"] == "ts", (ts, refused.text)
+        assert says in refused.json()["error"], refused.json()
+    with db.session() as s:
+        assert not s.exec(select(Turn).where(Turn.namespace == "said", Turn.content.like("at %"))).first()
