@@ -12,7 +12,7 @@ from prometheus_client import Counter, Histogram
 
 from ops.errors import OpError
 
-OUTCOMES = ("stored", "duplicate", "logging_disabled", "rejected", "error")
+OUTCOMES = ("stored", "duplicate", "logging_disabled", "deleted", "rejected", "error")
 APPENDS = Counter(
     "loom_appends",
     "conversation.append calls by outcome (rejected: refused by the op, e.g. a namespace the token "

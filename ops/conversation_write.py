@@ -1,7 +1,6 @@
 """The conversation plane's write ops: validate, write the rows and their stage runs in one
 transaction, then enqueue ids (the outbox rule). Never a model call here."""
 
-import json
 from datetime import datetime
 from typing import Any, Literal
 
@@ -9,16 +8,15 @@ from pydantic import Field
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, select
 
-from models import db, queries
+from models import db
 from models.base import utcnow
 from models.conversation import MSG_ID_MAX, Thread
 from models.namespace import Namespace
-from models.settings import get_settings
 from ops import append_metrics
 from ops.caller import Caller
 from ops.errors import not_found
 from ops.schemas import Answer, Identifier, Metadata, OpRequest, SaidAt
-from pipelines import embedding, keys, screening
+from pipelines import appending
 from workers import outbox
 from workers.stages.embedding import EMBEDDING
 
@@ -81,47 +79,24 @@ class AppendAnswer(Answer):
 
 @append_metrics.observed
 def append(caller: Caller, req: AppendRequest) -> dict:
-    namespace = caller.namespace(req.namespace)
-    msg_id = req.msg_id or keys.derived_msg_id(req.thread_id, req.role, req.content)
-    answer = {"namespace": namespace, "thread_id": req.thread_id, "msg_id": msg_id}
-    sensitivity = screening.screen(req.content).level
-    embed = embedding.embeddable(req.role, sensitivity)
-    text = embedding.embedding_text(req.content, get_settings().embed_max_chars)
-    params = req.model_dump(
-        include={"thread_id", "agent", "role", "content", "reasoning", "user_id", "run_id", "tokens"}
+    turn = appending.NewTurn(
+        namespace=caller.namespace(req.namespace),
+        **req.model_dump(exclude={"namespace"}),
     )
     with db.autocommit() as conn:
-        recording_on, deleted, turn_id, run_id = conn.execute(
-            queries.APPEND_TURN,
-            {
-                **params,
-                "namespace": namespace,
-                "msg_id": msg_id,
-                "metadata": json.dumps(req.metadata),
-                "sensitivity": sensitivity,
-                "ts": req.ts or utcnow(),
-                "embed": embed,
-                "embed_text": text,
-                "embed_digest": keys.digest(text),
-                "stage": EMBEDDING.name,
-                "subject_kind": EMBEDDING.subject_kind,
-            },
-        ).fetchone()
-    if not recording_on:
-        return {**answer, "stored": False, "reason": "logging_disabled"}
-    if deleted:
-        return {**answer, "stored": False, "reason": "deleted"}
-    if turn_id is None:
-        return {**answer, "stored": False, "reason": "duplicate"}
-    if run_id is not None:
-        outbox.wake(EMBEDDING.name, [run_id])
+        written = appending.write(conn, turn, EMBEDDING)
+    answer = {"namespace": turn.namespace, "thread_id": turn.thread_id, "msg_id": written.msg_id}
+    if written.outcome != appending.STORED:
+        return {**answer, "stored": False, "reason": written.outcome}
+    if written.run_id is not None:
+        outbox.wake(EMBEDDING.name, [written.run_id])
     return {
         **answer,
         "stored": True,
         "reason": None,
-        "turn_id": turn_id,
-        "sensitivity": sensitivity,
-        "embedding": "pending" if run_id is not None else "shared" if embed else "not_embedded",
+        "turn_id": written.turn_id,
+        "sensitivity": written.sensitivity,
+        "embedding": written.embedding,
     }
 
 

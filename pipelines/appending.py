@@ -1,0 +1,92 @@
+"""The one write path of a turn, shared by conversation.append and the ingest stage: screen it,
+cut its embedding text, and write it with ``models.queries.APPEND_TURN`` (the turn, its thread, its
+embedding row and run, in one statement). The caller wakes the embedding stage after the commit."""
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+import psycopg
+
+from models import queries
+from models.base import utcnow
+from models.settings import get_settings
+from pipelines import embedding, keys, screening
+
+STORED, DUPLICATE, LOGGING_DISABLED, DELETED = "stored", "duplicate", "logging_disabled", "deleted"
+
+
+class RunSpelling(Protocol):
+    """How the embedding stage names its runs (``workers.stages.Stage``)."""
+
+    name: str
+    subject_kind: str
+
+
+@dataclass(frozen=True)
+class NewTurn:
+    namespace: str
+    thread_id: str
+    agent: str
+    role: str
+    content: str
+    msg_id: str | None = None  # derived from the thread, role and content when not given
+    reasoning: str | None = None
+    user_id: str | None = None
+    run_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    tokens: int | None = None
+    ts: datetime | None = None  # when it was said; now when not given
+
+    @property
+    def key(self) -> str:
+        return self.msg_id or keys.derived_msg_id(self.thread_id, self.role, self.content)
+
+
+@dataclass(frozen=True)
+class Written:
+    outcome: str  # STORED, DUPLICATE, LOGGING_DISABLED or DELETED
+    msg_id: str
+    turn_id: int | None = None
+    sensitivity: str | None = None
+    embedding: str | None = None  # pending | shared | not_embedded, for a stored turn
+    run_id: int | None = None  # the embedding run to wake
+
+
+def write(conn: psycopg.Connection, turn: NewTurn, embedding_stage: RunSpelling) -> Written:
+    """Write one turn on an autocommit connection (the statement is its own transaction)."""
+    sensitivity = screening.screen(turn.content).level
+    embed = embedding.embeddable(turn.role, sensitivity)
+    text = embedding.embedding_text(turn.content, get_settings().embed_max_chars)
+    recording_on, deleted, turn_id, run_id = conn.execute(
+        queries.APPEND_TURN,
+        {
+            "namespace": turn.namespace,
+            "thread_id": turn.thread_id,
+            "agent": turn.agent,
+            "msg_id": turn.key,
+            "role": turn.role,
+            "content": turn.content,
+            "reasoning": turn.reasoning,
+            "user_id": turn.user_id,
+            "run_id": turn.run_id,
+            "metadata": json.dumps(turn.metadata),
+            "tokens": turn.tokens,
+            "sensitivity": sensitivity,
+            "ts": turn.ts or utcnow(),
+            "embed": embed,
+            "embed_text": text,
+            "embed_digest": keys.digest(text),
+            "stage": embedding_stage.name,
+            "subject_kind": embedding_stage.subject_kind,
+        },
+    ).fetchone()
+    if not recording_on:
+        return Written(LOGGING_DISABLED, turn.key)
+    if deleted:
+        return Written(DELETED, turn.key)
+    if turn_id is None:
+        return Written(DUPLICATE, turn.key)
+    shared_or_not = "shared" if embed else "not_embedded"
+    return Written(STORED, turn.key, turn_id, sensitivity, "pending" if run_id else shared_or_not, run_id)
