@@ -15,7 +15,6 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import track
 from rich.table import Table
 
 import services
@@ -378,16 +377,20 @@ def ingest_transcript(
     ] = None,
     agent: Annotated[str, typer.Option(help="the writing agent's name")] = "default",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="only count the turns")] = False,
+    wait: Annotated[bool, typer.Option("--wait", help="wait for the worker to append the turns")] = False,
+    timeout: Annotated[int, typer.Option(help="seconds --wait waits at most")] = 120,
 ) -> None:
-    """Append each turn of a transcript file; ingesting the same file twice adds nothing."""
-    from pipelines.transcripts import TranscriptError, default_thread_id, parse_transcript, turn_msg_id
+    """Hand a transcript file over whole (conversation.ingest, one request): a worker appends its
+    turns; ingesting the same file, or a longer version of it, again adds only what is new."""
+    from pipelines.transcripts import TranscriptError, default_thread_id, parse_transcript
 
+    _check_range("--timeout", timeout, range(1, 121))
     try:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise fail(f"cannot read {file}: {exc}") from exc
     try:
-        turns = parse_transcript(text, source=file.name)  # the whole file is checked before any write
+        turns = parse_transcript(text, source=file.name)  # the whole file is checked before sending
     except TranscriptError as exc:
         raise fail(str(exc)) from exc
     thread = thread_id or default_thread_id(file.name, turns)
@@ -395,49 +398,46 @@ def ingest_transcript(
         out.print(f"{len(turns)} turns would be appended to thread {thread}")
         return
     with services.running(start=None):
-        from models import db
-        from ops.conversation_write import recording
+        from workers import broker
 
-        with db.session() as s:
-            if not recording(s, namespace):
-                raise fail(
-                    f"namespace {namespace!r} does not record conversations "
-                    f"(turn it on: loom namespaces logging {namespace} --on)"
-                )
-        counts = {"stored": 0, "duplicate": 0}
-        for index, turn in enumerate(track(turns, description="ingesting", console=err)):
-            answer = _call(
-                "conversation.append",
-                {
-                    "namespace": namespace,
-                    "agent": agent,
-                    "thread_id": thread,
-                    "role": turn.role,
-                    "content": turn.content,
-                    "msg_id": turn_msg_id(thread, index, turn),
-                },
+        if wait and not broker.workers_seen():
+            raise fail(
+                "no worker is running to append the turns: "
+                "start `loom up` or `loom worker`, or leave out --wait"
             )
-            if answer.get("reason") == "logging_disabled":
-                raise fail(
-                    f"recording was switched off for namespace {namespace!r} after {index} of "
-                    f"{len(turns)} turns; the rest were not stored (ingest again once it is on)"
-                )
-            counts["stored" if answer["stored"] else answer["reason"]] += 1
-    out.print(f"thread {thread}: {counts['stored']} turns appended, {counts['duplicate']} already there")
-
-
-@app.command()
-def search(
-    namespace: str,
-    query: str,
-    limit: int = 10,
-    thread_id: Annotated[str | None, typer.Option()] = None,
-) -> None:
-    """conversation.search from the command line; prints the JSON answer."""
-    with services.running(start=services.DATABASE):  # the database and the in-process embedder
-        body = {"namespace": namespace, "query": query, "limit": limit, "thread_id": thread_id}
-        answer = _call("conversation.search", {k: v for k, v in body.items() if v is not None})
-    print(json.dumps(answer, indent=2))
+        body = {
+            "namespace": namespace,
+            "agent": agent,
+            "thread_id": thread,
+            "transcript": text,
+            "source": file.name,
+        }
+        answer = _call("conversation.ingest", {**body, "wait": wait, "wait_seconds": timeout})
+    if answer["reason"] == "logging_disabled":
+        raise fail(
+            f"namespace {namespace!r} does not record conversations "
+            f"(turn it on: loom namespaces logging {namespace} --on)"
+        )
+    run = answer["run"]
+    if answer["reason"] == "duplicate":
+        out.print(f"thread {thread}: this file was handed over before (run {run['id']}, {run['status']})")
+        return
+    if not wait:
+        out.print(f"thread {thread}: {len(turns)} turns handed over, run {run['id']} appends them")
+        return
+    result = run["result"] or {}
+    if run["status"] == "succeeded":
+        stored, duplicate = result.get("stored", 0), result.get("duplicate", 0)
+        out.print(f"thread {thread}: {stored} turns appended, {duplicate} already there")
+    elif run["reason"] == "logging_disabled":
+        raise fail(
+            f"recording was switched off for namespace {namespace!r} after {result.get('stored', 0)} of "
+            f"{len(turns)} turns; the rest were not stored (ingest again once it is on)"
+        )
+    elif run["status"] in ("pending", "running"):
+        raise fail(f"run {run['id']} is still {run['status']} after {timeout} s (loom runs show {run['id']})")
+    else:
+        raise fail(f"run {run['id']} {run['status']}: {run['reason']} {run['last_error'] or ''}".strip())
 
 
 @app.command("op")

@@ -14,7 +14,7 @@ from api.errors import JSONErrors
 from ops import registry
 from ops.caller import authenticate
 from ops.errors import OpError
-from ops.limits import MAX_BODY_BYTES, parse_body, too_large
+from ops.limits import parse_body, too_large
 from providers.embedders import load_in_background
 
 
@@ -37,7 +37,7 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
 
     @app.post("/v1/{op_name}", include_in_schema=False)
     async def call_op(op_name: str, request: Request) -> JSONResponse:
-        body = await _read_body(request)
+        body = await _read_body(request, registry.body_cap(op_name))
         # The ops are blocking (database, broker): run them on the threadpool.
         answer = await run_in_threadpool(_handle, op_name, request.headers.get("authorization"), body)
         # The ops answer JSON-ready dicts: a response of our own skips FastAPI's re-encoding,
@@ -47,17 +47,17 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
     return app
 
 
-async def _read_body(request: Request) -> bytes:
+async def _read_body(request: Request, cap: int) -> bytes:
     """The body, refused with a 413 as soon as it is known to pass the cap: from its declared
     length before reading any of it, or while it streams in."""
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        raise too_large()
+    if declared.isdigit() and int(declared) > cap:
+        raise too_large(cap)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise too_large()
+        if size > cap:
+            raise too_large(cap)
         chunks.append(chunk)
     return b"".join(chunks)
 

@@ -24,13 +24,16 @@ ERROR = {
     "additionalProperties": False,
 }
 
+TOO_LARGE = (
+    f"the body is over the op's cap ({MAX_BODY_BYTES} bytes; conversation.ingest: LOOM_INGEST_MAX_BYTES)"
+)
 _ERRORS = {
     "400": "the body is not valid JSON",
     "401": "no bearer token, or an unknown one",
     "403": "the op needs a higher role, or the token does not cover the namespace",
     "404": "no such op, or no such thread",
     "409": "the op needs what this server is not set up with (conversation.compact: an LLM provider)",
-    "413": f"the body is larger than {MAX_BODY_BYTES} bytes",
+    "413": TOO_LARGE,
     "422": "a field is missing or invalid; `field` names it",
     "503": "the database is unavailable; retry after `Retry-After` seconds",
     "500": "an unexpected error (its details are in the server's log only)",

@@ -4,5 +4,6 @@ from models.conversation import Embedding, Thread, Turn
 from models.namespace import ApiToken, Namespace
 from models.pass_run import PassRun
 from models.stage_run import StageRun
+from models.transcript import Transcript
 
-__all__ = ["ApiToken", "Embedding", "Namespace", "PassRun", "StageRun", "Thread", "Turn"]
+__all__ = ["ApiToken", "Embedding", "Namespace", "PassRun", "StageRun", "Thread", "Transcript", "Turn"]

@@ -51,6 +51,10 @@ class Settings(BaseSettings):
     compaction_auto_max_threads: int = Field(default=20, ge=1, le=10_000)  # per pass
     compaction_auto_interval_seconds: int = Field(default=300, ge=1)
 
+    # --- transcripts handed over whole (conversation.ingest) ---------------------------------
+    ingest_max_bytes: int = Field(default=32 * 1024 * 1024, ge=1024, le=1024 * 1024 * 1024)
+    ingest_max_turns: int = Field(default=20_000, ge=1, le=1_000_000)
+
     # --- stage ledger and workers ----------------------------------------------------------
     stage_max_attempts: int = Field(default=3, ge=1)
     stage_min_backoff_ms: int = Field(default=1000, ge=0)

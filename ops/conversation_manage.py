@@ -1,28 +1,23 @@
 """conversation.compact and conversation.delete. Compact is a thin endpoint (validate, write the
 stage run, enqueue it; the worker asks the model); delete tombstones in one transaction."""
 
-import time
-from datetime import datetime
-from typing import Any, Literal
-
 from pydantic import Field
 from sqlmodel import col, func, select, update
 
 from models import db
 from models.base import utcnow
 from models.conversation import Thread, Turn
-from models.stage_run import DONE, FAILED, StageRun
+from models.stage_run import DONE, FAILED
 from ops.caller import Caller
 from ops.conversation_read import named_agent
 from ops.conversation_write import find_thread
 from ops.errors import OpError, invalid, not_found
+from ops.runs import RunAnswer, run_public, wait_for
 from ops.schemas import Answer, Identifier, OpRequest
 from pipelines import retire
 from providers import llm
 from workers import outbox
 from workers.stages import compaction
-
-WAIT_POLL_SECONDS = 0.1
 
 
 class CompactRequest(OpRequest):
@@ -33,37 +28,11 @@ class CompactRequest(OpRequest):
     wait_seconds: float = Field(default=30, gt=0, le=120)
 
 
-class RunAnswer(Answer):
-    id: int
-    stage: str
-    status: Literal["pending", "running", "succeeded", "skipped", "failed"]
-    reason: str | None
-    last_error: str | None
-    attempts: int
-    result: dict[str, Any] | None
-    created_at: datetime
-    finished_at: datetime | None
-
-
 class CompactAnswer(Answer):
     namespace: str
     thread_id: str
     agent: str
     run: RunAnswer
-
-
-def run_public(run: StageRun) -> dict:
-    return {
-        "id": run.id,
-        "stage": run.stage,
-        "status": run.status,
-        "reason": run.reason,
-        "last_error": run.last_error,
-        "attempts": run.attempts,
-        "result": run.result,
-        "created_at": run.created_at.isoformat(),
-        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
-    }
 
 
 def compact(caller: Caller, req: CompactRequest) -> dict:
@@ -76,18 +45,8 @@ def compact(caller: Caller, req: CompactRequest) -> dict:
     if run.status not in DONE + (FAILED,):
         outbox.wake(compaction.STAGE, [run.id])
         if req.wait:
-            run = _wait(run.id, req.wait_seconds)
+            run = wait_for(run.id, req.wait_seconds)
     return {"namespace": namespace, "thread_id": req.thread_id, "agent": req.agent, "run": run_public(run)}
-
-
-def _wait(run_id: int, seconds: float) -> StageRun:
-    deadline = time.monotonic() + seconds
-    while True:
-        with db.session() as s:
-            run = s.get(StageRun, run_id)
-        if run.status in DONE + (FAILED,) or time.monotonic() > deadline:
-            return run
-        time.sleep(WAIT_POLL_SECONDS)
 
 
 class DeleteRequest(OpRequest):

@@ -45,8 +45,8 @@ def _parse_constant(name: str) -> Rejected:
     return Rejected(f"{name} is not a JSON number")
 
 
-def too_large() -> OpError:
-    return OpError(413, f"the request body is larger than {MAX_BODY_BYTES} bytes")
+def too_large(cap: int) -> OpError:
+    return OpError(413, f"the request body is larger than {cap} bytes")
 
 
 def parse_body(body: bytes) -> object:

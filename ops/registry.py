@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
 
-from ops import conversation_manage, conversation_read, conversation_write, search
+from ops import conversation_ingest, conversation_manage, conversation_read, conversation_write, search
 from ops.caller import Caller
 from ops.errors import OpError, invalid, not_found
-from ops.limits import check_body
+from ops.limits import MAX_BODY_BYTES, check_body
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,7 @@ class Op:
     request: type[BaseModel]
     answer: type[BaseModel]  # what the handler returns, as the OpenAPI document publishes it
     handler: Callable[[Caller, BaseModel], dict]
+    body_cap: Callable[[], int] = lambda: MAX_BODY_BYTES  # the largest body it reads, in bytes
 
 
 read, write, manage = conversation_read, conversation_write, conversation_manage
@@ -34,7 +35,20 @@ OPS: dict[str, Op] = {
     "conversation.search": Op("viewer", search.SearchRequest, search.SearchAnswer, search.run),
     "conversation.compact": Op("writer", manage.CompactRequest, manage.CompactAnswer, manage.compact),
     "conversation.delete": Op("admin", manage.DeleteRequest, manage.DeleteAnswer, manage.delete),
+    "conversation.ingest": Op(
+        "writer",
+        conversation_ingest.IngestRequest,
+        conversation_ingest.IngestAnswer,
+        conversation_ingest.ingest,
+        conversation_ingest.body_cap,
+    ),
 }
+
+
+def body_cap(name: str) -> int:
+    """The body cap of an op (an unknown op's is the ops' cap: its 404 comes after the read)."""
+    op = OPS.get(name)
+    return op.body_cap() if op else MAX_BODY_BYTES
 
 
 def validation_error(exc: ValidationError) -> OpError:

@@ -10,7 +10,8 @@ are not tracked, so an unclosed fence cannot silently swallow the rest of the fi
 format for such content. Non-blank text before the first role heading is an error.
 
 JSON format: the first non-blank character is `[` (or `{`, which is then reported as "not an
-array"); the document is an array of {"role": ..., "content": ...} objects, other keys ignored.
+array"); the document is an array of {"role": ..., "content": ...} objects, with an optional "ts"
+(when it was said: ISO 8601 with a UTC offset, not in the future), other keys ignored.
 
 Line endings are normalised to "\\n" in the stored content; a leading UTF-8 BOM is ignored.
 """
@@ -23,6 +24,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 ROLES = ("user", "assistant", "system", "tool")
 
@@ -35,6 +37,7 @@ class TranscriptTurn:
     role: str
     content: str
     line: int  # 1-based line where the turn starts in the file (heading or the element's `{`)
+    ts: datetime | None = None  # when it was said, when the transcript says
 
 
 class TranscriptError(ValueError):
@@ -205,8 +208,28 @@ def _parse_json(text: str, source: str) -> list[TranscriptTurn]:
             raise TranscriptError(f"turn {index} has empty content", content_line, source)
         if "\x00" in content:  # from a \u0000 escape; Postgres text refuses NUL
             raise TranscriptError(f"turn {index} has a NUL character in its content", content_line, source)
-        turns.append(TranscriptTurn(role.lower(), content, line))
+        ts = _said_at(value.get("ts"), index, _line_at(text, members.get("ts", offset)), source)
+        turns.append(TranscriptTurn(role.lower(), content, line, ts))
     return turns
+
+
+CLOCK_SKEW = timedelta(seconds=5)
+
+
+def _said_at(value: object, index: int, line: int, source: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise TranscriptError(
+            f"turn {index} has ts {json.dumps(value)[:40]}, expected ISO 8601 with a UTC offset", line, source
+        )
+    if moment > datetime.now(UTC) + CLOCK_SKEW or moment.year < 1970:
+        raise TranscriptError(f"turn {index} has ts {value} in the future or before 1970", line, source)
+    return moment.astimezone(UTC)
 
 
 def _json_type(value: object) -> str:

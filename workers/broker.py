@@ -32,6 +32,17 @@ def _build() -> RedisBroker:
 broker = _build()
 
 
+def workers_seen(within_ms: int = 2_000) -> int:
+    """Worker processes that fetched from Redis within the last ``within_ms`` (Dramatiq's consumers
+    stamp a heartbeat on every fetch, and an idle one fetches every 100 ms). 0 also when Redis
+    does not answer."""
+    heartbeats = f"{broker.namespace}:__heartbeats__"
+    try:
+        return broker.client.zcount(heartbeats, int(time.time() * 1000) - within_ms, "+inf")
+    except redis.RedisError:
+        return 0
+
+
 class _Outage:
     """Logs a broker outage once when it starts and once when it ends, not once per message, and
     spares the write path a broker that just failed: for ``QUIET_SECONDS`` after a failure, wake-ups

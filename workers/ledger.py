@@ -179,7 +179,12 @@ def request(
 
 
 def finish(
-    s: Session, runs: list[StageRun], status: str, reason: str | None = None, result: dict | None = None
+    s: Session,
+    runs: list[StageRun],
+    status: str,
+    reason: str | None = None,
+    result: dict | None = None,
+    error: str | None = None,
 ) -> int:
     """Close claimed runs that are still held: a late duplicate cannot overwrite a newer outcome.
     Returns how many were closed (a stage whose writes must stand or fall with its claim rolls
@@ -197,6 +202,7 @@ def finish(
             finished_at=now,
             updated_at=now,
             lease_expires_at=None,
+            **({"last_error": error[:4000]} if error else {}),
         )
     )
     return closed.rowcount

@@ -4,6 +4,7 @@ runs."""
 import json
 
 import pytest
+from sqlalchemy import text
 from sqlmodel import func, select
 from typer.testing import CliRunner
 
@@ -51,25 +52,27 @@ def test_a_bad_role_is_one_line_and_a_non_zero_exit():
     assert result.stderr.strip().count("\n") == 0 and "role must be one of" in result.stderr
 
 
-def test_ingesting_a_transcript_twice_adds_nothing(tmp_path):
+def test_ingesting_a_transcript_twice_adds_nothing(tmp_path, worker):
     path = tmp_path / "session.md"
     path.write_text(TRANSCRIPT)
     assert loom("namespaces", "logging", "cap", "--on").exit_code == 0
-    first = loom("ingest-transcript", "--namespace", "cap", "--file", str(path))
+    first = loom("ingest-transcript", "--namespace", "cap", "--file", str(path), "--wait")
     assert first.exit_code == 0, first.output
     assert "3 turns appended, 0 already there" in first.stdout
-    second = loom("ingest-transcript", "--namespace", "cap", "--file", str(path))
-    assert second.exit_code == 0 and "0 turns appended, 3 already there" in second.stdout
+    second = loom("ingest-transcript", "--namespace", "cap", "--file", str(path), "--wait")
+    assert second.exit_code == 0 and "this file was handed over before" in second.stdout
     assert turns("cap") == 3
 
 
-def test_a_json_transcript_with_a_thread_id_lands_in_that_thread(tmp_path):
+def test_a_json_transcript_with_a_thread_id_lands_in_that_thread(tmp_path, worker):
     path = tmp_path / "session.json"
     path.write_text(
         json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
     )
     enable_logging("capjson")
-    result = loom("ingest-transcript", "--namespace", "capjson", "--file", str(path), "--thread-id", "fixed")
+    result = loom(
+        "ingest-transcript", "--namespace", "capjson", "--file", str(path), "--thread-id", "fixed", "--wait"
+    )
     assert result.exit_code == 0 and "thread fixed: 2 turns appended" in result.stdout
     with db.session() as s:
         assert set(s.exec(select(Turn.thread_id).where(Turn.namespace == "capjson"))) == {"fixed"}
@@ -192,3 +195,20 @@ def test_any_op_runs_from_the_cli_and_bad_input_is_one_line():
         result = loom(*args)
         assert result.exit_code == 2 and result.stdout == "", (args, result.output)
         assert result.stderr.strip().count("\n") == 0 and says in result.stderr, (args, result.stderr)
+
+
+def test_ingest_hands_the_file_over_at_once_and_wait_needs_a_worker(tmp_path):
+    from tests.integration.conftest import wait_until
+    from workers import broker
+
+    path = tmp_path / "session.md"
+    path.write_text(TRANSCRIPT)
+    enable_logging("handover")
+    wait_until(lambda: broker.workers_seen() == 0, what="no worker to be running")
+    refused = loom("ingest-transcript", "--namespace", "handover", "--file", str(path), "--wait")
+    assert refused.exit_code == 2 and "no worker is running" in refused.stderr
+    queued = loom("ingest-transcript", "--namespace", "handover", "--file", str(path))
+    assert queued.exit_code == 0 and "3 turns handed over, run" in queued.stdout
+    assert turns("handover") == 0  # no worker yet: the run waits in the ledger
+    with db.session() as s:  # leave the ledger settled for the next test's worker
+        s.exec(text("UPDATE stage_runs SET status = 'skipped' WHERE stage = 'ingest' AND status = 'pending'"))

@@ -30,6 +30,10 @@ BODIES: dict[str, Callable[[str], dict]] = {
     "conversation.compact": lambda unique: {"thread_id": "t", "min_to_compact": 1 + len(unique)},
     # An agent with no copies in "t": the delete is served and leaves the thread to the others.
     "conversation.delete": lambda unique: {"thread_id": "t", "confirm_thread_id": "t", "agent": unique},
+    "conversation.ingest": lambda unique: {
+        "thread_id": f"ingested-{unique}",
+        "transcript": f"# user\n{unique}\n",
+    },
 }
 
 

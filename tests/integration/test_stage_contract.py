@@ -11,6 +11,7 @@ registry (a stage without a scenario here fails the first test):
 
 The actor's function is called in this process, as a worker thread would call it."""
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from models import db
 from models.conversation import Embedding, Thread, Turn
 from models.settings import get_settings
 from models.stage_run import FAILED, RUNNING, SKIPPED, SUCCEEDED, StageRun
+from models.transcript import Transcript
 from tests.integration.conftest import append, enable_logging
 from workers import ledger, stages
 
@@ -68,14 +70,15 @@ def turns_state(name: str) -> tuple:
         ).all()
         thread = s.exec(
             select(Thread.title, Thread.meta, Thread.turn_count).where(Thread.thread_id == name)
-        ).one()
-    return tuple(turns), tuple(rows), tuple(thread)
+        ).first()
+    return tuple(turns), tuple(rows), tuple(thread or ())
 
 
 @pytest.fixture
 def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
+    from pipelines import appending
     from providers import embedders
-    from workers.stages import compaction, titles
+    from workers.stages import compaction, ingest, titles
 
     enable_logging(NS)
     embedded: list[int] = []
@@ -95,6 +98,17 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
     monkeypatch.setattr("workers.stages.embedding.get_embedder", Counting)
     monkeypatch.setattr("workers.stages.compaction.get_embedder", Counting)
 
+    written: list[str] = []
+    real_write = appending.write
+
+    def counting_write(conn, turn, stage):  # the ingest stage's "provider": the write path
+        written.append(turn.msg_id)
+        if llm.mode == "fail":
+            raise RuntimeError("the write path is failing")
+        return real_write(conn, turn, stage)
+
+    monkeypatch.setattr(appending, "write", counting_write)
+
     def embedding_run(name: str) -> int:
         turn_id = append(NS, name, f"a turn to embed for {name}")["turn_id"]
         with db.session() as s:
@@ -111,7 +125,18 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
         with db.session() as s:
             return ledger.request(s, titles.TITLE, thread_of(name).id, "contract", {}).id
 
+    def ingest_run(name: str) -> int:
+        raw = json.dumps([{"role": "user", "content": f"{line} ({name})"} for line in TURNS])
+        with db.session() as s:
+            transcript = Transcript(
+                namespace=NS, thread_id=name, agent="default", raw=raw, digest=name, size_bytes=len(raw)
+            )
+            s.add(transcript)
+            s.flush()
+            return ledger.request(s, ingest.INGEST, transcript.id, "contract", {}).id
+
     return {
+        "ingest": Scenario(ingest_run, turns_state, lambda: len(written)),
         "embedding": Scenario(embedding_run, turns_state, lambda: len(embedded)),
         "compaction": Scenario(compaction_run, turns_state, lambda: len(llm.chat_calls) + len(embedded)),
         "title": Scenario(title_run, turns_state, lambda: len(llm.chat_calls)),

@@ -303,26 +303,28 @@ def test_a_broker_outage_is_logged_once_not_once_per_append(broker, caplog):
         )
 
 
-def test_ingest_stops_with_one_line_when_recording_is_switched_off_midway(tmp_path, monkeypatch):
+def test_ingest_stops_with_one_line_when_recording_is_switched_off_midway(tmp_path, monkeypatch, worker):
     from typer.testing import CliRunner
 
     import cli
+    from pipelines import appending
     from tests.integration.conftest import enable_logging as switch
 
     switch("midway")
     path = tmp_path / "t.md"
     path.write_text("".join(f"# user\nturn {i}\n\n" for i in range(5)))
-    real_call, calls = cli._call, []
+    real_write, written = appending.write, []
 
-    def call_then_switch_off(op: str, body: dict) -> dict:
-        calls.append(op)
-        answer = real_call(op, body)
-        if len(calls) == 2:
+    def write_then_switch_off(conn, turn, stage):
+        written.append(turn)
+        if len(written) == 3:
             switch("midway", False)
-        return answer
+        return real_write(conn, turn, stage)
 
-    monkeypatch.setattr(cli, "_call", call_then_switch_off)
-    result = CliRunner().invoke(cli.app, ["ingest-transcript", "--namespace", "midway", "--file", str(path)])
+    monkeypatch.setattr(appending, "write", write_then_switch_off)
+    result = CliRunner().invoke(
+        cli.app, ["ingest-transcript", "--namespace", "midway", "--file", str(path), "--wait"]
+    )
     (line,) = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert result.exit_code == 2 and "switched off" in line and "after 2 of 5" in line
     assert line.endswith("(ingest again once it is on)")  # the whole reason on its one line

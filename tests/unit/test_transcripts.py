@@ -108,7 +108,7 @@ def test_the_error_message_is_a_single_line():
 
 def test_a_json_array_of_turns_is_parsed_with_element_lines_and_extra_keys_ignored():
     text = (
-        '  [\n  {"role": "user", "content": "hi", "ts": 1},\n'
+        '  [\n  {"role": "user", "content": "hi", "seq": 1},\n'
         '  {\n    "role": "Assistant",\n    "content": "# hello\\n\\nthere"\n  }\n]\n'
     )
     assert parse_transcript(text) == [
@@ -252,3 +252,34 @@ def test_message_ids_change_with_thread_role_content_or_position():
     assert turn_msg_id("th", 1, turn) != base
     # the line number is not part of the identity: moving a turn within the file keeps its id
     assert turn_msg_id("th", 0, TranscriptTurn("user", "hi", 9)) == base
+
+
+def test_a_json_turn_keeps_the_time_it_was_said_and_a_bad_time_names_its_line():
+    from datetime import UTC, datetime
+
+    text = json.dumps(
+        [
+            {"role": "user", "content": "a", "ts": "2024-03-01T10:30:00+01:00"},
+            {"role": "assistant", "content": "b", "ts": "2024-03-01T09:31:00Z"},
+            {"role": "user", "content": "c"},
+        ],
+        indent=1,
+    )
+    assert [t.ts for t in parse_transcript(text)] == [
+        datetime(2024, 3, 1, 9, 30, tzinfo=UTC),
+        datetime(2024, 3, 1, 9, 31, tzinfo=UTC),
+        None,
+    ]
+    for ts in (
+        "2024-03-01T10:30:00",
+        "yesterday",
+        1709285400,
+        "2999-01-01T00:00:00Z",
+        "1969-01-01T00:00:00Z",
+    ):
+        bad = json.dumps(
+            [{"role": "user", "content": "ok"}, {"role": "user", "content": "x", "ts": ts}], indent=1
+        )
+        with pytest.raises(TranscriptError) as error:
+            parse_transcript(bad)
+        assert error.value.line == 9 and "turn 1 has ts" in str(error.value), (ts, str(error.value))

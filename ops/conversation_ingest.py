@@ -1,0 +1,98 @@
+"""conversation.ingest: a whole transcript handed over in one request. Thin: it checks the size and
+the format's first sign, stores the raw text and one ``ingest`` run in one transaction and answers
+the run; the ingest stage parses it and appends its turns through the write path of
+conversation.append."""
+
+from typing import Literal
+
+from pydantic import Field
+from sqlalchemy.dialects.postgresql import insert
+from sqlmodel import select
+
+from models import db
+from models.base import utcnow
+from models.settings import get_settings
+from models.stage_run import DONE, FAILED
+from models.transcript import Transcript
+from ops.caller import Caller
+from ops.conversation_write import recording
+from ops.errors import invalid
+from ops.runs import RunAnswer, run_public, wait_for
+from ops.schemas import Answer, Identifier, OpRequest
+from pipelines import keys
+from workers import ledger, outbox
+from workers.stages.ingest import INGEST
+
+
+def body_cap() -> int:
+    return get_settings().ingest_max_bytes
+
+
+class IngestRequest(OpRequest):
+    thread_id: str = Identifier
+    transcript: str = Field(
+        min_length=1, description="Markdown (# user / # assistant sections) or a JSON array"
+    )
+    source: str | None = Field(default=None, max_length=256, description="the file's name, for messages")
+    wait: bool = False  # answer once the run is done, or after wait_seconds
+    wait_seconds: float = Field(default=30, gt=0, le=120)
+
+
+class IngestAnswer(Answer):
+    namespace: str
+    thread_id: str
+    agent: str
+    stored: bool
+    # duplicate: this very transcript was handed over before (its run answers what it did)
+    reason: Literal["logging_disabled", "duplicate"] | None = None
+    transcript_id: int | None = None
+    run: RunAnswer | None = None  # its result counts the turns stored, duplicate and refused
+
+
+def ingest(caller: Caller, req: IngestRequest) -> dict:
+    namespace = caller.namespace(req.namespace)
+    answer = {"namespace": namespace, "thread_id": req.thread_id, "agent": req.agent}
+    head = req.transcript.lstrip("\ufeff \t\r\n")[:1]
+    if head not in ("#", "["):
+        raise invalid("not a Markdown ('# user' sections) or JSON ('[…]') transcript", "transcript")
+    raw = req.transcript.encode()
+    with db.session() as s:
+        if not recording(s, namespace):
+            return {**answer, "stored": False, "reason": "logging_disabled"}
+        digest = keys.digest(req.transcript)
+        new = s.exec(
+            insert(Transcript)
+            .values(
+                namespace=namespace,
+                thread_id=req.thread_id,
+                agent=req.agent,
+                source=req.source,
+                raw=req.transcript,
+                digest=digest,
+                size_bytes=len(raw),
+                created_at=utcnow(),
+            )
+            .on_conflict_do_nothing(index_elements=["namespace", "thread_id", "agent", "digest"])
+            .returning(Transcript.id)
+        ).first()
+        transcript_id = s.exec(
+            select(Transcript.id).where(
+                Transcript.namespace == namespace,
+                Transcript.thread_id == req.thread_id,
+                Transcript.agent == req.agent,
+                Transcript.digest == digest,
+            )
+        ).one()
+        run = ledger.request(s, INGEST, transcript_id, digest[:16], {}, revive=True)
+    if run.status not in DONE + (FAILED,):
+        outbox.wake(INGEST.name, [run.id])
+        if req.wait:
+            run = wait_for(run.id, req.wait_seconds)
+    stored = new is not None or run.status == FAILED  # a failed one is tried again
+    return {
+        **answer,
+        "stored": stored,
+        "reason": None if stored else "duplicate",
+        "transcript_id": transcript_id,
+        "run": run_public(run),
+    }

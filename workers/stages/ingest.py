@@ -1,0 +1,84 @@
+"""The ingest stage: one run parses one transcript handed over whole (conversation.ingest) and
+appends its turns through the write path of conversation.append (screening, the recording switch,
+idempotent msg_ids), then wakes the embedding stage once for all of them.
+
+Safe to run twice and to kill anywhere: every turn's msg_id is derived from the thread, its place
+and its text, so a run done again (or a longer version of the same session file) adds only the
+turns not yet there. A transcript that does not parse fails its run at once, naming the line, with
+no turn written; `loom runs retry` re-runs it from the stored text (after a parser fix)."""
+
+from collections import Counter
+
+import dramatiq
+
+from models import db
+from models.settings import get_settings
+from models.stage_run import FAILED, SKIPPED, SUCCEEDED, StageRun
+from models.transcript import Transcript
+from pipelines import appending, transcripts
+from workers import broker, ledger, outbox
+from workers.stages import Stage, one_at_a_time, register
+from workers.stages.embedding import EMBEDDING
+
+STAGE = "ingest"
+_settings = get_settings()
+
+
+@dramatiq.actor(
+    broker=broker.broker,
+    queue_name=STAGE,
+    max_retries=_settings.stage_max_attempts,
+    min_backoff=_settings.stage_min_backoff_ms,
+    max_backoff=_settings.stage_max_backoff_ms,
+)
+def ingest_transcripts(run_ids: list[int]) -> None:
+    one_at_a_time(INGEST, run_ids, _work)
+
+
+INGEST = register(Stage(STAGE, ingest_transcripts, subject_kind="transcript", chunk=1))
+
+
+def _work(run: StageRun) -> None:
+    with db.session() as s:
+        transcript = s.get(Transcript, INGEST.subject_id(run.subject))
+    if transcript is None:
+        return _close(run, SKIPPED, reason="deleted")
+    try:
+        turns = transcripts.parse_transcript(transcript.raw, source=transcript.source or "transcript")
+    except transcripts.TranscriptError as exc:
+        return _close(run, FAILED, reason="malformed", error=str(exc))
+    cap = get_settings().ingest_max_turns
+    if len(turns) > cap:
+        return _close(
+            run, FAILED, reason="too-many-turns", error=f"{len(turns)} turns, over the cap of {cap}"
+        )
+    counts: Counter[str] = Counter()
+    with ledger.leased([run]), db.autocommit() as conn:
+        for index, turn in enumerate(turns):
+            written = appending.write(
+                conn,
+                appending.NewTurn(
+                    namespace=transcript.namespace,
+                    thread_id=transcript.thread_id,
+                    agent=transcript.agent,
+                    role=turn.role,
+                    content=turn.content,
+                    msg_id=transcripts.turn_msg_id(transcript.thread_id, index, turn),
+                    ts=turn.ts,
+                ),
+                EMBEDDING,
+            )
+            counts[written.outcome] += 1
+            if written.outcome in (appending.LOGGING_DISABLED, appending.DELETED):
+                break  # recording switched off, or the thread deleted, while this ran: stop here
+    if counts[appending.STORED]:
+        # One wake-up: its claim fills a batch from the pending runs, and a full batch wakes the next.
+        outbox.wake(EMBEDDING.name, [])
+    result = {"turns": len(turns), **counts}
+    stopped = next((o for o in (appending.LOGGING_DISABLED, appending.DELETED) if counts[o]), None)
+    return _close(run, SKIPPED if stopped else SUCCEEDED, reason=stopped, result=result)
+
+
+def _close(run: StageRun, status: str, **outcome) -> None:
+    with db.session() as s:
+        ledger.finish(s, [run], status, **outcome)
