@@ -440,6 +440,20 @@ def ingest_transcript(
         raise fail(f"run {run['id']} {run['status']}: {run['reason']} {run['last_error'] or ''}".strip())
 
 
+@app.command()
+def search(
+    namespace: str,
+    query: str,
+    limit: int = 10,
+    thread_id: Annotated[str | None, typer.Option()] = None,
+) -> None:
+    """conversation.search from the command line; prints the JSON answer."""
+    with services.running(start=services.DATABASE):  # the database and the in-process embedder
+        body = {"namespace": namespace, "query": query, "limit": limit, "thread_id": thread_id}
+        answer = _call("conversation.search", {k: v for k, v in body.items() if v is not None})
+    print(json.dumps(answer, indent=2))
+
+
 @app.command("op")
 def call_op(
     name: Annotated[str, typer.Argument(help="the op, e.g. conversation.compact")],
