@@ -205,21 +205,28 @@ def test_a_run_whose_worker_died_is_handed_on_once_its_lease_ran_out(scenarios, 
 
 @pytest.mark.parametrize("stage", STAGES)
 def test_a_failing_provider_backs_off_then_fails_and_an_operator_retry_succeeds(
-    scenarios, stage, request, llm
+    scenarios, stage, request, llm, monkeypatch
 ):
     it, name = scenarios[stage], name_for(stage, request)
     run_id = it.make(name)
     before = it.state(name)
     llm.mode = "fail"
-    waits = []
+    real_release, backoffs = ledger.release, []
+
+    def recording_release(*args, **kwargs):  # what each failed attempt was told to wait
+        retrying = real_release(*args, **kwargs)
+        backoffs.extend(wait for wait, ids in retrying.items() if run_id in ids)
+        return retrying
+
+    monkeypatch.setattr(ledger, "release", recording_release)
     deadline = time.monotonic() + 30
     while (run := run_once(stage, run_id)).status != FAILED:
         assert time.monotonic() < deadline, run
-        if run.available_at not in waits:
-            waits.append(run.available_at)
         time.sleep(0.02)
     assert run.attempts == get_settings().stage_max_attempts and run.last_error
-    assert len(waits) == get_settings().stage_max_attempts - 1  # each retry waited out a backoff
+    # Every attempt but the last went back to pending with a backoff, doubling.
+    assert backoffs == [ledger.backoff(n) for n in range(1, get_settings().stage_max_attempts)]
+    assert all(wait.total_seconds() > 0 for wait in backoffs)
     assert it.state(name) == before
     llm.mode = "ok"
     retried = CliRunner().invoke(cli.app, ["runs", "retry", str(run_id)])
