@@ -75,9 +75,13 @@ def broker(endpoints):
 
 @pytest.fixture
 def worker(broker, database):
-    """A real Dramatiq worker in this process, on a queue emptied first."""
+    """A real Dramatiq worker in this process, on a queue emptied first, with the broker known to
+    answer (an earlier test's broker outage leaves wake-ups quiet for a second: see
+    ``workers.broker.send``)."""
+    from workers.broker import answers
     from workers.runner import new_worker, stop
 
+    assert answers()
     broker.flush_all()
     w = new_worker(threads=2)
     w.start()
