@@ -63,10 +63,9 @@ def test_a_transcript_is_appended_whole_keeping_its_times_and_twice_adds_nothing
     assert [t.content for t in stored] == [turn["content"] for turn in SESSION]
     assert stored[0].ts.isoformat() == "2024-05-02T08:00:00+00:00"
     wait_until(settled, what="the embeddings")
-    hits = call(
-        "conversation.search", OPERATOR, {"namespace": NS, "query": "rotate the staging database password"}
-    )
-    assert hits["mode"] == "vector" and hits["hits"][0]["thread_id"] == "whole"
+    body = {"namespace": NS, "thread_id": "whole", "query": "rotate the staging database password"}
+    hits = call("conversation.search", OPERATOR, body)  # other tests ingest the same session elsewhere
+    assert hits["mode"] == "vector" and hits["hits"][0]["msg_id"].startswith("t00000-")
     again = ingest("whole", json.dumps(SESSION))
     assert (again["stored"], again["reason"]) == (False, "duplicate")
     assert again["run"]["id"] == run["id"]  # the same file for the same thread: the same run
