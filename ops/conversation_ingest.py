@@ -12,15 +12,15 @@ from sqlmodel import select
 from models import db
 from models.base import utcnow
 from models.settings import get_settings
-from models.stage_run import DONE, FAILED
+from models.stage_run import FAILED, StageRun
 from models.transcript import Transcript
 from ops.caller import Caller
 from ops.conversation_write import recording
 from ops.errors import invalid
-from ops.runs import RunAnswer, run_public, wait_for
+from ops.runs import RunAnswer, run_public, started
 from ops.schemas import Answer, Identifier, OpRequest
 from pipelines import keys
-from workers import ledger, outbox
+from workers import ledger
 from workers.stages.ingest import INGEST
 
 
@@ -60,7 +60,7 @@ def ingest(caller: Caller, req: IngestRequest) -> dict:
         if not recording(s, namespace):
             return {**answer, "stored": False, "reason": "logging_disabled"}
         digest = keys.digest(req.transcript)
-        new = s.exec(
+        s.exec(
             insert(Transcript)
             .values(
                 namespace=namespace,
@@ -73,8 +73,7 @@ def ingest(caller: Caller, req: IngestRequest) -> dict:
                 created_at=utcnow(),
             )
             .on_conflict_do_nothing(index_elements=["namespace", "thread_id", "agent", "digest"])
-            .returning(Transcript.id)
-        ).first()
+        )
         transcript_id = s.exec(
             select(Transcript.id).where(
                 Transcript.namespace == namespace,
@@ -83,12 +82,13 @@ def ingest(caller: Caller, req: IngestRequest) -> dict:
                 Transcript.digest == digest,
             )
         ).one()
+        before = s.exec(
+            select(StageRun.status).where(StageRun.idem_key == INGEST.key(transcript_id, digest[:16]))
+        )
+        before = before.first()
         run = ledger.request(s, INGEST, transcript_id, digest[:16], {}, revive=True)
-    if run.status not in DONE + (FAILED,):
-        outbox.wake(INGEST.name, [run.id])
-        if req.wait:
-            run = wait_for(run.id, req.wait_seconds)
-    stored = new is not None or run.status == FAILED  # a failed one is tried again
+    stored = before in (None, FAILED)  # new, or one that failed and is tried again
+    run = started(INGEST.name, run, req.wait, req.wait_seconds)
     return {
         **answer,
         "stored": stored,

@@ -7,16 +7,14 @@ from sqlmodel import col, func, select, update
 from models import db
 from models.base import utcnow
 from models.conversation import Thread, Turn
-from models.stage_run import DONE, FAILED
 from ops.caller import Caller
 from ops.conversation_read import named_agent
 from ops.conversation_write import find_thread
 from ops.errors import OpError, invalid, not_found
-from ops.runs import RunAnswer, run_public, wait_for
+from ops.runs import RunAnswer, run_public, started
 from ops.schemas import Answer, Identifier, OpRequest
 from pipelines import retire
 from providers import llm
-from workers import outbox
 from workers.stages import compaction
 
 
@@ -42,10 +40,7 @@ def compact(caller: Caller, req: CompactRequest) -> dict:
     with db.session() as s:
         thread = find_thread(s, namespace, req.thread_id)
         run = compaction.request(s, thread.id, req.agent, req.keep_recent, req.min_to_compact, revive=True)
-    if run.status not in DONE + (FAILED,):
-        outbox.wake(compaction.STAGE, [run.id])
-        if req.wait:
-            run = wait_for(run.id, req.wait_seconds)
+    run = started(compaction.STAGE, run, req.wait, req.wait_seconds)
     return {"namespace": namespace, "thread_id": req.thread_id, "agent": req.agent, "run": run_public(run)}
 
 

@@ -37,6 +37,17 @@ def run_public(run: StageRun) -> dict:
     }
 
 
+def started(stage: str, run: StageRun, wait: bool, seconds: float) -> StageRun:
+    """After the commit that wrote (or found) ``run``: wake its stage while it waits to be done and,
+    with ``wait``, answer with it once it is done or after ``seconds``."""
+    from workers import outbox  # the broker connects on import: the ops that start runs need it
+
+    if run.status in DONE + (FAILED,):
+        return run
+    outbox.wake(stage, [run.id])
+    return wait_for(run.id, seconds) if wait else run
+
+
 def wait_for(run_id: int, seconds: float) -> StageRun:
     deadline = time.monotonic() + seconds
     while True:

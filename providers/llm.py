@@ -36,6 +36,7 @@ class LLM(Protocol):
 
 
 NO_PROVIDER = "no LLM provider is configured (LOOM_LLM_PROVIDER=fake)"
+NO_PROVIDER_REASON = "no-llm-provider"  # a skipped run's reason, for want of a model
 
 
 class FakeLLM:

@@ -84,6 +84,9 @@ def test_a_malformed_transcript_fails_its_run_naming_the_line_and_writes_nothing
     run = ingest("broken", broken, source="broken.md")["run"]
     assert (run["status"], run["reason"]) == (FAILED, "malformed")
     assert "broken.md line 4" in run["last_error"] and turns("broken") == []
+    again = ingest("broken", broken, source="broken.md")  # handed over again: tried again, not a duplicate
+    assert (again["stored"], again["reason"]) == (True, None)
+    assert again["run"]["id"] == run["id"] and again["run"]["status"] == FAILED
 
 
 def test_not_a_transcript_at_all_is_a_422_and_stores_nothing():

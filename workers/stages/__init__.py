@@ -56,7 +56,7 @@ def one_at_a_time(stage: Stage, run_ids: list[int], work: Callable[[StageRun], N
     while one waits, so one message may stand for many runs). Each claim wakes one more message,
     so idle worker threads join in and their waits on the model overlap. An unexpected error
     releases the run with its error, to back off and end ``failed`` like any other failure."""
-    from workers import broker, ledger  # here: the ledger imports this package
+    from workers import broker, ledger  # here: the ledger imports this package, the broker connects
 
     wanted = list(run_ids)
     while True:
@@ -73,10 +73,44 @@ def one_at_a_time(stage: Stage, run_ids: list[int], work: Callable[[StageRun], N
             if db.unavailable(exc):
                 raise  # the lease brings the run back once the database does
             log.exception("%s run %d failed unexpectedly", stage.name, runs[0].id)
-            with db.session() as s:
-                retrying = ledger.release(s, runs, f"{type(exc).__name__}: {exc}")
-            for wait, ids in retrying.items():
-                broker.send(stage.actor, ids, delay=wait)
+            retry_later(stage, runs[0], f"{type(exc).__name__}: {exc}")
+
+
+def retry_later(stage: Stage, run: StageRun, error: str, reason: str | None = None) -> None:
+    """After a transient failure of one run: back to pending with its backoff (``failed`` once out
+    of attempts, ``reason`` then saying what kind), and a wake-up for when the backoff has passed."""
+    from workers import broker, ledger
+
+    with db.session() as s:
+        retrying = ledger.release(s, [run], error, reason=reason)
+    for wait, ids in retrying.items():
+        broker.send(stage.actor, ids, delay=wait)
+
+
+def close(run: StageRun, status: str, **outcome) -> None:
+    """Close one run in a transaction of its own (``outcome``: reason, result, error)."""
+    from workers import ledger
+
+    with db.session() as s:
+        ledger.finish(s, [run], status, **outcome)
+
+
+def actor(queue_name: str) -> Callable[[Callable[[list[int]], None]], dramatiq.Actor]:
+    """The decorator of a stage's actor, on its queue. A failed run is released by the ledger,
+    which owns attempts and backoff and sends the delayed wake-up itself; Dramatiq's retries only
+    cover an unexpected error (the database going away mid-run), and the runs' lease brings
+    those back in any case."""
+    from models.settings import get_settings
+    from workers import broker
+
+    settings = get_settings()
+    return dramatiq.actor(
+        broker=broker.broker,
+        queue_name=queue_name,
+        max_retries=settings.stage_max_attempts,
+        min_backoff=settings.stage_min_backoff_ms,
+        max_backoff=settings.stage_max_backoff_ms,
+    )
 
 
 _registered: dict[str, Stage] = {}

@@ -8,7 +8,6 @@ over threads grown past ``LOOM_COMPACTION_AUTO_TURNS``."""
 
 import logging
 
-import dramatiq
 from sqlalchemy import text
 from sqlmodel import Session
 
@@ -19,15 +18,14 @@ from models.stage_run import PENDING, SKIPPED, SUCCEEDED, StageRun
 from pipelines import compaction, embedding, keys, screening
 from providers import llm
 from providers.embedders import get_embedder
-from workers import broker, ledger, outbox
-from workers.stages import Stage, one_at_a_time, register
+from workers import ledger, outbox
+from workers.stages import Stage, close, one_at_a_time, register, retry_later
+from workers.stages import actor as stage_actor
 from workers.stages.embedding import EMBEDDING
 
 log = logging.getLogger(__name__)
 
 STAGE = "compaction"
-NO_PROVIDER = "no-llm-provider"
-_settings = get_settings()
 
 
 class Retry(Exception):
@@ -43,13 +41,7 @@ class LostClaim(Exception):
     """The run's lease ran out and another worker holds it now: this one's writes roll back."""
 
 
-@dramatiq.actor(
-    broker=broker.broker,
-    queue_name=STAGE,
-    max_retries=_settings.stage_max_attempts,
-    min_backoff=_settings.stage_min_backoff_ms,
-    max_backoff=_settings.stage_max_backoff_ms,
-)
+@stage_actor(STAGE)
 def compact_threads(run_ids: list[int]) -> None:
     one_at_a_time(COMPACTION, run_ids, _work)
 
@@ -62,17 +54,13 @@ def _work(run: StageRun) -> None:
         with ledger.leased([run]):
             outcome = _compact(run)
     except Retry as exc:
-        with db.session() as s:
-            retrying = ledger.release(s, [run], str(exc), reason=exc.reason)
-        for wait, ids in retrying.items():
-            broker.send(compact_threads, ids, delay=wait)
+        retry_later(COMPACTION, run, str(exc), reason=exc.reason)
         return
     except LostClaim:
         log.warning("compaction run %d was taken over by another worker; its writes rolled back", run.id)
         return
     if isinstance(outcome, str):
-        with db.session() as s:
-            ledger.finish(s, [run], SKIPPED, reason=outcome)
+        close(run, SKIPPED, reason=outcome)
 
 
 def _compact(run: StageRun) -> str | None:
@@ -94,7 +82,7 @@ def _compact(run: StageRun) -> str | None:
     try:
         answer = llm.get_llm().ask(compaction.Summary, compaction.INSTRUCTIONS, prompt)
     except llm.NoProvider:
-        return NO_PROVIDER
+        return llm.NO_PROVIDER_REASON
     except llm.LLMFailed as exc:
         raise Retry(f"summarizer failed: {exc}") from exc
     summary = answer.summary.strip()[: compaction.SUMMARY_MAX_CHARS]

@@ -3,7 +3,6 @@
 import logging
 from datetime import timedelta
 
-import dramatiq
 from sqlmodel import col, select
 
 from models import db, queries
@@ -13,23 +12,14 @@ from pipelines import embedding
 from providers.embedders import configured_model, get_embedder
 from workers import broker, ledger
 from workers.stages import Stage, register
+from workers.stages import actor as stage_actor
 
 log = logging.getLogger(__name__)
 
 STAGE = "embedding"
-_settings = get_settings()
 
 
-@dramatiq.actor(
-    broker=broker.broker,
-    queue_name=STAGE,
-    # A failed embed is released by the ledger, which owns attempts and backoff and sends the
-    # delayed wake-up itself. Dramatiq's retries only cover an unexpected error (the database
-    # going away mid-batch); the runs' lease brings those back in any case.
-    max_retries=_settings.stage_max_attempts,
-    min_backoff=_settings.stage_min_backoff_ms,
-    max_backoff=_settings.stage_max_backoff_ms,
-)
+@stage_actor(STAGE)
 def embed_turns(run_ids: list[int]) -> None:
     batch_size = get_settings().embed_batch_size
     runs = ledger.claim(STAGE, run_ids, fill=batch_size)

@@ -9,28 +9,20 @@ no turn written; `loom runs retry` re-runs it from the stored text (after a pars
 
 from collections import Counter
 
-import dramatiq
-
 from models import db
 from models.settings import get_settings
 from models.stage_run import FAILED, SKIPPED, SUCCEEDED, StageRun
 from models.transcript import Transcript
 from pipelines import appending, transcripts
-from workers import broker, ledger, outbox
-from workers.stages import Stage, one_at_a_time, register
+from workers import ledger, outbox
+from workers.stages import Stage, close, one_at_a_time, register
+from workers.stages import actor as stage_actor
 from workers.stages.embedding import EMBEDDING
 
 STAGE = "ingest"
-_settings = get_settings()
 
 
-@dramatiq.actor(
-    broker=broker.broker,
-    queue_name=STAGE,
-    max_retries=_settings.stage_max_attempts,
-    min_backoff=_settings.stage_min_backoff_ms,
-    max_backoff=_settings.stage_max_backoff_ms,
-)
+@stage_actor(STAGE)
 def ingest_transcripts(run_ids: list[int]) -> None:
     one_at_a_time(INGEST, run_ids, _work)
 
@@ -42,16 +34,14 @@ def _work(run: StageRun) -> None:
     with db.session() as s:
         transcript = s.get(Transcript, INGEST.subject_id(run.subject))
     if transcript is None:
-        return _close(run, SKIPPED, reason="deleted")
+        return close(run, SKIPPED, reason="deleted")
     try:
         turns = transcripts.parse_transcript(transcript.raw, source=transcript.source or "transcript")
     except transcripts.TranscriptError as exc:
-        return _close(run, FAILED, reason="malformed", error=str(exc))
+        return close(run, FAILED, reason="malformed", error=str(exc))
     cap = get_settings().ingest_max_turns
     if len(turns) > cap:
-        return _close(
-            run, FAILED, reason="too-many-turns", error=f"{len(turns)} turns, over the cap of {cap}"
-        )
+        return close(run, FAILED, reason="too-many-turns", error=f"{len(turns)} turns, over the cap of {cap}")
     counts: Counter[str] = Counter()
     with ledger.leased([run]), db.autocommit() as conn:
         for index, turn in enumerate(turns):
@@ -76,9 +66,4 @@ def _work(run: StageRun) -> None:
         outbox.wake(EMBEDDING.name, [])
     result = {"turns": len(turns), **counts}
     stopped = next((o for o in (appending.LOGGING_DISABLED, appending.DELETED) if counts[o]), None)
-    return _close(run, SKIPPED if stopped else SUCCEEDED, reason=stopped, result=result)
-
-
-def _close(run: StageRun, status: str, **outcome) -> None:
-    with db.session() as s:
-        ledger.finish(s, [run], status, **outcome)
+    return close(run, SKIPPED if stopped else SUCCEEDED, reason=stopped, result=result)

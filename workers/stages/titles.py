@@ -12,7 +12,6 @@ import json
 import logging
 from datetime import timedelta
 
-import dramatiq
 from pydantic import BaseModel, Field
 from sqlalchemy import text
 from sqlmodel import Session, col, select
@@ -24,8 +23,9 @@ from models.settings import get_settings
 from models.stage_run import PENDING, SKIPPED, SUCCEEDED, StageRun
 from pipelines import keys, screening
 from providers import llm
-from workers import broker, ledger, outbox
-from workers.stages import Stage, one_at_a_time, register
+from workers import ledger, outbox
+from workers.stages import Stage, close, one_at_a_time, register, retry_later
+from workers.stages import actor as stage_actor
 
 log = logging.getLogger(__name__)
 
@@ -38,20 +38,13 @@ INSTRUCTIONS = (
     "Write a short title (three to eight words) for the conversation below, naming its subject. "
     "No quotes, no trailing punctuation."
 )
-_settings = get_settings()
 
 
 class Title(BaseModel):
     title: str = Field(min_length=1, description="the conversation's title")
 
 
-@dramatiq.actor(
-    broker=broker.broker,
-    queue_name=STAGE,
-    max_retries=_settings.stage_max_attempts,
-    min_backoff=_settings.stage_min_backoff_ms,
-    max_backoff=_settings.stage_max_backoff_ms,
-)
+@stage_actor(STAGE)
 def title_threads(run_ids: list[int]) -> None:
     one_at_a_time(TITLE, run_ids, _work)
 
@@ -65,9 +58,9 @@ def _work(run: StageRun) -> None:
         thread = s.get(Thread, thread_row_id)
         first = _first_turns(s, thread) if thread else []
     if thread is None or thread.deleted_at is not None:
-        return _skip(run, "deleted")
+        return close(run, SKIPPED, reason="deleted")
     if thread.title:
-        return _skip(run, "titled")
+        return close(run, SKIPPED, reason="titled")
     # Each turn cut to fit the prompt cap, and screened as it would be sent (a cut can make a shape).
     cut = min(TURN_CHARS, (get_settings().llm_prompt_max_chars - len(INSTRUCTIONS)) // FIRST_TURNS - 16)
     lines = [f"{turn.role}: {turn.content[:cut]}" for turn in first if turn.sensitivity != "high"]
@@ -75,22 +68,18 @@ def _work(run: StageRun) -> None:
     if not plain or screening.is_high("\n".join(plain)):
         if len(first) >= FIRST_TURNS:
             return _refuse(run, thread_row_id, REFUSALS[0])
-        return _skip(run, "waiting-for-plain-turn")
+        return close(run, SKIPPED, reason="waiting-for-plain-turn")
     prompt = "\n".join(plain)
     try:
         with ledger.leased([run]):
             answer = llm.get_llm().ask(Title, INSTRUCTIONS, prompt)
     except llm.NoProvider:
-        return _skip(run, "no-llm-provider")
+        return close(run, SKIPPED, reason=llm.NO_PROVIDER_REASON)
     except llm.LLMFailed as exc:
-        with db.session() as s:
-            retrying = ledger.release(s, [run], f"titler failed: {exc}")
-        for wait, ids in retrying.items():
-            broker.send(title_threads, ids, delay=wait)
-        return None
+        return retry_later(TITLE, run, f"titler failed: {exc}")
     title = " ".join(answer.title.split()).strip(" \"'.")[:TITLE_MAX_CHARS]
     if not title:
-        return _skip(run, "empty-title")
+        return close(run, SKIPPED, reason="empty-title")
     if screening.is_high(title):
         return _refuse(run, thread_row_id, REFUSALS[1])
     with db.session() as s:
@@ -116,11 +105,6 @@ def _first_turns(s: Session, thread: Thread) -> list[Turn]:
             .limit(FIRST_TURNS)
         )
     )
-
-
-def _skip(run: StageRun, reason: str) -> None:
-    with db.session() as s:
-        ledger.finish(s, [run], SKIPPED, reason=reason)
 
 
 def _refuse(run: StageRun, thread_row_id: int, reason: str) -> None:
