@@ -19,7 +19,7 @@ from ops.conversation_write import recording
 from ops.errors import invalid
 from ops.runs import RunAnswer, run_public, started
 from ops.schemas import Answer, Identifier, OpRequest
-from pipelines import keys
+from pipelines import keys, transcripts
 from workers import ledger
 from workers.stages.ingest import INGEST
 
@@ -31,7 +31,9 @@ def body_cap() -> int:
 class IngestRequest(OpRequest):
     thread_id: str = Identifier
     transcript: str = Field(
-        min_length=1, description="Markdown (# user / # assistant sections) or a JSON array"
+        min_length=1,
+        description="Markdown (# user / # assistant sections), a JSON array, "
+        "or a Claude Code session file (JSON lines)",
     )
     source: str | None = Field(default=None, max_length=256, description="the file's name, for messages")
     wait: bool = False  # answer once the run is done, or after wait_seconds
@@ -52,9 +54,11 @@ class IngestAnswer(Answer):
 def ingest(caller: Caller, req: IngestRequest) -> dict:
     namespace = caller.namespace(req.namespace)
     answer = {"namespace": namespace, "thread_id": req.thread_id, "agent": req.agent}
-    head = req.transcript.lstrip("\ufeff \t\r\n")[:1]
-    if head not in ("#", "["):
-        raise invalid("not a Markdown ('# user' sections) or JSON ('[…]') transcript", "transcript")
+    if not transcripts.looks_like_a_transcript(req.transcript):
+        raise invalid(
+            "not a Markdown ('# user' sections), JSON ('[…]') or Claude Code (JSON lines) transcript",
+            "transcript",
+        )
     raw = req.transcript.encode()
     with db.session() as s:
         if not recording(s, namespace):

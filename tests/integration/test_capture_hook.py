@@ -1,5 +1,6 @@
 """The Claude Code Stop hook as Claude Code runs it (a process reading its input on stdin),
-against the real API over HTTP."""
+against the real API over HTTP and a real worker: each Stop hands the new lines over in one
+conversation.ingest request, and the worker appends them as turns keyed by the entries' uuids."""
 
 import json
 import subprocess
@@ -10,8 +11,9 @@ from sqlmodel import col, select
 
 from models import db
 from models.conversation import Turn
+from models.transcript import Transcript
 from ops.caller import create_token
-from tests.integration.conftest import enable_logging
+from tests.integration.conftest import enable_logging, wait_until
 
 HOOK = Path(__file__).resolve().parents[2] / "integrations" / "claude-code" / "loom_stop_hook.py"
 SESSION = "5f0c1d2e-aaaa-4bbb-8ccc-ddddeeeeffff"
@@ -23,7 +25,7 @@ def entry(uuid: str, role: str, text: str) -> dict:
         "type": role,
         "uuid": uuid,
         "sessionId": SESSION,
-        "timestamp": "2026-11-30T10:00:00Z",
+        "timestamp": "2026-11-30T10:00:00.125Z",
         "message": {"role": role, "content": content},
     }
 
@@ -48,7 +50,13 @@ def stored() -> list[tuple[str, str, str, str]]:
         return [(t.msg_id, t.role, t.content, t.agent) for t in rows]
 
 
-def test_the_stop_hook_appends_each_new_turn_once_with_the_transcript_uuid(live_api, tmp_path):
+def requests_made() -> list[str]:
+    with db.session() as s:
+        rows = s.exec(select(Transcript).where(Transcript.namespace == "cc").order_by(col(Transcript.id)))
+        return [t.raw for t in rows]
+
+
+def test_each_stop_hands_the_new_lines_over_once_and_the_worker_appends_them(live_api, tmp_path, worker):
     enable_logging("cc")
     token = create_token(["cc"], "writer")
     transcript = tmp_path / "session.jsonl"
@@ -60,17 +68,38 @@ def test_the_stop_hook_appends_each_new_turn_once_with_the_transcript_uuid(live_
 
     first = run_hook(live_api, transcript, tmp_path, token)
     assert first.returncode == 0 and first.stderr == ""
+    wait_until(lambda: len(stored()) == 2)
     assert stored() == [
         ("u-1", "user", "Fix the flaky test", "claude-code"),
         ("a-1", "assistant", "Done: it raced the broker.", "claude-code"),
     ]
+    with db.session() as s:
+        (said,) = s.exec(select(Turn.ts).where(Turn.namespace == "cc", Turn.msg_id == "u-1")).all()
+    assert said.isoformat() == "2026-11-30T10:00:00.125000+00:00"  # when it was said, not imported
 
     assert run_hook(live_api, transcript, tmp_path, token).returncode == 0
-    assert len(stored()) == 2  # nothing new, nothing doubled
+    assert len(requests_made()) == 1  # nothing new: no request
 
     with transcript.open("a") as f:
         f.write(json.dumps(entry("u-2", "user", "Thanks")) + "\n")
+    # A request sent again (a hook killed after sending, before clearing its spool) adds nothing.
+    spool = next((tmp_path / "state").glob("spool-*"))
     assert run_hook(live_api, transcript, tmp_path, token).returncode == 0
+    assert [json.loads(raw)["uuid"] for raw in requests_made()[1].splitlines()] == ["u-2"]
+    (spool / "00000000000000000001-resent.json").write_text(
+        json.dumps(
+            {
+                "namespace": "cc",
+                "agent": "claude-code",
+                "thread_id": SESSION,
+                "transcript": requests_made()[1],
+            }
+        )
+    )
+    assert run_hook(live_api, transcript, tmp_path, token).returncode == 0
+    assert list(spool.glob("*.json")) == []
+    wait_until(lambda: len(stored()) == 3)
     assert [row[0] for row in stored()] == ["u-1", "a-1", "u-2"]
+    assert len(requests_made()) == 2
     with db.session() as s:
         assert s.exec(select(Turn.thread_id).where(Turn.namespace == "cc")).unique().all() == [SESSION]

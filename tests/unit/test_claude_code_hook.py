@@ -1,4 +1,5 @@
-"""The Claude Code Stop hook, run against a tiny in-process HTTP server that answers like append.
+"""The Claude Code Stop hook, run against a tiny in-process HTTP server that answers like
+conversation.ingest.
 
 A fake server is fine here: the hook is a stdlib client script with no access to the app; the
 real API round trip belongs to the integration tests.
@@ -73,13 +74,13 @@ TOOL_RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.tx
 
 
 class FakeLoom:
-    """Records append requests; answers like conversation.append (dedup on msg_id)."""
+    """Records ingest requests; answers like conversation.ingest (the same text again: duplicate)."""
 
     def __init__(self):
         self.requests = []
         self.mode = "record"  # or "disabled", or an int HTTP status to fail with
         self.seen = set()
-        self.reject = set()  # msg_ids answered with 422
+        self.too_large = "TOO-LARGE"  # a transcript holding this is answered 413
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -90,14 +91,16 @@ class FakeLoom:
                 )
                 if isinstance(fake.mode, int):
                     return self._answer(fake.mode, {"error": "nope"})
-                if body["msg_id"] in fake.reject:
-                    return self._answer(422, {"error": "content too long", "field": "content"})
+                if fake.too_large in body["transcript"]:
+                    return self._answer(413, {"error": "request body over 32 MiB"})
                 if fake.mode == "disabled":
                     return self._answer(200, {"stored": False, "reason": "logging_disabled"})
-                duplicate = body["msg_id"] in fake.seen
-                fake.seen.add(body["msg_id"])
-                reason = "duplicate" if duplicate else None
-                self._answer(200, {"stored": not duplicate, "reason": reason, "turn_id": 1})
+                duplicate = body["transcript"] in fake.seen
+                fake.seen.add(body["transcript"])
+                run = {"id": len(fake.requests), "status": "pending"}
+                self._answer(
+                    200, {"stored": not duplicate, "reason": "duplicate" if duplicate else None, "run": run}
+                )
 
             def _answer(self, status, payload):
                 data = json.dumps(payload).encode()
@@ -116,6 +119,10 @@ class FakeLoom:
 
     def bodies(self):
         return [r["body"] for r in self.requests]
+
+    def uuids(self):
+        """The uuids of the entries each request carried, a list per request."""
+        return [[json.loads(line)["uuid"] for line in b["transcript"].splitlines()] for b in self.bodies()]
 
 
 @pytest.fixture(autouse=True)
@@ -163,9 +170,13 @@ def unreachable_url():
         return f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
-def state_file(tmp_path):
-    (path,) = (tmp_path / "state").glob(f"session-*-{SESSION}.json")
-    return path
+def state_of(env):
+    path = Path(hook._state_path(hook.Config.from_env(env), SESSION))
+    return json.loads(path.read_text())
+
+
+def spool_of(env):
+    return [Path(p).name for p in hook.spooled(hook.Config.from_env(env))]
 
 
 def run_hook(transcript_path, env):
@@ -180,131 +191,34 @@ def run_hook(transcript_path, env):
     return hook.main(stdin, env)
 
 
-# --- transcript entry -> turn -----------------------------------------------------------------------
+# --- which lines are sent ---------------------------------------------------------------------------
 
 
-def test_a_user_entry_with_string_content_becomes_a_user_turn():
-    turn = hook.entry_to_turn(user("u1", "hello there"))
-    assert (turn.msg_id, turn.role, turn.content, turn.reasoning) == ("u1", "user", "hello there", "")
-    assert turn.timestamp == "2025-01-01T00:00:01Z"
-
-
-def test_text_parts_are_joined_and_tool_calls_left_out():
-    turn = hook.entry_to_turn(assistant("a1", [text("First."), TOOL_USE, text("  Second.\n")]))
-    assert turn.content == "First.\n\nSecond."
-
-
-def test_nul_characters_are_replaced_because_loom_refuses_them():
-    turn = hook.entry_to_turn(assistant("a1", [thinking("x\x00y"), text("a\x00b")]))
-    assert (turn.content, turn.reasoning) == ("a\ufffdb", "x\ufffdy")
-
-
-def test_thinking_parts_become_reasoning_not_content():
-    turn = hook.entry_to_turn(assistant("a1", [thinking("ponder"), text("answer")]))
-    assert (turn.content, turn.reasoning) == ("answer", "ponder")
-
-
-@pytest.mark.parametrize(
-    "entry",
-    [
-        assistant("a1", [TOOL_USE]),
-        assistant("a1", [thinking("only thinking")]),
-        user("u1", [TOOL_RESULT]),
-        user("u1", "   "),
-        user("u1", "injected context", isMeta=True),
-        assistant("a1", [text("subagent")], isSidechain=True),
-        user("u1", "This session is being continued...", isCompactSummary=True),
-        user("u1", "<command-name>/clear</command-name>\n<command-message>clear</command-message>"),
-        user("u1", [text("[Request interrupted by user]")]),
-        {"type": "summary", "summary": "Title", "leafUuid": "x"},
-        {"type": "user", "message": {"role": "user", "content": "no uuid"}},
-        "not an object",
-    ],
-    ids=[
-        "tool-use",
-        "thinking-only",
-        "tool-result",
-        "blank",
-        "meta",
-        "sidechain",
-        "compact-summary",
-        "slash-command",
-        "interrupted",
-        "summary",
-        "no-uuid",
-        "not-object",
-    ],
-)
-def test_entries_without_conversation_text_are_skipped(entry):
-    assert hook.entry_to_turn(entry) is None
-
-
-def test_thinking_in_its_own_entry_is_carried_to_the_text_of_the_same_message(transcript):
-    append_lines(
-        transcript,
-        user("u1", "question"),
-        assistant("a1", [thinking("step one")], message_id="msg_A"),
-        assistant("a2", [text("reply")], message_id="msg_A"),
-        assistant("a3", [thinking("unrelated")], message_id="msg_B"),
-        assistant("a4", [TOOL_USE], message_id="msg_B"),
-        user("u5", [TOOL_RESULT]),
-        assistant("a6", [text("done")], message_id="msg_C"),
-    )
-    turns = hook.read_new_turns(str(transcript), hook.State("unused"))
-    assert [(t.msg_id, t.content, t.reasoning) for t in turns] == [
-        ("u1", "question", ""),
-        ("a2", "reply", "step one"),
-        ("a6", "done", ""),
-    ]
-
-
-def test_a_half_written_last_line_is_left_for_the_next_read(transcript):
-    append_lines(transcript, user("u1", "hi"))
-    with open(transcript, "a") as fh:
-        fh.write('{"type": "assistant", "uuid": "a2", "mess')
-    assert [t.msg_id for t in hook.read_new_turns(str(transcript), hook.State("unused"))] == ["u1"]
-
-
-def test_turns_already_sent_are_not_read_again(transcript):
-    append_lines(transcript, user("u1", "hi"), assistant("a2", [text("hello")]))
-    state = hook.State("unused", sent={"u1"})
-    assert [t.msg_id for t in hook.read_new_turns(str(transcript), state)] == ["a2"]
-
-
-# --- main against a fake server ---------------------------------------------------------------------
-
-
-def test_main_appends_each_turn_with_the_documented_body(loom, transcript, tmp_path):
-    append_lines(
-        transcript,
+def test_a_stop_sends_the_new_conversation_lines_as_they_were_written_in_one_request(
+    loom, transcript, tmp_path
+):
+    entries = [
         user("u1", "What is 2+2?"),
+        {"type": "summary", "summary": "Title", "leafUuid": "x"},
         assistant("a2", [thinking("easy"), text("4")]),
         assistant("a3", [TOOL_USE]),
-    )
-    assert run_hook(transcript, env_for(loom.url, tmp_path)) == 0
-    assert [r["path"] for r in loom.requests] == ["/v1/conversation.append"] * 2
-    assert {r["auth"] for r in loom.requests} == {"Bearer tok"}
-    assert loom.bodies() == [
-        {
-            "namespace": "team",
-            "agent": "claude-code",
-            "thread_id": SESSION,
-            "role": "user",
-            "content": "What is 2+2?",
-            "msg_id": "u1",
-            "metadata": {"source": "claude-code", "timestamp": "2025-01-01T00:00:01Z"},
-        },
-        {
-            "namespace": "team",
-            "agent": "claude-code",
-            "thread_id": SESSION,
-            "role": "assistant",
-            "content": "4",
-            "msg_id": "a2",
-            "reasoning": "easy",
-            "metadata": {"source": "claude-code", "timestamp": "2025-01-01T00:00:09Z"},
-        },
+        user("u4", [TOOL_RESULT]),
+        user("u5", "injected context", isMeta=True),
+        assistant("a6", [text("subagent")], isSidechain=True),
+        user("u7", [text("Thanks")]),
     ]
+    append_lines(transcript, *entries)
+    assert run_hook(transcript, env_for(loom.url, tmp_path)) == 0
+    (request,) = loom.requests
+    assert (request["path"], request["auth"]) == ("/v1/conversation.ingest", "Bearer tok")
+    kept = [entries[0], entries[2], entries[7]]  # tool calls and results are never sent
+    assert request["body"] == {
+        "namespace": "team",
+        "agent": "claude-code",
+        "thread_id": SESSION,
+        "source": f"claude-code {SESSION}",
+        "transcript": "".join(json.dumps(e) + "\n" for e in kept),
+    }
 
 
 def test_namespace_is_omitted_when_unset_and_agent_can_be_overridden(loom, transcript, tmp_path):
@@ -316,52 +230,157 @@ def test_namespace_is_omitted_when_unset_and_agent_can_be_overridden(loom, trans
     assert "namespace" not in body and body["agent"] == "my-claude"
 
 
-def test_a_second_run_sends_only_the_new_turns(loom, transcript, tmp_path):
+def test_each_stop_sends_only_the_lines_after_the_last_handed_over(loom, transcript, tmp_path):
     env = env_for(loom.url, tmp_path)
     append_lines(transcript, user("u1", "one"), assistant("a2", [text("two")]))
     run_hook(transcript, env)
     append_lines(transcript, user("u3", "three"), assistant("a4", [text("four")]))
     run_hook(transcript, env)
+    run_hook(transcript, env)  # nothing new: no request at all
+    assert loom.uuids() == [["u1", "a2"], ["u3", "a4"]]
+    assert state_of(env) == {"offset": transcript.stat().st_size}
+    assert spool_of(env) == []
+
+
+def test_thinking_written_apart_waits_for_the_text_of_its_message(loom, transcript, tmp_path):
+    env = env_for(loom.url, tmp_path)
+    append_lines(transcript, user("u1", "question"), assistant("a2", [thinking("step one")], message_id="m"))
     run_hook(transcript, env)
-    assert [b["msg_id"] for b in loom.bodies()] == ["u1", "a2", "u3", "a4"]
-    state = json.loads(state_file(tmp_path).read_text())
-    assert state["sent"] == ["a2", "a4", "u1", "u3"]
-    assert state["offset"] == transcript.stat().st_size
+    append_lines(transcript, assistant("a3", [text("reply")], message_id="m"))
+    run_hook(transcript, env)
+    assert loom.uuids() == [["u1"], ["a2", "a3"]]  # Loom sees the thinking with its text
 
 
-def test_lost_state_only_causes_harmless_duplicates(loom, transcript, tmp_path):
+def test_a_half_written_last_line_is_left_for_the_next_stop(loom, transcript, tmp_path):
+    env = env_for(loom.url, tmp_path)
+    append_lines(transcript, user("u1", "hi"))
+    half = json.dumps(user("u2", "there"))
+    with open(transcript, "a") as fh:
+        fh.write(half[:20])
+    run_hook(transcript, env)
+    with open(transcript, "a") as fh:
+        fh.write(half[20:] + "\nnot json\n")
+    run_hook(transcript, env)
+    assert loom.uuids() == [["u1"], ["u2"]]
+
+
+def test_lost_state_only_causes_a_harmless_duplicate(loom, transcript, tmp_path):
     env = env_for(loom.url, tmp_path)
     append_lines(transcript, user("u1", "one"))
     run_hook(transcript, env)
-    state_file(tmp_path).write_text("{corrupt")
+    Path(hook._state_path(hook.Config.from_env(env), SESSION)).write_text("{corrupt")
     assert run_hook(transcript, env) == 0
-    assert [b["msg_id"] for b in loom.bodies()] == ["u1", "u1"]  # the server answers "duplicate"
+    assert loom.uuids() == [["u1"], ["u1"]]  # the server answers "duplicate"
 
 
-def test_turns_from_while_recording_is_off_are_never_sent_even_after_it_is_back_on(
+def test_a_long_backlog_goes_in_requests_under_the_size_limit_in_order(loom, transcript, tmp_path):
+    env = env_for(loom.url, tmp_path, LOOM_HOOK_MAX_REQUEST_BYTES="1000")
+    entries = [user(f"u{i}", f"turn {i} " + "x" * 200) for i in range(10)]
+    append_lines(transcript, *entries)
+    run_hook(transcript, env)
+    assert [u for request in loom.uuids() for u in request] == [f"u{i}" for i in range(10)]
+    assert len(loom.requests) > 2
+    assert all(len(b["transcript"].encode()) <= 1000 for b in loom.bodies())
+
+
+# --- the spool --------------------------------------------------------------------------------------
+
+
+def test_while_loom_cannot_be_reached_requests_are_spooled_and_later_sent_in_order_once(
+    loom, transcript, tmp_path, capsys
+):
+    down = env_for(unreachable_url(), tmp_path)
+    up = {**down, "LOOM_URL": loom.url}
+    down_spool = Path(hook.Config.from_env(down).spool_dir)
+    up_spool = Path(hook.Config.from_env(up).spool_dir)
+    append_lines(transcript, user("u1", "one"))
+    assert run_hook(transcript, down) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("loom hook: cannot reach ")
+    append_lines(transcript, user("u2", "two"))
+    run_hook(transcript, down)
+    assert len(spool_of(down)) == 2 and state_of(down) == {"offset": transcript.stat().st_size}
+
+    # The same Loom back at its address (here: the spool moved to the URL that answers).
+    up_spool.parent.mkdir(parents=True, exist_ok=True)
+    down_spool.rename(up_spool)
+    Path(hook._state_path(hook.Config.from_env(down), SESSION)).rename(
+        hook._state_path(hook.Config.from_env(up), SESSION)
+    )
+    append_lines(transcript, user("u3", "three"))
+    assert run_hook(transcript, up) == 0
+    assert loom.uuids() == [["u1"], ["u2"], ["u3"]]
+    assert spool_of(up) == []
+    run_hook(transcript, up)
+    assert len(loom.requests) == 3
+
+
+def test_a_server_error_keeps_the_spool_for_the_next_stop(loom, transcript, tmp_path, capsys):
+    env = env_for(loom.url, tmp_path)
+    append_lines(transcript, user("u1", "one"), user("u2", "two"))
+    loom.mode = 503
+    assert run_hook(transcript, env) == 0
+    assert capsys.readouterr().err.startswith("loom hook: HTTP 503")
+    assert len(spool_of(env)) == 1
+    loom.mode = "record"
+    run_hook(transcript, env)
+    assert loom.uuids() == [["u1", "u2"], ["u1", "u2"]] and spool_of(env) == []
+
+
+def test_a_request_the_server_refuses_as_too_large_is_set_aside_and_the_rest_goes_on(
+    loom, transcript, tmp_path, capsys
+):
+    env = env_for(loom.url, tmp_path, LOOM_HOOK_MAX_REQUEST_BYTES="10")  # one entry a request
+    append_lines(transcript, user("u1", "one"), user("u2", "TOO-LARGE"), user("u3", "three"))
+    assert run_hook(transcript, env) == 0
+    assert loom.uuids() == [["u1"], ["u2"], ["u3"]]
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("loom hook: HTTP 413") and "set aside in" in err
+    (aside,) = (tmp_path / "state" / "rejected").iterdir()
+    assert "TOO-LARGE" in json.loads(aside.read_text())["transcript"]
+    assert spool_of(env) == []
+
+
+def test_a_refusal_that_points_at_the_setup_keeps_the_spool(loom, transcript, tmp_path, capsys):
+    env = env_for(loom.url, tmp_path)
+    append_lines(transcript, user("u1", "one"))
+    loom.mode = 422
+    run_hook(transcript, env)
+    assert "HTTP 422" in capsys.readouterr().err and len(spool_of(env)) == 1
+    loom.mode = "record"
+    run_hook(transcript, env)
+    assert loom.uuids() == [["u1"], ["u1"]] and spool_of(env) == []
+
+
+def test_an_unauthorized_answer_hints_at_the_token(loom, transcript, tmp_path, capsys):
+    append_lines(transcript, user("u1", "one"))
+    loom.mode = 401
+    run_hook(transcript, env_for(loom.url, tmp_path))
+    assert "(check LOOM_TOKEN)" in capsys.readouterr().err
+
+
+# --- the recording switch ---------------------------------------------------------------------------
+
+
+def test_lines_from_while_recording_is_off_are_never_sent_even_after_it_is_back_on(
     loom, transcript, tmp_path
 ):
     env = env_for(loom.url, tmp_path, LOOM_HOOK_VERDICT_TTL_SECONDS="600")
-    team_state = Path(hook._state_path(hook.Config.from_env(env), SESSION))
     append_lines(transcript, user("u1", "one"), assistant("a2", [text("two")]))
     loom.mode = "disabled"
     assert run_hook(transcript, env) == 0
-    assert [b["msg_id"] for b in loom.bodies()] == ["u1"]  # refused: the rest of the read is not sent
-    state = json.loads(team_state.read_text())
-    assert state == {"offset": transcript.stat().st_size, "sent": ["a2", "u1"]}  # handled, for good
+    assert loom.uuids() == [["u1", "a2"]] and spool_of(env) == []  # refused: done with, for good
 
     append_lines(transcript, user("u3", "three"))
     assert run_hook(transcript, env) == 0
     assert len(loom.requests) == 1  # verdict cached: no call at all...
-    state = json.loads(team_state.read_text())
-    assert state == {"offset": transcript.stat().st_size, "sent": ["a2", "u1", "u3"]}  # ...but read
+    assert state_of(env) == {"offset": transcript.stat().st_size}  # ...but read
+    assert spool_of(env) == []
 
-    # Another namespace has its own verdict (and its own record of what was handled).
+    # Another namespace has its own verdict (and its own record of what was handed over).
     loom.mode = "record"
     assert run_hook(transcript, {**env, "LOOM_NAMESPACE": "other"}) == 0
-    assert [b["namespace"] for b in loom.bodies()] == ["team", "other", "other", "other"]
-    assert run_hook(transcript, env) == 0
-    assert len(loom.requests) == 4
+    assert [b["namespace"] for b in loom.bodies()] == ["team", "other"]
     loom.requests.clear()
 
     (verdict_file,) = (tmp_path / "state").glob("verdict-*.json")
@@ -378,11 +397,9 @@ def test_turns_from_while_recording_is_off_are_never_sent_even_after_it_is_back_
         user("u6", "six", timestamp=iso(time.time())),
     )
     assert run_hook(transcript, env) == 0
-    assert [b["msg_id"] for b in loom.bodies()] == ["a5", "u6"]  # only turns from after the expiry
+    assert loom.uuids() == [["a5", "u6"]]  # only lines from after the expiry
     assert run_hook(transcript, env) == 0
-    assert len(loom.requests) == 2
-    state = json.loads(team_state.read_text())
-    assert state == {"offset": transcript.stat().st_size, "sent": ["a2", "a5", "u1", "u3", "u4", "u6"]}
+    assert len(loom.requests) == 1
 
 
 def test_capture_can_be_turned_off_entirely(loom, transcript, tmp_path):
@@ -392,62 +409,7 @@ def test_capture_can_be_turned_off_entirely(loom, transcript, tmp_path):
     assert not (tmp_path / "state").exists()
 
 
-def test_an_unreachable_server_prints_one_line_and_exits_zero(transcript, tmp_path, capsys):
-    append_lines(transcript, user("u1", "one"), user("u2", "two"))
-    url = unreachable_url()
-    assert run_hook(transcript, env_for(url, tmp_path)) == 0
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith(f"loom hook: cannot reach {url}/v1/conversation.append")
-    assert list((tmp_path / "state").glob("session-*")) == []
-
-
-def test_a_server_error_stops_the_run_without_marking_turns_sent(loom, transcript, tmp_path, capsys):
-    env = env_for(loom.url, tmp_path)
-    append_lines(transcript, user("u1", "one"), user("u2", "two"))
-    loom.mode = 503
-    assert run_hook(transcript, env) == 0
-    assert len(loom.requests) == 1
-    assert capsys.readouterr().err.startswith("loom hook: HTTP 503")
-    loom.mode = "record"
-    run_hook(transcript, env)
-    assert [b["msg_id"] for b in loom.bodies()] == ["u1", "u1", "u2"]
-
-
-def test_a_rejected_turn_is_given_up_once_the_server_accepts_others(loom, transcript, tmp_path, capsys):
-    env = env_for(loom.url, tmp_path)
-    append_lines(transcript, user("u1", "one"), user("u2", "two"), user("u3", "three"))
-    loom.reject = {"u2"}
-    assert run_hook(transcript, env) == 0
-    assert [b["msg_id"] for b in loom.bodies()] == ["u1", "u2", "u3"]
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("loom hook: HTTP 422")
-    assert err.rstrip().endswith(": content too long (content)")
-    run_hook(transcript, env)
-    assert len(loom.requests) == 3  # not retried
-    assert json.loads(state_file(tmp_path).read_text())["offset"] == transcript.stat().st_size
-
-
-def test_when_every_turn_is_rejected_the_setup_is_suspected_and_nothing_is_given_up(
-    loom, transcript, tmp_path, capsys
-):
-    env = env_for(loom.url, tmp_path)
-    append_lines(transcript, *(user(f"u{i}", f"turn {i}") for i in range(1, 6)))
-    loom.mode = 422
-    assert run_hook(transcript, env) == 0
-    assert len(loom.requests) == 3  # gives up after three refusals in a row
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "HTTP 422" in err and "(and 2 more)" in err
-    loom.requests.clear()
-    loom.mode = "record"
-    run_hook(transcript, env)
-    assert [b["msg_id"] for b in loom.bodies()] == ["u1", "u2", "u3", "u4", "u5"]
-
-
-def test_an_unauthorized_answer_hints_at_the_token(loom, transcript, tmp_path, capsys):
-    append_lines(transcript, user("u1", "one"))
-    loom.mode = 401
-    run_hook(transcript, env_for(loom.url, tmp_path))
-    assert "(check LOOM_TOKEN)" in capsys.readouterr().err
+# --- never breaks the session -----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("stdin", ["", "not json", "[]", '{"session_id": "x"}'])

@@ -53,6 +53,7 @@ def _work(run: StageRun) -> None:
                     agent=transcript.agent,
                     role=turn.role,
                     content=turn.content,
+                    reasoning=turn.reasoning,
                     msg_id=transcripts.turn_msg_id(transcript.thread_id, index, turn),
                     ts=turn.ts,
                 ),
