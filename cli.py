@@ -39,10 +39,13 @@ def _logging() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
 
-def fail(message: str) -> typer.Exit:
-    """One line saying what is wrong, and a non-zero exit."""
+RECORDING_OFF = 77  # sysexits' EX_NOPERM: the namespace does not record; a capture script drops the input
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """One line saying what is wrong, and a non-zero exit (2 unless said otherwise)."""
     err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)  # one line, however long
-    return typer.Exit(2)
+    return typer.Exit(code)
 
 
 def _call(op: str, body: dict) -> dict:
@@ -371,7 +374,10 @@ def passes_run(
 @app.command("ingest-transcript")
 def ingest_transcript(
     namespace: Annotated[str, typer.Option(help="the namespace to record into")],
-    file: Annotated[Path, typer.Option(help="Markdown (# user / # assistant sections) or a JSON array")],
+    file: Annotated[
+        Path,
+        typer.Option(help="Markdown, a JSON array, a Claude Code or Cursor session file, a Cursor export"),
+    ],
     thread_id: Annotated[
         str | None, typer.Option(help="a stable thread id (default: derived from the file)")
     ] = None,
@@ -379,20 +385,26 @@ def ingest_transcript(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="only count the turns")] = False,
     wait: Annotated[bool, typer.Option("--wait", help="wait for the worker to append the turns")] = False,
     timeout: Annotated[int, typer.Option(help="seconds --wait waits at most")] = 120,
+    first_line: Annotated[
+        int, typer.Option(help="JSON lines sent in pieces: the session file's line this file starts at")
+    ] = 1,
 ) -> None:
     """Hand a transcript file over whole (conversation.ingest, one request): a worker appends its
     turns; ingesting the same file, or a longer version of it, again adds only what is new."""
     from pipelines.transcripts import TranscriptError, default_thread_id, parse_transcript
 
     _check_range("--timeout", timeout, range(1, 121))
+    _check_range("--first-line", first_line, range(1, 1_000_000_001))
     try:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise fail(f"cannot read {file}: {exc}") from exc
-    try:
-        turns = parse_transcript(text, source=file.name)  # the whole file is checked before sending
+    try:  # the whole file is checked before sending
+        turns = parse_transcript(text, source=file.name, first_line=first_line)
     except TranscriptError as exc:
         raise fail(str(exc)) from exc
+    if not turns and not thread_id:
+        raise fail(f"{file.name}: no turns in it yet, and no --thread-id to file it under")
     thread = thread_id or default_thread_id(file.name, turns)
     if dry_run:
         out.print(f"{len(turns)} turns would be appended to thread {thread}")
@@ -411,12 +423,14 @@ def ingest_transcript(
             "thread_id": thread,
             "transcript": text,
             "source": file.name,
+            "first_line": first_line,
         }
         answer = _call("conversation.ingest", {**body, "wait": wait, "wait_seconds": timeout})
     if answer["reason"] == "logging_disabled":
         raise fail(
             f"namespace {namespace!r} does not record conversations "
-            f"(turn it on: loom namespaces logging {namespace} --on)"
+            f"(turn it on: loom namespaces logging {namespace} --on)",
+            RECORDING_OFF,
         )
     run = answer["run"]
     if answer["reason"] == "duplicate":

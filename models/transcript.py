@@ -22,6 +22,7 @@ class Transcript(SQLModel, table=True):
     agent: str = Field(max_length=128)
     source: str | None = Field(default=None, max_length=256)  # the file's name, for messages
     raw: str = Field(sa_column=Column(Text, nullable=False))
+    first_line: int = 1  # a piece of a JSON-lines session file: the file's line it starts at
     digest: str = Field(max_length=64)
     size_bytes: int
     created_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())

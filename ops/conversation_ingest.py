@@ -36,6 +36,9 @@ class IngestRequest(OpRequest):
         "or a Claude Code session file (JSON lines)",
     )
     source: str | None = Field(default=None, max_length=256, description="the file's name, for messages")
+    first_line: int = Field(
+        default=1, ge=1, le=1_000_000_000, description="a piece of a JSON-lines session file: its first line"
+    )
     wait: bool = False  # answer once the run is done, or after wait_seconds
     wait_seconds: float = Field(default=30, gt=0, le=120)
 
@@ -59,11 +62,14 @@ def ingest(caller: Caller, req: IngestRequest) -> dict:
             "not a Markdown ('# user' sections), JSON ('[…]') or Claude Code (JSON lines) transcript",
             "transcript",
         )
+    if req.first_line != 1 and not transcripts.in_pieces(req.transcript):
+        raise invalid("only a JSON-lines session file is sent in pieces", "first_line")
     raw = req.transcript.encode()
     with db.session() as s:
         if not recording(s, namespace):
             return {**answer, "stored": False, "reason": "logging_disabled"}
-        digest = keys.digest(req.transcript)
+        # The same lines at another place of the file are another piece (Cursor keys turns by line).
+        digest = keys.digest(req.transcript, *([str(req.first_line)] if req.first_line != 1 else []))
         s.exec(
             insert(Transcript)
             .values(
@@ -72,6 +78,7 @@ def ingest(caller: Caller, req: IngestRequest) -> dict:
                 agent=req.agent,
                 source=req.source,
                 raw=req.transcript,
+                first_line=req.first_line,
                 digest=digest,
                 size_bytes=len(raw),
                 created_at=utcnow(),

@@ -37,12 +37,16 @@ class Endpoints:
     redis_url: str
 
 
+TEMPFAIL = 75  # sysexits' EX_TEMPFAIL: a script (a capture hook) keeps its input and tries later
+
+
 class NotRunning(SystemExit):
     """A server the command needs does not answer: ``running`` has printed why (one line on
-    stderr) and the command ends with exit code 2."""
+    stderr) and the command ends with exit code 75, so a script can tell "try again later" from
+    "this input is refused" (2)."""
 
     def __init__(self) -> None:
-        super().__init__(2)
+        super().__init__(TEMPFAIL)
 
 
 class Unavailable(RuntimeError):
@@ -56,7 +60,7 @@ def running(start: Start = ALL, stop_on_exit: bool = True) -> Iterator[Endpoints
     ``start="all"`` (``loom up``) starts whichever embedded server is not up; ``"database"`` starts
     only the embedded PostgreSQL, for a command that touches nothing else; ``None`` starts nothing.
     A server that is needed and does not answer (and may not be started) ends the command:
-    ``error: …`` on stderr, exit code 2. A server this call started is stopped on exit (when
+    ``error: …`` on stderr, exit code 75. A server this call started is stopped on exit (when
     ``stop_on_exit``); one that was already running (``loom up``'s) is left alone.
     """
     get_settings.cache_clear()  # read the environment as it is now, not as an earlier import saw it

@@ -1,6 +1,7 @@
 """Parse an exported conversation transcript into turns: Markdown (``# user`` sections), a JSON array
-of ``{role, content, ts?}``, or a Claude Code session file (JSON lines). Each format is a module of
-this package; this one tells them apart and names the turns.
+of ``{role, content, ts?}``, a Claude Code or Cursor session file (JSON lines), or Cursor's chat
+export (``**User**`` / ``**Cursor**`` sections). Each format is a module of this package; this one
+tells them apart and names the turns.
 
 Pure and stdlib-only: the ingest stage (and ``loom ingest-transcript --dry-run``) feed the result to
 the write path of conversation.append. Line endings are normalised to "\\n" in the stored content;
@@ -12,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 
-from pipelines.transcripts import claude_code, json_array, markdown
+from pipelines.transcripts import cursor, json_array, json_lines, markdown
 from pipelines.transcripts.common import ROLES, TranscriptError, TranscriptTurn, line_at
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "TranscriptError",
     "TranscriptTurn",
     "default_thread_id",
+    "in_pieces",
     "looks_like_a_transcript",
     "parse_transcript",
     "read_transcript",
@@ -29,7 +31,12 @@ __all__ = [
 
 def looks_like_a_transcript(text: str) -> bool:
     """The cheap check of the write endpoint: the first non-blank character of one of the formats."""
-    return text.lstrip("\ufeff \t\r\n")[:1] in ("#", "[", "{")
+    return text.lstrip("\ufeff \t\r\n")[:1] in ("#", "[", "{", "*", "_")
+
+
+def in_pieces(text: str) -> bool:
+    """Whether the text may be a piece of a longer file (``first_line`` > 1): JSON lines only."""
+    return json_lines.looks_like(text.removeprefix("\ufeff"))
 
 
 def read_transcript(path: str) -> list[TranscriptTurn]:
@@ -47,16 +54,25 @@ def read_transcript(path: str) -> list[TranscriptTurn]:
     return parse_transcript(text, source=path)
 
 
-def parse_transcript(text: str, source: str = "<transcript>") -> list[TranscriptTurn]:
+def parse_transcript(text: str, source: str = "<transcript>", first_line: int = 1) -> list[TranscriptTurn]:
+    """The turns of a transcript; ``first_line`` is the line of the whole file that a piece of a
+    JSON-lines session file starts at (other formats come whole)."""
     text = text.removeprefix("\ufeff")
     if not text.strip():
         raise TranscriptError("empty file, no turns", None, source)
     nul = text.find("\x00")
     if nul >= 0:  # Postgres text columns refuse NUL (JSON \u0000 escapes are checked per turn)
         raise TranscriptError("NUL byte in the transcript", line_at(text, nul), source)
-    if claude_code.looks_like(text):
-        return claude_code.parse(text, source)  # a session that has said nothing yet is no error
-    turns = json_array.parse(text, source) if text.lstrip()[0] == "[" else markdown.parse(text, source)
+    if json_lines.looks_like(text):
+        return json_lines.parse(text, source, first_line)  # a session that said nothing yet is no error
+    if first_line != 1:
+        raise TranscriptError("only a JSON-lines session file is sent in pieces (first_line)", None, source)
+    if text.lstrip()[0] == "[":
+        turns = json_array.parse(text, source)
+    elif cursor.looks_like_export(text):
+        turns = cursor.parse_export(text, source)
+    else:
+        turns = markdown.parse(text, source)
     if not turns:
         raise TranscriptError("no turns found", None, source)
     return turns

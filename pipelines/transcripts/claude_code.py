@@ -1,5 +1,5 @@
-"""Claude Code session files (JSON lines, one entry per line, as Claude Code writes them under
-``~/.claude/projects/``): each user or assistant entry with text is one turn, its ``uuid`` the turn's
+"""Claude Code session files (JSON lines, as Claude Code writes them under ``~/.claude/projects/``;
+read by ``json_lines``): each user or assistant entry with text is one turn, its ``uuid`` the turn's
 msg_id and its ``timestamp`` the turn's time, so a session file ingested again, whole or in pieces
 (the Stop hook sends only the lines after the last it delivered), adds only what is new.
 
@@ -13,9 +13,9 @@ that is not an error (a session may not have said anything yet)."""
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 
-from pipelines.transcripts.common import TranscriptError, TranscriptTurn, json_type, said_at
+from pipelines.transcripts.common import TranscriptTurn, said_at
 
 # Entries that are not part of the conversation proper: injected context, subagent chains, /compact.
 SKIP_FLAGS = ("isMeta", "isSidechain", "isCompactSummary")
@@ -29,60 +29,35 @@ NOISE_PREFIXES = (
 )
 
 
-def looks_like(text: str) -> bool:
-    """The first line is a JSON object: JSON lines (a JSON transcript is an array)."""
-    return text.lstrip()[:1] == "{"
+@dataclass
+class Carried:
+    """Thinking read from text-less entries of one API message, waiting for that message's text."""
+
+    message_id: object = None
+    reasoning: str = ""
 
 
-def parse(text: str, source: str) -> list[TranscriptTurn]:
-    turns: list[TranscriptTurn] = []
-    carried_id, carried = None, ""
-    for number, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            entry = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise TranscriptError(f"invalid JSON line: {exc.msg}", number, source) from exc
-        if not isinstance(entry, dict):
-            raise TranscriptError(f"entry is {json_type(entry)}, expected an object", number, source)
-        if not isinstance(entry.get("type"), str):
-            raise TranscriptError(
-                'entry has no "type": not a Claude Code session file '
-                "(a JSON transcript must be an array of turns)",
-                number,
-                source,
-            )
-        message = entry.get("message")
-        message_id = message.get("id") if isinstance(message, dict) else None
-        if message_id is None or message_id != carried_id:
-            carried_id, carried = message_id, ""
-        turn = _turn(entry, carried, number, source)
-        if turn is not None:
-            turns.append(turn)
-            carried = ""
-        elif message_id is not None and _conversational(entry):
-            carried = _join([carried, *_parts(message.get("content"))[1]])
-    return turns
-
-
-def _conversational(entry: dict) -> bool:
-    return entry.get("type") in ("user", "assistant") and not any(entry.get(f) for f in SKIP_FLAGS)
-
-
-def _turn(entry: dict, carried_reasoning: str, line: int, source: str) -> TranscriptTurn | None:
-    """One entry as a turn, or None when it carries no conversation text."""
-    message, uuid = entry.get("message"), entry.get("uuid")
-    if not _conversational(entry) or not isinstance(message, dict) or not isinstance(uuid, str) or not uuid:
-        return None
-    role = message.get("role") or entry["type"]
-    if role not in ("user", "assistant"):
+def turn(entry: dict, carried: Carried, line: int, source: str) -> TranscriptTurn | None:
+    """One entry as a turn, or None when it carries no conversation text (its thinking is carried)."""
+    message = entry.get("message")
+    message_id = message.get("id") if isinstance(message, dict) else None
+    if message_id is None or message_id != carried.message_id:
+        carried.message_id, carried.reasoning = message_id, ""
+    uuid = entry.get("uuid")
+    conversational = entry.get("type") in ("user", "assistant") and not any(entry.get(f) for f in SKIP_FLAGS)
+    if not conversational or not isinstance(message, dict):
         return None
     texts, thinking = _parts(message.get("content"))
+    role = message.get("role") or entry["type"]
     content = _join(texts)
-    if not content or content.startswith(NOISE_PREFIXES):
+    if not content or not isinstance(uuid, str) or not uuid or role not in ("user", "assistant"):
+        if message_id is not None:
+            carried.reasoning = _join([carried.reasoning, *thinking])
         return None
-    reasoning = _join([carried_reasoning, *thinking]) if role == "assistant" else ""
+    if content.startswith(NOISE_PREFIXES):
+        return None
+    reasoning = _join([carried.reasoning, *thinking]) if role == "assistant" else ""
+    carried.reasoning = ""
     ts = said_at(entry.get("timestamp"), f"entry {uuid[:40]!r}", line, source)
     return TranscriptTurn(role, content, line, ts, msg_id=uuid[:256], reasoning=reasoning or None)
 

@@ -45,7 +45,7 @@ def test_a_command_that_needs_the_running_system_refuses_in_one_line_and_starts_
     transcript.write_text("# user\nhello\n")
     args = [str(transcript) if a == "TRANSCRIPT" else a for a in args]
     done = loom(home, *args)
-    assert done.returncode == 2, done.stderr
+    assert done.returncode == 75, done.stderr
     assert done.stderr == NOT_RUNNING + "\n" and done.stdout == ""
     assert nothing_started(home)
 
@@ -63,13 +63,13 @@ def test_configured_servers_that_do_not_answer_are_a_one_line_refusal_that_hides
     database = f"postgresql+psycopg://loom:s3cr3t-pw@127.0.0.1:{dead}/loom"
     for args in (("runs", "list"), ("tokens", "create", "--namespace", "a"), ("search", "a", "q")):
         done = loom(home, *args, LOOM_DATABASE_URL=database)
-        assert done.returncode == 2, done.stderr
+        assert done.returncode == 75, done.stderr
         assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
         assert f"127.0.0.1:{dead}" in done.stderr and "s3cr3t-pw" not in done.stderr
     done = loom(
         home, "runs", "retry", "1", LOOM_DATABASE_URL=database, LOOM_REDIS_URL=f"redis://127.0.0.1:{dead}/0"
     )
-    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.returncode == 75 and done.stderr.count("\n") == 1, done.stderr
     assert nothing_started(home)
 
 
@@ -96,7 +96,7 @@ def test_loom_up_whose_redis_port_another_process_holds_refuses_in_one_line_and_
     finally:
         squatter.shutdown(socket.SHUT_RDWR)
         squatter.close()
-    assert done.returncode == 2
+    assert done.returncode == 75
     *_, last = done.stderr.splitlines()  # (before it, loom up's log lines)
     assert last.startswith("error: the embedded Redis did not start: port "), done.stderr
     assert "Traceback" not in done.stderr

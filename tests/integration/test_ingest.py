@@ -142,3 +142,40 @@ def test_recording_switched_off_midway_stops_the_run(worker, monkeypatch):
     assert (run["status"], run["reason"]) == (SKIPPED, "logging_disabled")
     assert run["result"] == {"turns": 3, "stored": 1, "logging_disabled": 1}
     assert ledger.get(run["id"]).status == SKIPPED
+
+
+def claude_entry(uuid: str, role: str, text: str, message_id: str | None = None, **blocks) -> str:
+    content = [*blocks.get("thinking", []), {"type": "text", "text": text}] if text else blocks["thinking"]
+    message = {"role": role, "content": content, "id": message_id or f"msg-{uuid}"}
+    entry = {"type": role, "uuid": uuid, "timestamp": "2025-03-01T09:00:00Z", "message": message}
+    return json.dumps(entry) + "\n"
+
+
+def test_a_claude_code_session_file_in_pieces_adds_each_entry_once_with_its_reasoning(worker):
+    thinking = [{"type": "thinking", "thinking": "check the retention docs"}]
+    first = claude_entry("u-1", "user", "how long are turns kept") + claude_entry(
+        "a-1", "assistant", "", "m1", thinking=thinking
+    )
+    second = claude_entry("a-2", "assistant", "forever unless a TTL is set", "m1")
+    run = ingest("claude", first + second, source="s.jsonl")["run"]
+    assert run["result"] == {"turns": 2, "stored": 2}
+    stored = turns("claude")
+    assert [(t.msg_id, t.reasoning) for t in stored] == [("u-1", None), ("a-2", "check the retention docs")]
+    assert stored[0].ts.isoformat() == "2025-03-01T09:00:00+00:00"
+    # The whole file again, grown by one entry: only the new entry is added.
+    grown = ingest("claude", first + second + claude_entry("u-3", "user", "thanks"))["run"]
+    assert grown["result"] == {"turns": 3, "stored": 1, "duplicate": 2}
+
+
+def test_pieces_of_a_cursor_agent_transcript_keep_their_lines_and_the_same_lines_elsewhere_are_new(worker):
+    line = json.dumps({"role": "user", "message": {"content": [{"type": "text", "text": "ok"}]}}) + "\n"
+    one = ingest("cursor", line, first_line=1)["run"]
+    again = ingest("cursor", line, first_line=7)  # the same words said again, further in the file
+    assert again["stored"] and again["run"]["id"] != one["id"]
+    assert [t.msg_id for t in turns("cursor")] == ["line1", "line7"]
+
+
+def test_only_json_lines_come_in_pieces_a_422_otherwise():
+    with pytest.raises(OpError) as refused:
+        ingest("md-piece", "# user\nhi\n", first_line=3)
+    assert refused.value.status == 422 and refused.value.field == "first_line"

@@ -36,7 +36,8 @@ def _work(run: StageRun) -> None:
     if transcript is None:
         return close(run, SKIPPED, reason="deleted")
     try:
-        turns = transcripts.parse_transcript(transcript.raw, source=transcript.source or "transcript")
+        source = transcript.source or "transcript"
+        turns = transcripts.parse_transcript(transcript.raw, source, transcript.first_line)
     except transcripts.TranscriptError as exc:
         return close(run, FAILED, reason="malformed", error=str(exc))
     cap = get_settings().ingest_max_turns

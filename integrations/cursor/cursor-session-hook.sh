@@ -1,0 +1,116 @@
+#!/bin/sh
+# Cursor hook ("stop"): hand the conversation's transcript to `loom ingest-transcript`.
+# See README.md beside this file.
+#
+# Cursor writes {"conversation_id", "transcript_path", ...} on stdin. A JSON-lines agent transcript
+# is sent in pieces: only the lines after the last piece handed over (--first-line keeps their
+# keys). Any other file (a chat export) is sent whole when it changed; Loom adds only new turns.
+# Every piece goes through a spool directory first and leaves it once Loom took it (or refused it
+# for good), so pieces made while Loom is not running are sent later, in order, exactly once.
+#
+# LOOM_NAMESPACE   namespace to record into (required)
+# LOOM_AGENT       agent name stored with the turns (default: cursor)
+# LOOM_BIN         path of the loom command (default: loom on PATH)
+# LOOM_PYTHON      a Python 3 to read the hook's JSON input (default: python3)
+# LOOM_HOOK_STATE_DIR  offsets, spool and set-aside pieces (default: ~/.cache/loom/cursor)
+# LOOM_CAPTURE_CONVERSATIONS  false/0/no/off: do nothing
+#
+# A hook must never break the user's session: it always prints {} and exits 0; a problem is one
+# line on stderr.
+set -u
+
+me=loom-cursor-hook
+finish() {
+    [ -n "${lock:-}" ] && rmdir "$lock" 2>/dev/null
+    echo '{}'
+    exit 0
+}
+say() { echo "$me: $1" >&2; }
+
+case $(printf '%s' "${LOOM_CAPTURE_CONVERSATIONS:-true}" | tr 'A-Z' 'a-z') in
+false | 0 | no | off) finish ;;
+esac
+[ -n "${LOOM_NAMESPACE:-}" ] || { say "LOOM_NAMESPACE is not set (the namespace to record into)"; finish; }
+loom=${LOOM_BIN:-loom}
+python=${LOOM_PYTHON:-python3}
+agent=${LOOM_AGENT:-cursor}
+
+fields=$("$python" -c '
+import json, sys
+try:
+    data = json.load(sys.stdin)
+    conversation = str(data["conversation_id"])
+    path = data.get("transcript_path") or ""
+except Exception:
+    sys.exit(1)
+print(conversation)
+print(path)
+' 2>/dev/null) || { say "hook input is not a JSON object with conversation_id"; finish; }
+conversation=$(printf '%s\n' "$fields" | sed -n 1p)
+transcript=$(printf '%s\n' "$fields" | sed -n 2p)
+[ -n "$transcript" ] || transcript=${CURSOR_TRANSCRIPT_PATH:-}
+[ -n "$transcript" ] || { say "Cursor gave no transcript_path (are transcripts turned off?)"; finish; }
+[ -r "$transcript" ] || { say "cannot read transcript $transcript"; finish; }
+
+# One directory per namespace; names of files keep to safe characters.
+safe() { printf '%s' "$1" | tr -c 'A-Za-z0-9_-' '_' | cut -c1-100; }
+dir=${LOOM_HOOK_STATE_DIR:-${HOME:-.}/.cache/loom/cursor}/ns-$(safe "$LOOM_NAMESPACE")
+spool=$dir/spool
+mkdir -p "$spool" "$dir/rejected" || { say "cannot write $dir"; finish; }
+key=$(safe "$conversation")
+
+# --- spool what is new ---------------------------------------------------------------------------
+stamp() { "$python" -c 'import time; print("%020d" % time.time_ns())'; }
+case $transcript in
+*.jsonl)
+    done_lines=$(cat "$dir/lines-$key" 2>/dev/null || echo 0)
+    total=$(wc -l <"$transcript" | tr -d ' ') # complete lines: a half-written last one waits
+    [ "$total" -ge "$done_lines" ] 2>/dev/null || done_lines=0 # replaced or truncated: start over
+    if [ "$total" -gt "$done_lines" ]; then
+        first=$((done_lines + 1))
+        piece=$spool/$(stamp)--$key--$first.jsonl
+        sed -n "${first},${total}p" "$transcript" >"$piece.part" && mv "$piece.part" "$piece" &&
+            echo "$total" >"$dir/lines-$key.part" && mv "$dir/lines-$key.part" "$dir/lines-$key"
+    fi
+    ;;
+*)
+    sum=$(cksum <"$transcript")
+    if [ "$sum" != "$(cat "$dir/sum-$key" 2>/dev/null)" ]; then
+        piece=$spool/$(stamp)--$key--1.${transcript##*.}
+        cp "$transcript" "$piece.part" && mv "$piece.part" "$piece" &&
+            echo "$sum" >"$dir/sum-$key.part" && mv "$dir/sum-$key.part" "$dir/sum-$key"
+    fi
+    ;;
+esac
+
+# --- send the spool, oldest first ----------------------------------------------------------------
+lock=$spool/.lock
+find "$lock" -maxdepth 0 -mmin +10 -exec rmdir {} \; 2>/dev/null # left by a killed run
+mkdir "$lock" 2>/dev/null || { lock=; finish; }                    # another run is sending it
+for piece in "$spool"/*--*--*; do
+    [ -e "$piece" ] || continue
+    case $piece in *.part) continue ;; esac
+    name=${piece##*/}
+    rest=${name#*--}
+    thread=${rest%%--*}
+    first=${rest#*--}
+    first=${first%%.*}
+    "$loom" ingest-transcript "--namespace=$LOOM_NAMESPACE" "--file=$piece" "--thread-id=$thread" \
+        "--agent=$agent" "--first-line=$first" >/dev/null 2>"$dir/last-error"
+    case $? in
+    0) rm -f "$piece" ;;
+    75) # Loom is not running: keep the spool for the next run
+        say "$(head -n 1 "$dir/last-error") (kept for the next run)"
+        break
+        ;;
+    77) # the namespace does not record: these lines are never sent, not even once it does
+        rm -f "$spool"/*--*--*
+        break
+        ;;
+    *)
+        mv "$piece" "$dir/rejected/$name"
+        say "$(head -n 1 "$dir/last-error") (set aside in $dir/rejected/$name)"
+        ;;
+    esac
+done
+finish
