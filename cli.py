@@ -3,6 +3,7 @@ command reaches the servers (``services.running``) and calls into ops/, workers/
 Modules that read the broker or database settings are imported inside the commands, after the
 servers are known."""
 
+import dataclasses
 import json
 import logging
 import re
@@ -25,11 +26,13 @@ runs_app = typer.Typer(no_args_is_help=True, help="The stage ledger: list, show 
 db_app = typer.Typer(no_args_is_help=True, help="Schema migrations.")
 namespaces_app = typer.Typer(no_args_is_help=True, help="Namespaces and their recording switch.")
 passes_app = typer.Typer(no_args_is_help=True, help="The periodic passes: list them, run one by hand.")
+screening_app = typer.Typer(no_args_is_help=True, help="Screening: apply new rules to stored turns.")
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(runs_app, name="runs")
 app.add_typer(db_app, name="db")
 app.add_typer(namespaces_app, name="namespaces")
 app.add_typer(passes_app, name="passes")
+app.add_typer(screening_app, name="screening")
 
 out = Console()
 err = Console(stderr=True)
@@ -351,24 +354,47 @@ def passes_run(
     """Fire one pass now: it enqueues exactly what it would on its schedule."""
     _check_range("--timeout", timeout, range(1, 86_401))
     with services.running(start=None):
-        from models.stage_run import PENDING, RUNNING
-        from schedules.record import fire
         from schedules.registry import passes
-        from workers import ledger
 
         known = passes()
         _check_choice("the pass", name, tuple(known))
-        sent = fire(known[name], by="operator")
-        out.print(f"{name}: sent {len(sent)} runs")
-        if not wait or not sent:
-            return
-        deadline = time.monotonic() + timeout
-        while (runs := ledger.runs_by_id(sent)) and any(r.status in (PENDING, RUNNING) for r in runs):
-            if time.monotonic() > deadline:
-                raise fail(f"{name}: runs still pending after {timeout} s")
-            time.sleep(0.5)
-        counts = Counter(r.status for r in runs)
-        out.print(", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+        _fire(known[name], wait, timeout)
+
+
+@screening_app.command("rescreen")
+def screening_rescreen(
+    namespace: Annotated[str | None, typer.Option(help="only turns of this namespace")] = None,
+    wait: Annotated[bool, typer.Option(help="wait for the runs to finish")] = False,
+    timeout: Annotated[int, typer.Option(help="seconds --wait waits at most")] = 300,
+) -> None:
+    """Judge again, with this build's rules, the turns older screening rules judged (the rescreen
+    pass, by hand; at most LOOM_RESCREEN_MAX_RUNS runs of LOOM_RESCREEN_BATCH turns a firing)."""
+    _check_range("--timeout", timeout, range(1, 86_401))
+    with services.running(start=None):
+        from schedules.registry import passes
+        from workers.stages.screening import rescreen_outdated
+
+        scheduled = passes()["rescreen"]
+        _fire(dataclasses.replace(scheduled, run=lambda: rescreen_outdated(namespace)), wait, timeout)
+
+
+def _fire(chosen, wait: bool, timeout: int) -> None:
+    """Fire a pass as the operator, and with ``wait`` wait for the runs it sent."""
+    from models.stage_run import PENDING, RUNNING
+    from schedules.record import fire
+    from workers import ledger
+
+    sent = fire(chosen, by="operator")
+    out.print(f"{chosen.name}: sent {len(sent)} runs")
+    if not wait or not sent:
+        return
+    deadline = time.monotonic() + timeout
+    while (runs := ledger.runs_by_id(sent)) and any(r.status in (PENDING, RUNNING) for r in runs):
+        if time.monotonic() > deadline:
+            raise fail(f"{chosen.name}: runs still pending after {timeout} s")
+        time.sleep(0.5)
+    counts = Counter(r.status for r in runs)
+    out.print(", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
 
 
 @app.command("ingest-transcript")

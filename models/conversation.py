@@ -4,7 +4,7 @@ from datetime import datetime
 from typing import Any
 
 from pgvector.sqlalchemy import Vector
-from sqlalchemy import BigInteger, Column, ForeignKey, Index, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Column, ForeignKey, Index, SmallInteger, Text, UniqueConstraint
 from sqlalchemy import text as sql
 from sqlmodel import Field, SQLModel
 
@@ -44,6 +44,7 @@ class Turn(SQLModel, table=True):
         UniqueConstraint("namespace", "thread_id", "agent", "msg_id", name="uq_turns_agent_msg"),
         Index("ix_turns_thread_id", "namespace", "thread_id", "id"),
         Index("ix_turns_thread_ts_id", "namespace", "thread_id", "ts", "id"),  # the reading order
+        Index("ix_turns_screened_with", "screened_with", "id"),
     )
 
     id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))
@@ -58,7 +59,10 @@ class Turn(SQLModel, table=True):
     run_id: str | None = Field(default=None, max_length=256, index=True)
     meta: dict[str, Any] = Field(default_factory=dict, sa_column=jsonb())
     tokens: int | None = None
-    sensitivity: str = Field(max_length=8)  # screening verdict taken at write time: high | none
+    sensitivity: str = Field(max_length=8)  # the screening verdict: high | none
+    # The version of the rules (pipelines.screening.RULES_VERSION) that gave it: the re-screening
+    # stage judges turns of an older version again.
+    screened_with: int = Field(default=0, sa_column=Column(SmallInteger, nullable=False, server_default="0"))
     ts: datetime = Field(default_factory=utcnow, sa_column=timestamp())
     deleted_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
 

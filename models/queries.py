@@ -27,9 +27,10 @@ WITH recording AS (
     FOR UPDATE
 ), turn AS (
     INSERT INTO turns (namespace, thread_id, agent, msg_id, role, content, reasoning, user_id,
-                       run_id, metadata, tokens, sensitivity, ts)
+                       run_id, metadata, tokens, sensitivity, screened_with, ts)
     SELECT %(namespace)s, %(thread_id)s, %(agent)s, %(msg_id)s, %(role)s, %(content)s, %(reasoning)s,
-           %(user_id)s, %(run_id)s, CAST(%(metadata)s AS jsonb), %(tokens)s, %(sensitivity)s, %(ts)s
+           %(user_id)s, %(run_id)s, CAST(%(metadata)s AS jsonb), %(tokens)s, %(sensitivity)s,
+           %(screened_with)s, %(ts)s
     FROM recording WHERE enabled AND NOT EXISTS (SELECT FROM gate WHERE deleted)
     ON CONFLICT (namespace, thread_id, agent, msg_id) DO NOTHING
     RETURNING id

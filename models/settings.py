@@ -67,6 +67,11 @@ class Settings(BaseSettings):
     worker_threads: int = Field(default=2, ge=1)
     reembed_interval_seconds: int = Field(default=60, ge=1)  # how often the re-embedding pass runs
     reembed_batch: int = Field(default=1000, ge=1)  # turns it sends for re-embedding per pass
+    # Re-screening (turns an older rules version judged): how often the pass looks, the span of
+    # turn ids one run judges in one transaction, and the most runs a pass asks for.
+    rescreen_interval_seconds: int = Field(default=3600, ge=1)
+    rescreen_batch: int = Field(default=500, ge=1, le=100_000)
+    rescreen_max_runs: int = Field(default=100, ge=1, le=100_000)
 
     # --- operators ---------------------------------------------------------------------------
     metrics_cache_seconds: float = Field(default=1.0, ge=0)  # scrapes within this share a snapshot

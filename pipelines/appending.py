@@ -74,6 +74,7 @@ def write(conn: psycopg.Connection, turn: NewTurn, embedding_stage: RunSpelling)
             "metadata": json.dumps(turn.metadata),
             "tokens": turn.tokens,
             "sensitivity": sensitivity,
+            "screened_with": screening.RULES_VERSION,
             "ts": turn.ts or utcnow(),
             "embed": embed,
             "embed_text": text,

@@ -180,7 +180,8 @@ def apply(
             role="system",
             content=summary,
             meta={COMPACTED_FROM: [turn.msg_id for turn in window.turns + window.folded]},
-            sensitivity="none",
+            sensitivity="none",  # the stage screened the summary before this write
+            screened_with=screening.RULES_VERSION,
             ts=first.ts,
         )
         .returning(Turn.id)

@@ -33,6 +33,10 @@ from pipelines.secret_formats import (
 
 HIGH = "high"
 NONE = "none"
+# Raise it with any change that makes some text read differently: the re-screening stage then
+# judges every turn screened by an older version again (`loom screening rescreen`, and the
+# scheduler's rescreen pass).
+RULES_VERSION = 1
 EXCERPT_LOOKAHEAD = 1024  # chars past the shown part of an excerpt that are screened too
 
 

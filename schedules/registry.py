@@ -12,6 +12,7 @@ from models.settings import get_settings
 from workers import outbox
 from workers.stages.compaction import compact_grown
 from workers.stages.embedding import reembed_outdated
+from workers.stages.screening import rescreen_outdated
 from workers.stages.titles import title_untitled
 
 
@@ -20,6 +21,8 @@ class Pass:
     name: str
     trigger: BaseTrigger
     run: Callable[[], list[int]]
+    # Fired when the scheduler starts too: the first look after an upgrade should not wait an interval.
+    at_start: bool = False
 
 
 def passes() -> dict[str, Pass]:
@@ -30,4 +33,8 @@ def passes() -> dict[str, Pass]:
         ("titler", settings.conversation_titler_interval_seconds, title_untitled),
         ("compaction", settings.compaction_auto_interval_seconds, compact_grown),
     ]
-    return {name: Pass(name, IntervalTrigger(seconds=seconds), run) for name, seconds, run in every}
+    found = {name: Pass(name, IntervalTrigger(seconds=seconds), run) for name, seconds, run in every}
+    # After an upgrade that changed the screening rules, the turns judged by older rules.
+    rescreen = IntervalTrigger(seconds=settings.rescreen_interval_seconds)
+    found["rescreen"] = Pass("rescreen", rescreen, rescreen_outdated, at_start=True)
+    return found

@@ -3,7 +3,9 @@
 import logging
 import signal
 from collections.abc import Callable
+from datetime import UTC, datetime
 
+from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
 from models import db
@@ -28,11 +30,19 @@ def guarded(p: Pass) -> Callable[[], None]:
     return run_pass
 
 
+def schedule(scheduler: BaseScheduler) -> None:
+    """Add every pass as a job; a pass marked ``at_start`` fires at once as well."""
+    for p in passes().values():
+        first = {"next_run_time": datetime.now(UTC)} if p.at_start else {}
+        # coalesce + one instance: a slow pass is never stacked on itself.
+        scheduler.add_job(
+            guarded(p), p.trigger, id=p.name, name=p.name, coalesce=True, max_instances=1, **first
+        )
+
+
 def run() -> None:
     scheduler = BlockingScheduler(timezone="UTC")
-    for p in passes().values():
-        # coalesce + one instance: a slow pass is never stacked on itself.
-        scheduler.add_job(guarded(p), p.trigger, id=p.name, name=p.name, coalesce=True, max_instances=1)
+    schedule(scheduler)
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: scheduler.shutdown(wait=False))
     log.info("scheduler up: %s", ", ".join(passes()))

@@ -79,6 +79,7 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
     from pipelines import appending
     from providers import embedders
     from workers.stages import compaction, ingest, titles
+    from workers.stages import screening as rescreening
 
     enable_logging(NS)
     embedded: list[int] = []
@@ -135,7 +136,40 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
             s.flush()
             return ledger.request(s, ingest.INGEST, transcript.id, "contract", {}).id
 
+    judged: list[str] = []
+    real_screen = rescreening.screening.screen
+
+    def counting_screen(text):  # the screening stage's "provider": the rules
+        judged.append(text)
+        if llm.mode == "fail":
+            raise RuntimeError("the rules are failing")
+        return real_screen(text)
+
+    monkeypatch.setattr(rescreening.screening, "screen", counting_screen)
+
+    def screening_run(name: str) -> int:
+        """A turn an older rules version judged plain that today's rules read as high (its text
+        changed under it here, as the rules would have), in a range of its own (span 1)."""
+        turn_id = append(NS, name, f"the deploy note for {name}")["turn_id"]
+        with db.session() as s:
+            s.exec(
+                text(
+                    "UPDATE turns SET screened_with = 0, content = content || ' password: Tr0ub4dor&3x' "
+                    "WHERE id = :id"
+                ),
+                params={"id": turn_id},
+            )
+            version = rescreening.screening.RULES_VERSION
+            params = {"span": 1, "version": version, "namespace": None}
+            return ledger.request(s, rescreening.SCREENING, turn_id, str(version), params).id
+
+    def screening_state(name: str) -> tuple:
+        with db.session() as s:
+            turns = s.exec(select(Turn.sensitivity, Turn.screened_with).where(Turn.thread_id == name)).all()
+        return tuple(turns), turns_state(name)
+
     return {
+        "screening": Scenario(screening_run, screening_state, lambda: len(judged)),
         "ingest": Scenario(ingest_run, turns_state, lambda: len(written)),
         "embedding": Scenario(embedding_run, turns_state, lambda: len(embedded)),
         "compaction": Scenario(compaction_run, turns_state, lambda: len(llm.chat_calls) + len(embedded)),
