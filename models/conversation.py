@@ -4,7 +4,7 @@ from datetime import datetime
 from typing import Any
 
 from pgvector.sqlalchemy import Vector
-from sqlalchemy import BigInteger, Column, ForeignKey, Index, SmallInteger, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Column, Index, SmallInteger, Text, UniqueConstraint
 from sqlalchemy import text as sql
 from sqlmodel import Field, SQLModel
 
@@ -37,14 +37,18 @@ class Thread(SQLModel, table=True):
 
 
 class Turn(SQLModel, table=True):
-    """One agent's copy of a message: each agent of a thread logs its own (migration 0005)."""
+    """One agent's copy of a message: each agent of a thread logs its own (migration 0005).
+
+    Partitioned by month of ``ts`` (migration 0011; ``models.partitions``), so the retention TTL
+    drops a month at once; its primary key is (id, ts) there, ids coming from one sequence. A copy
+    is unique by ``TurnKey``, which every write inserts first."""
 
     __tablename__ = "turns"
     __table_args__ = (
-        UniqueConstraint("namespace", "thread_id", "agent", "msg_id", name="uq_turns_agent_msg"),
         Index("ix_turns_thread_id", "namespace", "thread_id", "id"),
         Index("ix_turns_thread_ts_id", "namespace", "thread_id", "ts", "id"),  # the reading order
         Index("ix_turns_screened_with", "screened_with", "id"),
+        Index("ix_turns_ts", "ts"),
     )
 
     id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))
@@ -67,6 +71,24 @@ class Turn(SQLModel, table=True):
     deleted_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
 
 
+class TurnKey(SQLModel, table=True):
+    """What keeps an agent's copy of a message unique across the partitions of ``turns`` (a
+    partitioned table's unique index must hold its partition key): the write path inserts the key
+    first, so a copy re-sent with another ts is still a duplicate. Kept after the retention TTL
+    dropped its turn (until the keys of that month are cleared), so a late re-send of an expired
+    turn is a duplicate rather than a new old turn."""
+
+    __tablename__ = "turn_keys"
+    __table_args__ = (Index("ix_turn_keys_ts", "ts"),)
+
+    namespace: str = Field(max_length=128, primary_key=True)
+    thread_id: str = Field(max_length=256, primary_key=True)
+    agent: str = Field(max_length=128, primary_key=True)
+    msg_id: str = Field(max_length=MSG_ID_MAX, primary_key=True)
+    turn_id: int = Field(sa_column=Column(BigInteger, nullable=False))
+    ts: datetime = Field(sa_column=timestamp())
+
+
 class Embedding(SQLModel, table=True):
     """One live row per message text of a thread, shared by every agent's copy of that text; it
     serves (``turn_id``, ``agent``) one of them and passes to another when that copy is deleted or
@@ -87,9 +109,8 @@ class Embedding(SQLModel, table=True):
     )
 
     id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))
-    turn_id: int = Field(
-        sa_column=Column(BigInteger, ForeignKey("turns.id", ondelete="CASCADE"), unique=True, nullable=False)
-    )
+    # No foreign key: an embedding row has no TTL and outlives a turn the retention TTL expired.
+    turn_id: int = Field(sa_column=Column(BigInteger, unique=True, nullable=False))
     namespace: str = Field(max_length=128, index=True)
     thread_id: str = Field(max_length=256)
     agent: str = Field(max_length=128)

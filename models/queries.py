@@ -5,8 +5,10 @@ from sqlalchemy import text
 
 # conversation.append's write, run on the driver connection in autocommit (psycopg placeholders):
 # one round trip, and being one statement it is one transaction. When the namespace records and
-# the thread is not deleted: this agent's copy of the turn (unless (namespace, thread_id, agent,
-# msg_id) is already there), its thread created or counted, and, when the turn is to be embedded
+# the thread is not deleted: this agent's copy of the turn (unless its key, (namespace, thread_id,
+# agent, msg_id), is already in turn_keys, which holds it unique across the monthly partitions of
+# turns: the key is inserted first and the turn takes the id drawn for it), its thread created or
+# counted, and, when the turn is to be embedded
 # and no live embedding row of the thread holds the same message and text (another agent's copy
 # shares that one), its embedding row and the pending stage run.
 # ``gate`` locks the thread row first and reads its newest version (FOR UPDATE re-reads a row
@@ -25,14 +27,19 @@ WITH recording AS (
     SELECT deleted_at IS NOT NULL AS deleted FROM threads
     WHERE namespace = %(namespace)s AND thread_id = %(thread_id)s
     FOR UPDATE
-), turn AS (
-    INSERT INTO turns (namespace, thread_id, agent, msg_id, role, content, reasoning, user_id,
-                       run_id, metadata, tokens, sensitivity, screened_with, ts)
-    SELECT %(namespace)s, %(thread_id)s, %(agent)s, %(msg_id)s, %(role)s, %(content)s, %(reasoning)s,
-           %(user_id)s, %(run_id)s, CAST(%(metadata)s AS jsonb), %(tokens)s, %(sensitivity)s,
-           %(screened_with)s, %(ts)s
+), key AS (
+    INSERT INTO turn_keys (namespace, thread_id, agent, msg_id, turn_id, ts)
+    SELECT %(namespace)s, %(thread_id)s, %(agent)s, %(msg_id)s, nextval('turns_id_seq'), %(ts)s
     FROM recording WHERE enabled AND NOT EXISTS (SELECT FROM gate WHERE deleted)
     ON CONFLICT (namespace, thread_id, agent, msg_id) DO NOTHING
+    RETURNING turn_id
+), turn AS (
+    INSERT INTO turns (id, namespace, thread_id, agent, msg_id, role, content, reasoning, user_id,
+                       run_id, metadata, tokens, sensitivity, screened_with, ts)
+    SELECT turn_id, %(namespace)s, %(thread_id)s, %(agent)s, %(msg_id)s, %(role)s, %(content)s,
+           %(reasoning)s, %(user_id)s, %(run_id)s, CAST(%(metadata)s AS jsonb), %(tokens)s,
+           %(sensitivity)s, %(screened_with)s, %(ts)s
+    FROM key
     RETURNING id
 ), thread AS (
     INSERT INTO threads (namespace, thread_id, agent, metadata, turn_count, created_at, last_turn_at)

@@ -72,6 +72,15 @@ class Settings(BaseSettings):
     rescreen_interval_seconds: int = Field(default=3600, ge=1)
     rescreen_batch: int = Field(default=500, ge=1, le=100_000)
     rescreen_max_runs: int = Field(default=100, ge=1, le=100_000)
+    # Retention and tiering of transcripts (turns, by month): days after which turns expire (0:
+    # never), days after which a month moves to the warm tablespace (0: never; needs the
+    # tablespace, made by the operator with CREATE TABLESPACE), how often the pass looks, and the
+    # rows one transaction of a trim or a key clean-up removes.
+    retention_conversations_days: int = Field(default=0, ge=0, le=36_500)
+    tiering_conversations_warm_days: int = Field(default=0, ge=0, le=36_500)
+    warm_tablespace: str | None = Field(default=None, min_length=1, max_length=63)
+    retention_interval_seconds: int = Field(default=3600, ge=1)
+    retention_batch: int = Field(default=5000, ge=1, le=1_000_000)
 
     # --- operators ---------------------------------------------------------------------------
     metrics_cache_seconds: float = Field(default=1.0, ge=0)  # scrapes within this share a snapshot

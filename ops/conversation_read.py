@@ -104,7 +104,7 @@ def threads(caller: Caller, req: ThreadsRequest) -> dict:
     namespace = caller.namespace(req.namespace)
     # Each thread's newest live turn, fetched with the page in one statement.
     last = (
-        select(Turn.msg_id, Turn.role, Turn.ts, Turn.content, Turn.sensitivity)
+        select(Turn.msg_id, Turn.role, Turn.ts, Turn.content)
         .where(
             Turn.namespace == Thread.namespace, Turn.thread_id == Thread.thread_id, Turn.deleted_at.is_(None)
         )
@@ -113,7 +113,7 @@ def threads(caller: Caller, req: ThreadsRequest) -> dict:
         .lateral("last_turn")
     )
     query = (
-        select(Thread, last.c.msg_id, last.c.role, last.c.ts, last.c.content, last.c.sensitivity)
+        select(Thread, last.c.msg_id, last.c.role, last.c.ts, last.c.content)
         .outerjoin(last, true())
         .where(Thread.namespace == namespace, Thread.deleted_at.is_(None))
     )
@@ -136,20 +136,14 @@ def threads(caller: Caller, req: ThreadsRequest) -> dict:
     with db.session() as s:
         rows = s.exec(query).all()
     items = []
-    for thread, msg_id, role, ts, content, sensitivity in rows:
+    for thread, msg_id, role, ts, content in rows:
         public = thread_public(thread)
         public["title"] = listing_excerpt(thread.title) or None
         public["metadata"] = listing_metadata(thread.meta)
         public["last_turn"] = (
             None
             if msg_id is None
-            else {
-                "msg_id": msg_id,
-                "role": role,
-                "ts": ts.isoformat(),
-                # A turn judged high shows nothing, wherever in it the secret is.
-                "excerpt": "" if sensitivity == screening.HIGH else listing_excerpt(content),
-            }
+            else {"msg_id": msg_id, "role": role, "ts": ts.isoformat(), "excerpt": listing_excerpt(content)}
         )
         items.append(public)
     return {"namespace": namespace, "threads": items, "offset": req.offset, "limit": req.limit}

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 import psycopg
 
-from models import queries
+from models import partitions, queries
 from models.base import utcnow
 from models.settings import get_settings
 from pipelines import embedding, keys, screening
@@ -59,30 +59,36 @@ def write(conn: psycopg.Connection, turn: NewTurn, embedding_stage: RunSpelling)
     sensitivity = screening.screen(turn.content).level
     embed = embedding.embeddable(turn.role, sensitivity)
     text = embedding.embedding_text(turn.content, get_settings().embed_max_chars)
-    recording_on, deleted, turn_id, run_id = conn.execute(
-        queries.APPEND_TURN,
-        {
-            "namespace": turn.namespace,
-            "thread_id": turn.thread_id,
-            "agent": turn.agent,
-            "msg_id": turn.key,
-            "role": turn.role,
-            "content": turn.content,
-            "reasoning": turn.reasoning,
-            "user_id": turn.user_id,
-            "run_id": turn.run_id,
-            "metadata": json.dumps(turn.metadata),
-            "tokens": turn.tokens,
-            "sensitivity": sensitivity,
-            "screened_with": screening.RULES_VERSION,
-            "ts": turn.ts or utcnow(),
-            "embed": embed,
-            "embed_text": text,
-            "embed_digest": keys.digest(text),
-            "stage": embedding_stage.name,
-            "subject_kind": embedding_stage.subject_kind,
-        },
-    ).fetchone()
+    said = turn.ts or utcnow()
+    params = {
+        "namespace": turn.namespace,
+        "thread_id": turn.thread_id,
+        "agent": turn.agent,
+        "msg_id": turn.key,
+        "role": turn.role,
+        "content": turn.content,
+        "reasoning": turn.reasoning,
+        "user_id": turn.user_id,
+        "run_id": turn.run_id,
+        "metadata": json.dumps(turn.metadata),
+        "tokens": turn.tokens,
+        "sensitivity": sensitivity,
+        "screened_with": screening.RULES_VERSION,
+        "ts": said,
+        "embed": embed,
+        "embed_text": text,
+        "embed_digest": keys.digest(text),
+        "stage": embedding_stage.name,
+        "subject_kind": embedding_stage.subject_kind,
+    }
+    try:
+        answer = conn.execute(queries.APPEND_TURN, params).fetchone()
+    except psycopg.errors.CheckViolation:
+        # No partition holds that month yet (imported history, a first write after a long stop):
+        # the statement wrote nothing; make the month and write again.
+        partitions.ensure(conn, said)
+        answer = conn.execute(queries.APPEND_TURN, params).fetchone()
+    recording_on, deleted, turn_id, run_id = answer
     if not recording_on:
         return Written(LOGGING_DISABLED, turn.key)
     if deleted:

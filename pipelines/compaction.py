@@ -18,7 +18,7 @@ from sqlalchemy import text
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
 
-from models.conversation import Embedding, Thread, Turn
+from models.conversation import Embedding, Thread, Turn, TurnKey
 from pipelines import keys, retire, screening
 
 NOTHING_TO_COMPACT = "nothing-to-compact"
@@ -186,6 +186,16 @@ def apply(
         )
         .returning(Turn.id)
     )
+    s.add(
+        TurnKey(
+            namespace=thread.namespace,
+            thread_id=thread.thread_id,
+            agent=agent,
+            msg_id=msg_id,
+            turn_id=turn_id,
+            ts=first.ts,
+        )
+    )  # the copy's key, unique as every turn's is
     embedding_id = s.scalar(
         insert(Embedding)
         .values(

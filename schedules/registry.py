@@ -12,6 +12,7 @@ from models.settings import get_settings
 from workers import outbox
 from workers.stages.compaction import compact_grown
 from workers.stages.embedding import reembed_outdated
+from workers.stages.retention import plan_partitions
 from workers.stages.screening import rescreen_outdated
 from workers.stages.titles import title_untitled
 
@@ -28,13 +29,21 @@ class Pass:
 def passes() -> dict[str, Pass]:
     settings = get_settings()
     every = [
-        ("sweep", settings.sweep_interval_seconds, lambda: outbox.sweep(settings.sweep_grace_seconds)),
-        ("reembed", settings.reembed_interval_seconds, lambda: reembed_outdated(settings.reembed_batch)),
-        ("titler", settings.conversation_titler_interval_seconds, title_untitled),
-        ("compaction", settings.compaction_auto_interval_seconds, compact_grown),
+        ("sweep", settings.sweep_interval_seconds, lambda: outbox.sweep(settings.sweep_grace_seconds), False),
+        (
+            "reembed",
+            settings.reembed_interval_seconds,
+            lambda: reembed_outdated(settings.reembed_batch),
+            False,
+        ),
+        ("titler", settings.conversation_titler_interval_seconds, title_untitled, False),
+        ("compaction", settings.compaction_auto_interval_seconds, compact_grown, False),
+        # Months ahead made, months past the TTL dropped or trimmed, old months moved to warm.
+        ("retention", settings.retention_interval_seconds, plan_partitions, True),
+        # After an upgrade that changed the screening rules: the turns judged by older rules.
+        ("rescreen", settings.rescreen_interval_seconds, rescreen_outdated, True),
     ]
-    found = {name: Pass(name, IntervalTrigger(seconds=seconds), run) for name, seconds, run in every}
-    # After an upgrade that changed the screening rules, the turns judged by older rules.
-    rescreen = IntervalTrigger(seconds=settings.rescreen_interval_seconds)
-    found["rescreen"] = Pass("rescreen", rescreen, rescreen_outdated, at_start=True)
-    return found
+    return {
+        name: Pass(name, IntervalTrigger(seconds=seconds), run, at_start)
+        for name, seconds, run, at_start in every
+    }

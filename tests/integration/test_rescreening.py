@@ -19,7 +19,6 @@ from workers.stages.screening import rescreen_outdated
 from workers.stages.titles import title_untitled
 
 NS, OTHER = "rescreen", "rescreen-other"
-PADDING = "we went through the rollout plan for the payments service step by step. " * 30
 SECRET = "the card on file is 4111 1111 1111 1111, use it for the staging checkout"
 FLAGGED = "ticket RESCREEN-4242 tracks the flaky checkout test"  # the old rules' false positive
 PLAIN = [
@@ -81,7 +80,7 @@ def rows_of(turn_id: int) -> int:
 
 
 def test_an_upgrade_applies_the_new_rules_to_the_turns_already_held(upgrade, worker, llm):
-    secret = PADDING + SECRET  # past what a listing shows, so only the verdict can hide it
+    secret = SECRET
     for content in [*PLAIN, FLAGGED, secret]:
         append(NS, "checkout", content)
     append(OTHER, "checkout", secret)

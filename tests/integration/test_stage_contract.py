@@ -11,10 +11,12 @@ registry (a stage without a scenario here fails the first test):
 
 The actor's function is called in this process, as a worker thread would call it."""
 
+import itertools
 import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 import pytest
 from sqlalchemy import text
@@ -23,7 +25,7 @@ from typer.testing import CliRunner
 
 import cli
 from models import db
-from models.conversation import Embedding, Thread, Turn
+from models.conversation import Embedding, Thread, Turn, TurnKey
 from models.settings import get_settings
 from models.stage_run import FAILED, RUNNING, SKIPPED, SUCCEEDED, StageRun
 from models.transcript import Transcript
@@ -78,7 +80,7 @@ def turns_state(name: str) -> tuple:
 def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
     from pipelines import appending
     from providers import embedders
-    from workers.stages import compaction, ingest, titles
+    from workers.stages import compaction, ingest, retention, titles
     from workers.stages import screening as rescreening
 
     enable_logging(NS)
@@ -168,7 +170,34 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
             turns = s.exec(select(Turn.sensitivity, Turn.screened_with).where(Turn.thread_id == name)).all()
         return tuple(turns), turns_state(name)
 
+    dropped: list[datetime] = []
+    real_drop = retention._drop
+
+    def counting_drop(month):  # the retention stage's "provider": the drop of a month
+        dropped.append(month)
+        if llm.mode == "fail":
+            raise RuntimeError("the drop is failing")
+        return real_drop(month)
+
+    monkeypatch.setattr(retention, "_drop", counting_drop)
+
+    def retention_run(name: str) -> int:
+        """A month of its own (one of the 1980s, a test each) holding two turns, to drop."""
+        month = next(UNUSED_MONTHS)
+        for i in range(2):
+            append(
+                NS, name, f"{TURNS[i]} ({name})", ts=f"{month // 100}-{month % 100:02d}-0{i + 1}T10:00:00Z"
+            )
+        with db.session() as s:
+            return ledger.request(s, retention.RETENTION, month, "drop", {"action": "drop"}).id
+
+    def retention_state(name: str) -> tuple:
+        with db.session() as s:
+            keys = s.exec(select(TurnKey.msg_id).where(TurnKey.thread_id == name)).all()
+        return tuple(sorted(keys)), turns_state(name)
+
     return {
+        "retention": Scenario(retention_run, retention_state, lambda: len(dropped)),
         "screening": Scenario(screening_run, screening_state, lambda: len(judged)),
         "ingest": Scenario(ingest_run, turns_state, lambda: len(written)),
         "embedding": Scenario(embedding_run, turns_state, lambda: len(embedded)),
@@ -178,6 +207,7 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
 
 
 STAGES = sorted(stages.all_stages())
+UNUSED_MONTHS = (year * 100 + month for year in itertools.count(1980) for month in range(1, 13))
 
 
 def run_once(stage: str, run_id: int) -> StageRun:

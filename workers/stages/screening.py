@@ -61,11 +61,8 @@ def rescreen_outdated(namespace: str | None = None) -> list[int]:
     with db.session() as s:
         ranges = s.execute(OUTDATED_RANGES, params).scalars().all()
         wanted = {"span": span, "version": version, "namespace": namespace}
-        runs = [ledger.request(s, SCREENING, k, key, wanted) for k in ranges]
+        runs = [ledger.wanted_again(s, SCREENING, k, key, wanted) for k in ranges]
     pending = [run.id for run in runs if run.status == PENDING]
-    done_before = [run.id for run in runs if run.status in (SUCCEEDED, SKIPPED)]
-    if done_before:
-        pending += ledger.revive(select(StageRun.id).where(col(StageRun.id).in_(done_before)))
     if pending:
         outbox.send(STAGE, pending)
     return pending

@@ -1,0 +1,108 @@
+"""The monthly partitions of ``turns`` (migration 0011): ``turns_pYYYY_MM`` holds the turns whose
+``ts`` falls in that UTC month. The retention pass creates the months ahead; a write of a turn
+said in a month that has none yet (imported history) creates it on the spot (``ensure``).
+
+Functions take a psycopg connection in autocommit (``models.db.autocommit``): each DDL statement is
+its own short transaction, and ``ensure`` takes an advisory lock so two writers of the same new
+month do not race."""
+
+from __future__ import annotations
+
+import re
+import zlib
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import psycopg
+from psycopg import sql
+
+PARENT = "turns"
+MONTHS_AHEAD = 2
+_NAME = re.compile(r"turns_p(\d{4})_(\d{2})")
+
+
+@dataclass(frozen=True)
+class Partition:
+    name: str
+    start: datetime  # first instant of its month, UTC
+    end: datetime  # first instant of the next month
+    tablespace: str | None  # None: the database's default
+
+    @property
+    def month(self) -> int:
+        """YYYYMM, the number stage runs name it by."""
+        return self.start.year * 100 + self.start.month
+
+
+def month_start(moment: datetime) -> datetime:
+    moment = moment.astimezone(UTC)
+    return datetime(moment.year, moment.month, 1, tzinfo=UTC)
+
+
+def next_month(month: datetime) -> datetime:
+    return month.replace(year=month.year + month.month // 12, month=month.month % 12 + 1)
+
+
+def of_month(yyyymm: int) -> datetime:
+    return datetime(yyyymm // 100, yyyymm % 100, 1, tzinfo=UTC)
+
+
+def name_of(month: datetime) -> str:
+    return f"{PARENT}_p{month:%Y_%m}"
+
+
+def ensure(conn: psycopg.Connection, moment: datetime) -> None:
+    """The partition that holds ``moment`` exists afterwards."""
+    month = month_start(moment)
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (zlib.crc32(name_of(month).encode()),))
+        statement = sql.SQL("CREATE TABLE IF NOT EXISTS {} PARTITION OF {} FOR VALUES FROM ({}) TO ({})")
+        bounds = (sql.Literal(month.isoformat()), sql.Literal(next_month(month).isoformat()))
+        conn.execute(statement.format(sql.Identifier(name_of(month)), sql.Identifier(PARENT), *bounds))
+
+
+def ensure_ahead(conn: psycopg.Connection, now: datetime) -> None:
+    """This month's partition and the next ``MONTHS_AHEAD``."""
+    month = month_start(now)
+    for _ in range(MONTHS_AHEAD + 1):
+        ensure(conn, month)
+        month = next_month(month)
+
+
+def listing(conn: psycopg.Connection) -> list[Partition]:
+    """The partitions of turns, oldest first."""
+    rows = conn.execute(
+        """
+        SELECT c.relname, t.spcname
+        FROM pg_inherits i
+        JOIN pg_class c ON c.oid = i.inhrelid
+        LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace
+        WHERE i.inhparent = %s::regclass
+        """,
+        (PARENT,),
+    ).fetchall()
+    found = []
+    for name, tablespace in rows:
+        if m := _NAME.fullmatch(name):
+            start = datetime(int(m[1]), int(m[2]), 1, tzinfo=UTC)
+            found.append(Partition(name, start, next_month(start), tablespace))
+    return sorted(found, key=lambda p: p.start)
+
+
+def move(conn: psycopg.Connection, partition: Partition, tablespace: str) -> None:
+    """Move a partition and its indexes to ``tablespace`` (each rewritten under a lock on that
+    partition alone: reads of other months go on)."""
+    with conn.transaction():
+        conn.execute(
+            sql.SQL("ALTER TABLE {} SET TABLESPACE {}").format(
+                sql.Identifier(partition.name), sql.Identifier(tablespace)
+            )
+        )
+        indexes = conn.execute(
+            "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+            "WHERE i.indrelid = %s::regclass",
+            (partition.name,),
+        ).fetchall()
+        for (index,) in indexes:
+            statement = sql.SQL("ALTER INDEX {} SET TABLESPACE {}")
+            conn.execute(statement.format(sql.Identifier(index), sql.Identifier(tablespace)))

@@ -1,0 +1,179 @@
+"""Retention and tiering of transcripts, on the monthly partitions of turns: a month wholly past
+LOOM_RETENTION_CONVERSATIONS_DAYS is dropped, the month holding the cutoff trimmed in batches;
+a second pass removes nothing more; embedding rows have no TTL and stay; a copy is still unique
+across months; months older than LOOM_TIERING_CONVERSATIONS_WARM_DAYS move to the warm
+tablespace and read the same. "Now" is set with freezegun (in 2003, below every other test's
+turns), and the runs are delivered in this process as a worker thread would."""
+
+import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import psycopg
+import pytest
+from freezegun import freeze_time
+from sqlalchemy import text
+from sqlmodel import func, select
+
+from models import db, partitions
+from models.conversation import Embedding, Thread, Turn, TurnKey
+from models.settings import get_settings
+from models.stage_run import SUCCEEDED
+from ops.caller import OPERATOR
+from ops.registry import call
+from tests.integration.conftest import append, enable_logging
+from workers import ledger
+from workers.stages.retention import cutoff, keep_partitions, plan_partitions
+
+NS = "retention"
+
+
+def setup_module():
+    enable_logging(NS)
+
+
+@pytest.fixture
+def settings(monkeypatch):
+    def set_(**values: str) -> None:
+        for name, value in values.items():
+            monkeypatch.setenv(name, value)
+        get_settings.cache_clear()
+
+    yield set_
+    monkeypatch.undo()
+    get_settings.cache_clear()
+
+
+def said(thread: str, day: str, n: int = 2) -> list[int]:
+    return [
+        append(NS, thread, f"{thread} turn {i} said on {day}", ts=f"{day}T12:00:00Z")["turn_id"]
+        for i in range(n)
+    ]
+
+
+def deliver(run_ids: list[int]) -> None:
+    for run_id in run_ids:
+        keep_partitions.fn([run_id])
+        assert ledger.get(run_id).status == SUCCEEDED, ledger.get(run_id)
+
+
+def months() -> set[str]:
+    with db.autocommit() as conn:
+        return {p.name for p in partitions.listing(conn)}
+
+
+def count(model, *where) -> int:
+    with db.session() as s:
+        return s.exec(select(func.count()).select_from(model).where(*where)).one()
+
+
+def turn_count(thread: str) -> int:
+    with db.session() as s:
+        return s.exec(
+            select(Thread.turn_count).where(Thread.namespace == NS, Thread.thread_id == thread)
+        ).one()
+
+
+def test_the_cutoff_is_the_start_of_the_day_that_many_days_ago():
+    with freeze_time("2003-06-15 18:30:00"):
+        assert cutoff(datetime.now(UTC), 30) == datetime(2003, 5, 16, tzinfo=UTC)
+
+
+def test_expired_months_are_dropped_the_cutoffs_month_trimmed_and_twice_removes_nothing_more(settings):
+    old = said("expiry", "2003-03-10", 3)  # a month wholly past the cutoff
+    edge = said("expiry", "2003-05-10")  # the cutoff's month, before it
+    kept = said("expiry", "2003-05-20") + said("expiry", "2003-06-01")
+    rows_before = count(Embedding, Embedding.namespace == NS)
+    assert "turns_p2003_03" in months() and turn_count("expiry") == 9
+
+    settings(LOOM_RETENTION_CONVERSATIONS_DAYS="30")
+    with freeze_time("2003-06-15 18:30:00"):  # the cutoff: 2003-05-16
+        sent = plan_partitions()
+    assert len(sent) == 2  # drop 2003-03, trim 2003-05
+    deliver(sent)
+
+    assert "turns_p2003_03" not in months()
+    with db.session() as s:
+        left = s.exec(select(Turn.id).where(Turn.namespace == NS, Turn.thread_id == "expiry")).all()
+    assert sorted(left) == sorted(kept)
+    assert count(TurnKey, TurnKey.turn_id.in_(old + edge)) == 0  # their keys went with them
+    assert turn_count("expiry") == len(kept)
+    assert count(Embedding, Embedding.namespace == NS) == rows_before  # embedding rows have no TTL
+    listing = call(
+        "conversation.get", OPERATOR, {"namespace": NS, "thread_id": "expiry", "include_messages": True}
+    )
+    assert len(listing["messages"]) == len(kept)
+
+    with freeze_time("2003-06-15 19:30:00"):
+        assert plan_partitions() == []  # nothing left to expire: no run, nothing removed
+    assert count(Turn, Turn.namespace == NS, Turn.thread_id == "expiry") == len(kept)
+
+
+def test_a_copy_is_a_duplicate_whatever_month_it_is_resent_with():
+    first = append(NS, "resent", "the same message twice", msg_id="m-1", ts="2003-01-05T10:00:00Z")
+    again = append(NS, "resent", "the same message twice", msg_id="m-1", ts="2003-02-07T10:00:00Z")
+    assert first["stored"] and (again["stored"], again["reason"]) == (False, "duplicate")
+    assert count(Turn, Turn.namespace == NS, Turn.thread_id == "resent") == 1
+
+
+def test_a_drop_killed_after_its_detach_is_finished_by_the_next_delivery(settings):
+    said("killed", "2002-11-03", 4)
+    settings(LOOM_RETENTION_CONVERSATIONS_DAYS="30")
+    with freeze_time("2003-01-20 00:00:00"):
+        sent = plan_partitions()
+    (drop,) = [r for r in sent if ledger.get(r).subject == "month:200211"]
+    with psycopg.connect(get_settings().database_url.replace("+psycopg", ""), autocommit=True) as conn:
+        conn.execute("ALTER TABLE turns DETACH PARTITION turns_p2002_11")  # then the worker died
+    deliver(sent)
+    assert "turns_p2002_11" not in months() and turn_count("killed") == 0
+    with db.session() as s:
+        assert s.exec(text("SELECT to_regclass('turns_p2002_11')")).one()[0] is None
+    assert ledger.get(drop).result == {"turns": 4, "keys": 4}
+
+
+def test_a_write_of_a_month_without_a_partition_makes_it():
+    assert "turns_p1999_12" not in months()
+    assert append(NS, "imported", "said long ago", ts="1999-12-31T23:59:59Z")["stored"]
+    assert "turns_p1999_12" in months()
+
+
+@pytest.fixture(scope="module")
+def warm_tablespace(endpoints):
+    """A tablespace in a directory of the PostgreSQL server's user (cluster-wide: made once)."""
+    name = "loom_warm_test"
+    home = Path(os.environ["LOOM_HOME"]) / "postgres"
+    owner = home.stat()
+    admin = endpoints.database_url.replace("+psycopg", "")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if conn.execute("SELECT FROM pg_tablespace WHERE spcname = %s", (name,)).fetchone() is None:
+            location = Path(tempfile.mkdtemp(prefix="loom-warm-"))
+            os.chown(location, owner.st_uid, owner.st_gid)
+            conn.execute(f"CREATE TABLESPACE {name} LOCATION '{location}'")
+    return name
+
+
+def test_old_months_move_to_the_warm_tablespace_and_read_the_same(settings, warm_tablespace):
+    said("tiered", "2001-07-04", 3)
+    before = call(
+        "conversation.get", OPERATOR, {"namespace": NS, "thread_id": "tiered", "include_messages": True}
+    )
+    settings(LOOM_TIERING_CONVERSATIONS_WARM_DAYS="90", LOOM_WARM_TABLESPACE=warm_tablespace)
+    with freeze_time("2001-12-01 00:00:00"):
+        sent = plan_partitions()
+    deliver(sent)
+    with db.autocommit() as conn:
+        moved = {p.name: p.tablespace for p in partitions.listing(conn)}
+        index_spaces = conn.execute(
+            "SELECT DISTINCT t.spcname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+            "LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace "
+            "WHERE i.indrelid = 'turns_p2001_07'::regclass"
+        ).fetchall()
+    assert moved["turns_p2001_07"] == warm_tablespace and index_spaces == [(warm_tablespace,)]
+    assert moved["turns_p2001_12"] is None  # younger than 90 days on 2001-12-01
+    after = call(
+        "conversation.get", OPERATOR, {"namespace": NS, "thread_id": "tiered", "include_messages": True}
+    )
+    assert after == before
+    with freeze_time("2001-12-01 01:00:00"):
+        assert plan_partitions() == []  # moved once
