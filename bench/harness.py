@@ -197,9 +197,15 @@ class Loom:
 
     # --- the `loom` command and the database ---------------------------------------------------
 
-    def cli(self, *args: str) -> str:
+    def cli(self, *args: str, env: dict[str, str] | None = None, timeout: float = 300) -> str:
+        """Run a `loom` command of this instance (``env``: settings for that command alone)."""
         done = subprocess.run(
-            [loom_executable(), *args], cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=300
+            [loom_executable(), *args],
+            cwd=ROOT,
+            env={**self.env, **(env or {})},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
         if done.returncode != 0:
             raise RuntimeError(f"loom {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
