@@ -27,12 +27,14 @@ db_app = typer.Typer(no_args_is_help=True, help="Schema migrations.")
 namespaces_app = typer.Typer(no_args_is_help=True, help="Namespaces and their recording switch.")
 passes_app = typer.Typer(no_args_is_help=True, help="The periodic passes: list them, run one by hand.")
 screening_app = typer.Typer(no_args_is_help=True, help="Screening: apply new rules to stored turns.")
+erasure_app = typer.Typer(no_args_is_help=True, help="Erasure: the log of requests, and a person's export.")
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(runs_app, name="runs")
 app.add_typer(db_app, name="db")
 app.add_typer(namespaces_app, name="namespaces")
 app.add_typer(passes_app, name="passes")
 app.add_typer(screening_app, name="screening")
+app.add_typer(erasure_app, name="erasure")
 
 out = Console()
 err = Console(stderr=True)
@@ -395,6 +397,60 @@ def _fire(chosen, wait: bool, timeout: int) -> None:
         time.sleep(0.5)
     counts = Counter(r.status for r in runs)
     out.print(", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+
+
+@erasure_app.command("list")
+def erasure_list(
+    limit: Annotated[int, typer.Option(help="the newest events shown")] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object a line")] = False,
+) -> None:
+    """The erasure log, newest first: who asked, when, what scope, how many rows (requests, their
+    finishing, exports). Ask for one with `loom op erasure.request BODY`."""
+    _check_range("--limit", limit, range(1, 100_001))
+    with services.running(start="database"):
+        from sqlmodel import col, select
+
+        from models import db
+        from models.erasure import ErasureEvent
+
+        with db.session() as s:
+            events = s.exec(select(ErasureEvent).order_by(col(ErasureEvent.id).desc()).limit(limit)).all()
+    if as_json:
+        for e in events:
+            out.print_json(data=e.model_dump(mode="json"))
+        return
+    from rich import box
+
+    table = Table("id", "erasure", "event", "at", "by", "scope", "rows", box=box.SIMPLE)
+    for e in events:
+        table.add_row(
+            str(e.id),
+            str(e.erasure_id or "-"),
+            e.event,
+            _when(e.at),
+            e.actor,
+            json.dumps(e.scope),
+            json.dumps(e.rows) if e.rows is not None else "-",
+        )
+    out.print(table)
+
+
+@erasure_app.command("export")
+def erasure_export(
+    namespace: Annotated[str, typer.Option(help="the person's namespace")],
+    user_id: Annotated[str, typer.Option(help="the person")],
+    tombstoned: Annotated[bool, typer.Option(help="include tombstoned turns")] = True,
+) -> None:
+    """A person's turns as one JSON document on stdout, written while it is read (erasure.export)."""
+    with services.running(start="database"):
+        from ops.schemas import Streamed
+
+        body = {"namespace": namespace, "user_id": user_id, "include_tombstoned": tombstoned}
+        answer = _call("erasure.export", body)
+        assert isinstance(answer, Streamed)
+        for chunk in answer.chunks:
+            sys.stdout.buffer.write(chunk)
+        sys.stdout.buffer.write(b"\n")
 
 
 @app.command("ingest-transcript")

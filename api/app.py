@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from api import observability, openapi
 from api.errors import JSONErrors
@@ -15,6 +15,7 @@ from ops import registry
 from ops.caller import authenticate
 from ops.errors import OpError
 from ops.limits import parse_body, too_large
+from ops.schemas import Streamed
 from providers.embedders import load_in_background
 
 
@@ -36,10 +37,12 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
     app.openapi = lambda: openapi.document(app)  # the ops' own schemas, from the registry
 
     @app.post("/v1/{op_name}", include_in_schema=False)
-    async def call_op(op_name: str, request: Request) -> JSONResponse:
+    async def call_op(op_name: str, request: Request) -> Response:
         body = await _read_body(request, registry.body_cap(op_name))
         # The ops are blocking (database, broker): run them on the threadpool.
         answer = await run_in_threadpool(_handle, op_name, request.headers.get("authorization"), body)
+        if isinstance(answer, Streamed):  # sent while produced (iterated on the threadpool too)
+            return StreamingResponse(answer.chunks, media_type="application/json")
         # The ops answer JSON-ready dicts: a response of our own skips FastAPI's re-encoding,
         # which walks every value of the answer again.
         return JSONResponse(answer)
@@ -62,6 +65,6 @@ async def _read_body(request: Request, cap: int) -> bytes:
     return b"".join(chunks)
 
 
-def _handle(op_name: str, authorization: str | None, body: bytes) -> dict:
+def _handle(op_name: str, authorization: str | None, body: bytes) -> dict | Streamed:
     caller = authenticate(authorization)
     return registry.call(op_name, caller, parse_body(body))

@@ -29,6 +29,10 @@ def load(conn, month: datetime, turns: int) -> float:
     """COPY ``turns`` turns said in ``month`` (days 1-28), their keys and their threads."""
     started = time.perf_counter()
     span = 28 * 86_400
+    end = month.replace(month=month.month + 1)
+    # COPY goes through no write path: make the month's partition as a write of that month would.
+    bounds = f"FROM ('{month}') TO ('{end}')"
+    conn.execute(f"CREATE TABLE turns_p{month:%Y_%m} PARTITION OF turns FOR VALUES {bounds}")
     with conn.cursor().copy(
         "COPY turns (namespace, thread_id, agent, msg_id, role, content, metadata, sensitivity, "
         "screened_with, ts) FROM STDIN"
@@ -60,8 +64,7 @@ def expire(loom: Loom, conn, cutoff: datetime, month: datetime) -> dict:
     out = loom.cli("passes", "run", "retention", "--wait", "--timeout", "3600", env=ttl, timeout=3700)
     elapsed = time.perf_counter() - started
     (run,) = conn.execute(
-        "SELECT result FROM stage_runs WHERE stage = 'retention' "
-        "AND subject = %s ORDER BY id DESC LIMIT 1",
+        "SELECT result FROM stage_runs WHERE stage = 'retention' AND subject = %s ORDER BY id DESC LIMIT 1",
         (f"month:{month:%Y%m}",),
     ).fetchall()
     left = conn.execute(

@@ -49,6 +49,7 @@ class Turn(SQLModel, table=True):
         Index("ix_turns_thread_ts_id", "namespace", "thread_id", "ts", "id"),  # the reading order
         Index("ix_turns_screened_with", "screened_with", "id"),
         Index("ix_turns_ts", "ts"),
+        Index("ix_turns_user", "namespace", "user_id", postgresql_where=sql("user_id IS NOT NULL")),
     )
 
     id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))
@@ -106,6 +107,7 @@ class Embedding(SQLModel, table=True):
             unique=True,
             postgresql_where=sql("deleted_at IS NULL"),
         ),
+        Index("ix_embeddings_user", "namespace", "user_id", postgresql_where=sql("user_id IS NOT NULL")),
     )
 
     id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))

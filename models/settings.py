@@ -81,6 +81,7 @@ class Settings(BaseSettings):
     warm_tablespace: str | None = Field(default=None, min_length=1, max_length=63)
     retention_interval_seconds: int = Field(default=3600, ge=1)
     retention_batch: int = Field(default=5000, ge=1, le=1_000_000)
+    erasure_batch: int = Field(default=1000, ge=1, le=1_000_000)  # rows one erasure transaction changes
 
     # --- operators ---------------------------------------------------------------------------
     metrics_cache_seconds: float = Field(default=1.0, ge=0)  # scrapes within this share a snapshot

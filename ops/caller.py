@@ -21,6 +21,7 @@ TOKEN_PREFIX = "loom_"
 class Caller:
     role: str
     namespaces: tuple[str, ...] | None  # None: the operator, every namespace
+    who: str = "operator"  # for the erasure log: "operator", or "token <id>"
 
     def require(self, role: str) -> None:
         if role_rank(self.role) < role_rank(role):
@@ -100,7 +101,7 @@ def _granted(token_hash: str, _bucket: int) -> Caller:
         ).first()
     if row is None:
         raise _UnknownToken
-    return Caller(role=row.role, namespaces=tuple(row.namespaces))
+    return Caller(role=row.role, namespaces=tuple(row.namespaces), who=f"token {row.id}")
 
 
 class _Refusals:

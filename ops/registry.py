@@ -6,10 +6,18 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
 
-from ops import conversation_ingest, conversation_manage, conversation_read, conversation_write, search
+from ops import (
+    conversation_ingest,
+    conversation_manage,
+    conversation_read,
+    conversation_write,
+    erasure,
+    search,
+)
 from ops.caller import Caller
 from ops.errors import OpError, invalid, not_found
 from ops.limits import MAX_BODY_BYTES, check_body
+from ops.schemas import Streamed
 
 
 @dataclass(frozen=True)
@@ -17,7 +25,7 @@ class Op:
     role: str
     request: type[BaseModel]
     answer: type[BaseModel]  # what the handler returns, as the OpenAPI document publishes it
-    handler: Callable[[Caller, BaseModel], dict]
+    handler: Callable[[Caller, BaseModel], dict | Streamed]
     body_cap: Callable[[], int] = lambda: MAX_BODY_BYTES  # the largest body it reads, in bytes
 
 
@@ -42,6 +50,8 @@ OPS: dict[str, Op] = {
         conversation_ingest.ingest,
         conversation_ingest.body_cap,
     ),
+    "erasure.request": Op("admin", erasure.ErasureRequest, erasure.ErasureAnswer, erasure.request),
+    "erasure.export": Op("admin", erasure.ExportRequest, erasure.ExportAnswer, erasure.export),  # Streamed
 }
 
 
@@ -57,7 +67,7 @@ def validation_error(exc: ValidationError) -> OpError:
     return invalid(f"{field}: {first['msg']}" if field else first["msg"], field)
 
 
-def call(name: str, caller: Caller, body: object) -> dict:
+def call(name: str, caller: Caller, body: object) -> dict | Streamed:
     op = OPS.get(name)
     if op is None:
         raise not_found(f"unknown op {name!r}")

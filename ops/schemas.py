@@ -1,6 +1,8 @@
 """Request fields shared by every op. Values no op may take at all (NUL bytes, lone surrogates,
 numbers JSON cannot carry, deep nesting) are refused before validation by ``ops.limits``."""
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
@@ -52,3 +54,11 @@ class Answer(BaseModel):
     every answer against them."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """An answer sent while it is produced (a large export): its JSON document in pieces, so it
+    never sits whole in memory. The HTTP layer streams it; the CLI writes it out as it comes."""
+
+    chunks: Iterator[bytes]

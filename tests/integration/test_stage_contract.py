@@ -26,9 +26,12 @@ from typer.testing import CliRunner
 import cli
 from models import db
 from models.conversation import Embedding, Thread, Turn, TurnKey
+from models.erasure import ErasureEvent
 from models.settings import get_settings
 from models.stage_run import FAILED, RUNNING, SKIPPED, SUCCEEDED, StageRun
 from models.transcript import Transcript
+from ops.caller import OPERATOR
+from ops.registry import call
 from tests.integration.conftest import append, enable_logging
 from workers import ledger, stages
 
@@ -80,7 +83,7 @@ def turns_state(name: str) -> tuple:
 def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
     from pipelines import appending
     from providers import embedders
-    from workers.stages import compaction, ingest, retention, titles
+    from workers.stages import compaction, erasure, ingest, retention, titles
     from workers.stages import screening as rescreening
 
     enable_logging(NS)
@@ -196,7 +199,33 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
             keys = s.exec(select(TurnKey.msg_id).where(TurnKey.thread_id == name)).all()
         return tuple(sorted(keys)), turns_state(name)
 
+    batches: list[str] = []
+    real_batch = erasure._one_batch
+
+    def counting_batch(run, table, statement, params):  # the erasure stage's "provider": a batch
+        batches.append(table)
+        if llm.mode == "fail":
+            raise RuntimeError("the batch is failing")
+        return real_batch(run, table, statement, params)
+
+    monkeypatch.setattr(erasure, "_one_batch", counting_batch)
+
+    def erasure_run(name: str) -> int:
+        for i in range(3):
+            append(NS, name, f"{TURNS[i]} ({name})", user_id=name)
+        return call("erasure.request", OPERATOR, {"namespace": NS, "user_id": name})["run"]["id"]
+
+    def erasure_state(name: str) -> tuple:
+        with db.session() as s:
+            events = s.exec(
+                select(ErasureEvent.event, ErasureEvent.rows).where(
+                    ErasureEvent.scope["user_id"].astext == name
+                )
+            ).all()
+        return tuple(events), turns_state(name)
+
     return {
+        "erasure": Scenario(erasure_run, erasure_state, lambda: len(batches)),
         "retention": Scenario(retention_run, retention_state, lambda: len(dropped)),
         "screening": Scenario(screening_run, screening_state, lambda: len(judged)),
         "ingest": Scenario(ingest_run, turns_state, lambda: len(written)),

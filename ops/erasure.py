@@ -1,0 +1,128 @@
+"""erasure.request and erasure.export (admin). A request is thin: it checks the scope, appends the
+``requested`` event to the erasure log and writes one ``erasure`` stage run in one transaction,
+and answers the run (the worker erases in bounded batches). An export streams a person's turns,
+tombstoned ones included unless asked otherwise, never embedding rows, from a server-side cursor,
+and appends an ``exported`` event with the count once the stream ends."""
+
+import json
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from pydantic import Field
+from sqlalchemy import text
+
+from models import db
+from models.erasure import EXPORTED, REQUESTED, ErasureEvent
+from ops.caller import Caller
+from ops.errors import invalid
+from ops.runs import RunAnswer, run_public, started
+from ops.schemas import Answer, Identifier, NamespaceName, OpRequest, Streamed
+from workers import ledger
+from workers.stages.erasure import ERASURE, STAGE
+
+EXPORT_FETCH = 500  # turns a round trip of the export's cursor brings
+NEXT_ID = text("SELECT nextval(pg_get_serial_sequence('erasure_log', 'id'))")
+
+
+class ErasureRequest(OpRequest):
+    user_id: str | None = Field(default=None, min_length=1, max_length=256)
+    namespaces: list[NamespaceName] | None = Field(default=None, min_length=1, max_length=100)
+    purge: bool = False  # a namespaces list only: remove from disk instead of tombstoning
+    wait: bool = False  # answer once the run is done, or after wait_seconds
+    wait_seconds: float = Field(default=30, gt=0, le=120)
+
+
+class ErasureAnswer(Answer):
+    erasure_id: int
+    scope: dict[str, Any]
+    run: RunAnswer  # its result counts the rows erased, by table
+
+
+def request(caller: Caller, req: ErasureRequest) -> dict:
+    if req.namespaces is None:
+        if req.user_id is None:
+            raise invalid("name a user_id (in a namespace), or a namespaces list", "user_id")
+        if req.purge:
+            raise invalid("purge applies to a namespaces list, not to one user", "purge")
+        scope: dict[str, Any] = {"namespace": caller.namespace(req.namespace), "user_id": req.user_id}
+    else:
+        if req.user_id is not None or req.namespace is not None:
+            raise invalid("a namespaces list erases whole namespaces: no user_id or namespace", "namespaces")
+        named = sorted({caller.namespace(name) for name in req.namespaces})
+        scope = {"namespaces": named, "purge": req.purge}
+    with db.session() as s:
+        # The request's own id is its erasure id, and every later event of it carries the same.
+        erasure_id = s.execute(NEXT_ID).scalar_one()
+        requested = ErasureEvent(id=erasure_id, erasure_id=erasure_id, event=REQUESTED, actor=caller.who)
+        requested.scope = scope
+        s.add(requested)
+        run = ledger.request(s, ERASURE, erasure_id, "1", scope)
+    run = started(STAGE, run, req.wait, req.wait_seconds)
+    return {"erasure_id": erasure_id, "scope": scope, "run": run_public(run)}
+
+
+class ExportRequest(OpRequest):
+    user_id: str = Identifier
+    include_tombstoned: bool = True
+
+
+class ExportedTurn(Answer):
+    thread_id: str
+    msg_id: str
+    agent: str
+    role: str
+    content: str
+    reasoning: str | None
+    user_id: str | None
+    run_id: str | None
+    metadata: dict[str, Any]
+    tokens: int | None
+    ts: datetime
+    deleted_at: datetime | None
+
+
+class ExportAnswer(Answer):
+    namespace: str
+    user_id: str
+    include_tombstoned: bool
+    turns: list[ExportedTurn]
+    count: int
+
+
+EXPORT_QUERY = """
+SELECT thread_id, msg_id, agent, role, content, reasoning, user_id, run_id, metadata, tokens, ts, deleted_at
+FROM turns
+WHERE namespace = %(namespace)s AND user_id = %(user_id)s AND (%(tombstoned)s OR deleted_at IS NULL)
+ORDER BY ts, id
+"""
+COLUMNS = tuple(ExportedTurn.model_fields)
+
+
+def export(caller: Caller, req: ExportRequest) -> Streamed:
+    namespace = caller.namespace(req.namespace)
+    return Streamed(_exported(caller, namespace, req.user_id, req.include_tombstoned))
+
+
+def _exported(caller: Caller, namespace: str, user_id: str, tombstoned: bool) -> Iterator[bytes]:
+    head = {"namespace": namespace, "user_id": user_id, "include_tombstoned": tombstoned}
+    yield json.dumps(head)[:-1].encode() + b', "turns": ['
+    count, complete = 0, False
+    try:
+        with db.autocommit() as conn, conn.transaction():
+            cursor = conn.cursor(name="erasure_export")  # server-side: EXPORT_FETCH rows at a time
+            cursor.itersize = EXPORT_FETCH
+            whose = {"namespace": namespace, "user_id": user_id, "tombstoned": tombstoned}
+            cursor.execute(EXPORT_QUERY, whose)
+            for row in cursor:
+                turn = dict(zip(COLUMNS, row, strict=True))
+                turn["ts"] = turn["ts"].isoformat()
+                turn["deleted_at"] = turn["deleted_at"] and turn["deleted_at"].isoformat()
+                yield (b", " if count else b"") + json.dumps(turn).encode()
+                count += 1
+        complete = True
+        yield b'], "count": ' + str(count).encode() + b"}"
+    finally:  # a client that went away mid-stream is logged too, as an incomplete export
+        with db.session() as s:
+            rows = {"turns": count, "complete": complete}
+            s.add(ErasureEvent(event=EXPORTED, actor=caller.who, scope=head, rows=rows))

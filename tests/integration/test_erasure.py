@@ -1,0 +1,242 @@
+"""erasure.request and erasure.export against the real database, broker and worker: a person's
+data in a namespace, or whole namespaces (tombstoned, or removed with purge), erased by a stage
+run in bounded batches that a failure midway does not double; afterwards no read, search or
+listing returns it. The export streams a person's turns (tombstoned ones unless asked not to,
+never embedding rows). Every request and export is in the append-only erasure log."""
+
+import json
+
+import pytest
+from sqlalchemy import text
+from sqlmodel import func, select
+from typer.testing import CliRunner
+
+import cli
+from models import db
+from models.conversation import Embedding, Thread, Turn, TurnKey
+from models.erasure import ErasureEvent
+from models.settings import get_settings
+from models.stage_run import SUCCEEDED
+from models.transcript import Transcript
+from ops.caller import OPERATOR
+from ops.errors import OpError
+from ops.registry import call
+from tests.integration.conftest import append, enable_logging, settled, wait_until
+from workers import ledger
+from workers.stages import erasure as stage
+
+NS, GONE, PURGED = "erasure", "erasure-gone", "erasure-purged"
+ALICE = ["my new flat is on Rosenweg street", "the landlord wants the deposit by friday"]
+BOB = ["the build broke on the arm runners", "pin the toolchain to the last good version"]
+
+
+def setup_module():
+    for namespace in (NS, GONE, PURGED):
+        enable_logging(namespace)
+
+
+@pytest.fixture
+def settings(monkeypatch):
+    def set_(**values: str) -> None:
+        for name, value in values.items():
+            monkeypatch.setenv(name, value)
+        get_settings.cache_clear()
+
+    yield set_
+    monkeypatch.undo()
+    get_settings.cache_clear()
+
+
+def erase(**body) -> dict:
+    return call("erasure.request", OPERATOR, {"wait": True, **body})
+
+
+def count(model, *where) -> int:
+    with db.session() as s:
+        return s.exec(select(func.count()).select_from(model).where(*where)).one()
+
+
+def hits(namespace: str, query: str) -> list[str]:
+    answer = call("conversation.search", OPERATOR, {"namespace": namespace, "query": query, "limit": 20})
+    return [hit["msg_id"] for hit in answer["hits"]]
+
+
+def conversation(namespace: str, thread: str, turns: list[tuple[str, str]]) -> None:
+    for user, content in turns:
+        append(namespace, thread, content, user_id=user, msg_id=f"{thread}-{user}-{content[:12]}")
+
+
+def test_erasure_by_user_leaves_nothing_of_them_in_any_read_search_or_listing(worker):
+    conversation(NS, "flat", [("alice", ALICE[0]), ("bob", BOB[0]), ("alice", ALICE[1])])
+    conversation(NS, "build", [("bob", BOB[1])])
+    call(
+        "conversation.update",
+        OPERATOR,
+        {"namespace": NS, "thread_id": "flat", "title": "Alice's flat on Rosenweg"},
+    )
+    wait_until(settled, what="the embeddings")
+    assert {m for m in hits(NS, "the deposit for the flat") if "alice" in m}
+
+    answer = erase(namespace=NS, user_id="alice")
+    run = answer["run"]
+    assert run["status"] == SUCCEEDED and run["result"] == {"turns": 2, "embeddings": 2}, run
+
+    got = call("conversation.get", OPERATOR, {"namespace": NS, "thread_id": "flat", "include_messages": True})
+    assert [m["content"] for m in got["messages"]] == [BOB[0]] and got["title"] is None
+    listed = call("conversation.list", OPERATOR, {"namespace": NS, "thread_id": "flat"})
+    assert [m["user_id"] for m in listed["messages"]] == ["bob"]
+    threads = call("conversation.threads", OPERATOR, {"namespace": NS})["threads"]
+    (flat,) = [t for t in threads if t["thread_id"] == "flat"]
+    assert flat["last_turn"]["excerpt"] == BOB[0] and flat["title"] is None
+    assert not [m for m in hits(NS, "the deposit for the flat") if "alice" in m]
+    assert not [m for m in hits(NS, "Rosenweg") if "alice" in m]  # neither leg
+    # Tombstoned, not removed: the rows are there for the export, and embedding rows keep a tombstone.
+    assert count(Turn, Turn.namespace == NS, Turn.user_id == "alice", Turn.deleted_at.is_not(None)) == 2
+    assert (
+        count(
+            Embedding, Embedding.namespace == NS, Embedding.user_id == "alice", Embedding.deleted_at.is_(None)
+        )
+        == 0
+    )
+
+    with db.session() as s:
+        events = s.exec(select(ErasureEvent).where(ErasureEvent.erasure_id == answer["erasure_id"])).all()
+    assert [(e.event, e.actor, e.scope, e.rows) for e in events] == [
+        ("requested", "operator", {"namespace": NS, "user_id": "alice"}, None),
+        ("finished", "operator", {"namespace": NS, "user_id": "alice"}, {"turns": 2, "embeddings": 2}),
+    ]
+
+
+def test_the_export_streams_a_persons_turns_tombstoned_ones_unless_asked_not_to(client, make_token, worker):
+    for i in range(1200):  # more than one fetch of the server-side cursor
+        append(NS, "diary", f"carol's note {i}", user_id="carol", msg_id=f"carol-{i}")
+    append(NS, "diary", "someone else's note", user_id="dave")
+    erase(namespace=NS, user_id="carol")
+    headers = make_token(NS, role="admin")
+    with client.stream(
+        "POST", "/v1/erasure.export", json={"namespace": NS, "user_id": "carol"}, headers=headers
+    ) as r:
+        assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+        chunks = list(r.iter_bytes())
+    exported = json.loads(b"".join(chunks))
+    assert exported["count"] == 1200 and len(exported["turns"]) == 1200
+    assert {t["user_id"] for t in exported["turns"]} == {"carol"}
+    assert all(t["deleted_at"] for t in exported["turns"]) and "vector" not in exported["turns"][0]
+    live_only = client.post(
+        "/v1/erasure.export",
+        json={"namespace": NS, "user_id": "carol", "include_tombstoned": False},
+        headers=headers,
+    )
+    assert live_only.json() == {
+        "namespace": NS,
+        "user_id": "carol",
+        "include_tombstoned": False,
+        "turns": [],
+        "count": 0,
+    }
+    with db.session() as s:
+        logged = s.exec(select(ErasureEvent).where(ErasureEvent.event == "exported")).all()
+    assert [(e.actor.startswith("token "), e.rows) for e in logged[-2:]] == [
+        (True, {"turns": 1200, "complete": True}),
+        (True, {"turns": 0, "complete": True}),
+    ]
+
+
+def test_a_namespace_list_is_tombstoned_or_with_purge_removed_and_the_log_stays(worker):
+    for namespace in (GONE, PURGED):
+        conversation(namespace, "t", [("erin", "the quarterly numbers are in the shared drive")])
+        call(
+            "conversation.ingest",
+            OPERATOR,
+            {"namespace": namespace, "thread_id": "i", "transcript": "# user\nhello there\n", "wait": True},
+        )
+    wait_until(settled, what="the embeddings")
+
+    gone = erase(namespaces=[GONE])
+    assert gone["run"]["status"] == SUCCEEDED, gone
+    assert call("conversation.threads", OPERATOR, {"namespace": GONE})["threads"] == []
+    assert hits(GONE, "quarterly numbers") == []
+    assert (
+        count(Turn, Turn.namespace == GONE) == 2
+        and count(Turn, Turn.namespace == GONE, Turn.deleted_at.is_(None)) == 0
+    )
+    assert count(Transcript, Transcript.namespace == GONE) == 0  # raw text has no tombstone: it goes
+
+    purged = erase(namespaces=[PURGED], purge=True)
+    assert purged["run"]["status"] == SUCCEEDED, purged
+    for model in (Turn, TurnKey, Embedding, Thread, Transcript):
+        assert count(model, model.namespace == PURGED) == 0, model
+    assert purged["run"]["result"]["turns"] == 2
+    assert count(ErasureEvent, ErasureEvent.erasure_id == purged["erasure_id"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"namespace": NS}, "user_id"),
+        ({"namespace": NS, "user_id": "u", "purge": True}, "purge"),
+        ({"namespaces": [NS], "user_id": "u"}, "namespaces"),
+        ({"namespaces": []}, "namespaces"),
+        ({"namespaces": ["x"] * 101}, "namespaces"),
+    ],
+)
+def test_a_request_without_one_clear_scope_is_a_422(body, field):
+    with pytest.raises(OpError) as refused:
+        call("erasure.request", OPERATOR, body)
+    assert refused.value.status == 422 and refused.value.field == field
+
+
+def test_only_an_admin_of_every_namespace_named_may_erase(client, make_token):
+    body = {"namespaces": [NS, "someone-else"]}
+    assert client.post("/v1/erasure.request", json=body, headers=make_token(NS)).status_code == 403
+    writer = make_token(NS, role="writer")
+    assert client.post("/v1/erasure.request", json={"user_id": "u"}, headers=writer).status_code == 403
+    assert client.post("/v1/erasure.export", json={"user_id": "u"}, headers=writer).status_code == 403
+
+
+def test_the_log_is_append_only(worker):
+    erase(namespace=NS, user_id="nobody-at-all")
+    for statement in (
+        "UPDATE erasure_log SET actor = 'me'",
+        "DELETE FROM erasure_log",
+        "TRUNCATE erasure_log",
+    ):
+        with pytest.raises(Exception, match="erasure_log is append-only"), db.session() as s:
+            s.execute(text(statement))
+
+
+def test_a_run_that_fails_midway_is_finished_by_the_next_delivery_with_whole_counts(settings, monkeypatch):
+    for i in range(7):
+        append(NS, "many", f"frank's line {i}", user_id="frank", msg_id=f"frank-{i}")
+    settings(LOOM_ERASURE_BATCH="2")
+    answer = call("erasure.request", OPERATOR, {"namespace": NS, "user_id": "frank"})
+    run_id = answer["run"]["id"]
+    real, batches = stage._one_batch, []
+
+    def dies_after_two(run, table, statement, params):
+        if len(batches) == 2:
+            raise RuntimeError("the worker died")
+        batches.append(table)
+        return real(run, table, statement, params)
+
+    monkeypatch.setattr(stage, "_one_batch", dies_after_two)
+    stage.erase.fn([run_id])  # released after two batches (4 turns tombstoned)
+    assert count(Turn, Turn.user_id == "frank", Turn.deleted_at.is_(None)) == 3
+    monkeypatch.setattr(stage, "_one_batch", real)
+    with db.session() as s:
+        s.execute(text("UPDATE stage_runs SET available_at = now() WHERE id = :id"), {"id": run_id})
+    stage.erase.fn([run_id])
+    run = ledger.get(run_id)
+    assert run.status == SUCCEEDED and run.result == {"turns": 7, "embeddings": 7}
+    assert count(Turn, Turn.user_id == "frank", Turn.deleted_at.is_(None)) == 0
+    assert (
+        count(ErasureEvent, ErasureEvent.erasure_id == answer["erasure_id"], ErasureEvent.event == "finished")
+        == 1
+    )
+
+
+def test_loom_erasure_list_shows_the_log(worker):
+    erase(namespace=NS, user_id="gina")
+    shown = CliRunner().invoke(cli.app, ["erasure", "list", "--limit", "2"])
+    assert shown.exit_code == 0, shown.output
+    assert "finished" in shown.output and "requested" in shown.output and "gina" in shown.output
