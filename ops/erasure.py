@@ -35,6 +35,7 @@ class ErasureRequest(OpRequest):
 
 class ErasureAnswer(Answer):
     erasure_id: int
+    namespaces: list[str]  # the namespaces it erases in
     scope: dict[str, Any]
     run: RunAnswer  # its result counts the rows erased, by table
 
@@ -59,7 +60,8 @@ def request(caller: Caller, req: ErasureRequest) -> dict:
         s.add(requested)
         run = ledger.request(s, ERASURE, erasure_id, "1", scope)
     run = started(STAGE, run, req.wait, req.wait_seconds)
-    return {"erasure_id": erasure_id, "scope": scope, "run": run_public(run)}
+    namespaces = scope.get("namespaces") or [scope["namespace"]]
+    return {"erasure_id": erasure_id, "namespaces": namespaces, "scope": scope, "run": run_public(run)}
 
 
 class ExportRequest(OpRequest):

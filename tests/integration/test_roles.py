@@ -34,6 +34,8 @@ BODIES: dict[str, Callable[[str], dict]] = {
         "thread_id": f"ingested-{unique}",
         "transcript": f"# user\n{unique}\n",
     },
+    "erasure.request": lambda unique: {"user_id": f"nobody-{unique}"},
+    "erasure.export": lambda unique: {"user_id": f"nobody-{unique}"},
 }
 
 
