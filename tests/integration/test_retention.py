@@ -180,3 +180,15 @@ def test_old_months_move_to_the_warm_tablespace_and_read_the_same(settings, warm
     assert after == before
     with freeze_time("2001-12-01 01:00:00"):
         assert plan_partitions() == []  # moved once
+
+
+def test_an_expired_turns_embedding_row_stays_until_a_delete_of_its_thread_tombstones_it(settings):
+    (turn_id,) = said("orphan", "2000-02-10", 1)
+    settings(LOOM_RETENTION_CONVERSATIONS_DAYS="30")
+    with freeze_time("2000-06-01 00:00:00"):
+        deliver(plan_partitions())
+    assert count(Turn, Turn.id == turn_id) == 0
+    assert count(Embedding, Embedding.turn_id == turn_id, Embedding.deleted_at.is_(None)) == 1  # no TTL
+    body = {"namespace": NS, "thread_id": "orphan", "confirm_thread_id": "orphan"}
+    call("conversation.delete", OPERATOR, body)
+    assert count(Embedding, Embedding.turn_id == turn_id, Embedding.deleted_at.is_not(None)) == 1
