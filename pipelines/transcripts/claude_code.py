@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipelines.transcripts.common import TranscriptTurn, said_at
+from models.conversation import MSG_ID_MAX
+from pipelines.transcripts.common import TranscriptError, TranscriptTurn, said_at
 
 # Entries that are not part of the conversation proper: injected context, subagent chains, /compact.
 SKIP_FLAGS = ("isMeta", "isSidechain", "isCompactSummary")
@@ -56,10 +57,14 @@ def turn(entry: dict, carried: Carried, line: int, source: str) -> TranscriptTur
         return None
     if content.startswith(NOISE_PREFIXES):
         return None
+    if len(uuid) > MSG_ID_MAX:
+        raise TranscriptError(
+            f"entry has a uuid of {len(uuid)} characters, more than {MSG_ID_MAX}", line, source
+        )
     reasoning = _join([carried.reasoning, *thinking]) if role == "assistant" else ""
     carried.reasoning = ""
     ts = said_at(entry.get("timestamp"), f"entry {uuid[:40]!r}", line, source)
-    return TranscriptTurn(role, content, line, ts, msg_id=uuid[:256], reasoning=reasoning or None)
+    return TranscriptTurn(role, content, line, ts, msg_id=uuid, reasoning=reasoning or None)
 
 
 def _parts(content: object) -> tuple[list[str], list[str]]:

@@ -58,6 +58,13 @@ def said_at(value: object, what: str, line: int, source: str) -> datetime | None
     return moment.astimezone(UTC)
 
 
+def unreadable(exc: BaseException) -> str:
+    """Why valid-looking JSON could not be read, in a few words."""
+    if isinstance(exc, RecursionError):
+        return "nested too deep"
+    return str(exc).split(";")[0][:120]
+
+
 def json_type(value: object) -> str:
     names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
     return names.get(type(value), "a number")

@@ -112,5 +112,5 @@ def _said(text: str, line: int, source: str) -> datetime | None:
         zone = timezone(offset)
         moment = datetime(int(year), _MONTHS.index(month) + 1, int(day), hour_24, int(minute), tzinfo=zone)
         return said_at(moment.astimezone(UTC).isoformat(), "the user's <timestamp>", line, source)
-    except (ValueError, TranscriptError):  # words in the content, not a field: no time rather than no turn
+    except (ValueError, OverflowError, TranscriptError):  # words in the content: no time, not no turn
         return None

@@ -14,6 +14,7 @@ from pipelines.transcripts.common import (
     json_type,
     line_at,
     said_at,
+    unreadable,
 )
 
 _JSON_WS = re.compile(r"[ \t\n\r]*")
@@ -24,6 +25,8 @@ def parse(text: str, source: str) -> list[TranscriptTurn]:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise TranscriptError(f"invalid JSON: {exc.msg}", exc.lineno, source) from exc
+    except (ValueError, RecursionError) as exc:  # a number past Python's digit limit, deep nesting
+        raise TranscriptError(f"JSON Loom cannot read: {unreadable(exc)}", None, source) from exc
     if not isinstance(doc, list):
         raise TranscriptError(
             f"JSON transcript must be an array of turns, got {json_type(doc)}",

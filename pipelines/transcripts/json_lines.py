@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from pipelines.transcripts import claude_code, cursor
-from pipelines.transcripts.common import TranscriptError, TranscriptTurn, json_type
+from pipelines.transcripts.common import TranscriptError, TranscriptTurn, json_type, unreadable
 
 
 def looks_like(text: str) -> bool:
@@ -26,6 +26,8 @@ def parse(text: str, source: str, first_line: int = 1) -> list[TranscriptTurn]:
             entry = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise TranscriptError(f"invalid JSON line: {exc.msg}", number, source) from exc
+        except (ValueError, RecursionError) as exc:  # a number past Python's digit limit, deep nesting
+            raise TranscriptError(f"JSON line Loom cannot read: {unreadable(exc)}", number, source) from exc
         if not isinstance(entry, dict):
             raise TranscriptError(f"entry is {json_type(entry)}, expected an object", number, source)
         if cursor.is_entry(entry):

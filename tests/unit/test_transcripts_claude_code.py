@@ -135,3 +135,22 @@ def test_a_bad_line_is_named(text, line, message):
         parse_transcript(text, "s.jsonl")
     assert info.value.line == line and info.value.message.startswith(message)
     assert str(info.value).startswith(f"s.jsonl line {line}: ")
+
+
+def test_an_entry_id_longer_than_a_msg_id_may_be_is_named_not_cut():
+    with pytest.raises(TranscriptError, match="uuid of 129 characters"):
+        parse_transcript(jsonl(user("u" * 129, "hi")), "s.jsonl")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"type": "user", "n": ' + "1" * 5000 + "}\n",  # past Python's int digit limit
+        '{"type": "user", "deep": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
+        "[" + "[" * 100_000 + "]" * 100_000 + "]",  # the JSON array format too
+    ],
+    ids=["huge-number", "deep-lines", "deep-array"],
+)
+def test_json_that_python_cannot_hold_is_a_transcript_error(text):
+    with pytest.raises(TranscriptError):
+        parse_transcript(text, "s.jsonl")

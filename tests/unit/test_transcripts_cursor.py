@@ -128,3 +128,13 @@ def test_a_bad_line_in_a_piece_is_named_by_its_line_in_the_file():
 def test_only_json_lines_come_in_pieces():
     with pytest.raises(TranscriptError, match="only a JSON-lines session file is sent in pieces"):
         parse_transcript("# user\nhi\n", first_line=5)
+
+
+@pytest.mark.parametrize(
+    "stamp", ["Friday, Dec 31, 9999, 11:00 PM (UTC-5)", "Monday, Jan 1, 0001, 1:00 AM (UTC+5)"]
+)
+def test_a_timestamp_at_the_edge_of_time_leaves_the_turn_without_one(stamp):
+    (turn,) = parse_transcript(
+        agent_line("user", f"<timestamp>{stamp}</timestamp>\n<user_query>hi</user_query>") + "\n"
+    )
+    assert (turn.content, turn.ts) == ("hi", None)
