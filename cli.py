@@ -417,7 +417,7 @@ def erasure_list(
             events = s.exec(select(ErasureEvent).order_by(col(ErasureEvent.id).desc()).limit(limit)).all()
     if as_json:
         for e in events:
-            out.print_json(data=e.model_dump(mode="json"))
+            out.print(json.dumps(e.model_dump(mode="json")), markup=False, highlight=False, soft_wrap=True)
         return
     from rich import box
 

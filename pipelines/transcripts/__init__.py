@@ -3,9 +3,9 @@ of ``{role, content, ts?}``, a Claude Code or Cursor session file (JSON lines), 
 export (``**User**`` / ``**Cursor**`` sections). Each format is a module of this package; this one
 tells them apart and names the turns.
 
-Pure (no I/O but reading a file): the ingest stage (and ``loom ingest-transcript --dry-run``) feed the result to
-the write path of conversation.append. Line endings are normalised to "\\n" in the stored content;
-a leading UTF-8 BOM is ignored.
+Pure (no I/O but reading a file): the ingest stage (and ``loom ingest-transcript --dry-run``) feed
+the result to the write path of conversation.append. Line endings are normalised to "\\n" in the
+stored content; a leading UTF-8 BOM is ignored.
 """
 
 from __future__ import annotations

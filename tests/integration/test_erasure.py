@@ -62,8 +62,8 @@ def hits(namespace: str, query: str) -> list[str]:
 
 
 def conversation(namespace: str, thread: str, turns: list[tuple[str, str]]) -> None:
-    for user, content in turns:
-        append(namespace, thread, content, user_id=user, msg_id=f"{thread}-{user}-{content[:12]}")
+    for i, (user, content) in enumerate(turns):
+        append(namespace, thread, content, user_id=user, msg_id=f"{thread}-{user}-{i}")
 
 
 def test_erasure_by_user_leaves_nothing_of_them_in_any_read_search_or_listing(worker):
@@ -214,7 +214,7 @@ def test_a_run_that_fails_midway_is_finished_by_the_next_delivery_with_whole_cou
     real, batches = stage._one_batch, []
 
     def dies_after_two(run, table, statement, params):
-        if len(batches) == 2:
+        if batches.count("turns") == 2:
             raise RuntimeError("the worker died")
         batches.append(table)
         return real(run, table, statement, params)
@@ -237,6 +237,66 @@ def test_a_run_that_fails_midway_is_finished_by_the_next_delivery_with_whole_cou
 
 def test_loom_erasure_list_shows_the_log(worker):
     erase(namespace=NS, user_id="gina")
-    shown = CliRunner().invoke(cli.app, ["erasure", "list", "--limit", "2"])
+    shown = CliRunner().invoke(cli.app, ["erasure", "list", "--limit", "2", "--json"])
     assert shown.exit_code == 0, shown.output
-    assert "finished" in shown.output and "requested" in shown.output and "gina" in shown.output
+    events = [json.loads(line) for line in shown.output.splitlines() if line.strip()]
+    assert [(e["event"], e["scope"]["user_id"]) for e in events] == [
+        ("finished", "gina"),
+        ("requested", "gina"),
+    ]
+    table = CliRunner().invoke(cli.app, ["erasure", "list", "--limit", "2"], terminal_width=200)
+    assert table.exit_code == 0 and "finished" in table.output and "gina" in table.output
+
+
+def test_a_summary_of_a_persons_turns_is_erased_with_them(llm, worker):
+    turns = [
+        ("hank", f"hank's private plan, part {i}") if i % 2 == 0 else ("ivy", f"ivy's reply {i}")
+        for i in range(8)
+    ]
+    conversation(NS, "compacted", turns)
+    wait_until(settled, what="the embeddings")
+    body = {"namespace": NS, "thread_id": "compacted", "keep_recent": 2, "min_to_compact": 2, "wait": True}
+    compacted = call("conversation.compact", OPERATOR, body)["run"]
+    assert compacted["status"] == SUCCEEDED, compacted
+    with db.session() as s:
+        (summary,) = s.exec(
+            select(Turn).where(
+                Turn.thread_id == "compacted", Turn.role == "system", Turn.deleted_at.is_(None)
+            )
+        ).all()
+    answer = erase(namespace=NS, user_id="hank")
+    assert answer["run"]["result"]["summaries"] == 1
+    got = call(
+        "conversation.get", OPERATOR, {"namespace": NS, "thread_id": "compacted", "include_messages": True}
+    )
+    assert summary.msg_id not in [m["msg_id"] for m in got["messages"]]
+    assert count(Embedding, Embedding.turn_id == summary.id, Embedding.deleted_at.is_(None)) == 0
+
+
+@pytest.mark.parametrize("purge", [False, True], ids=["tombstone", "purge"])
+def test_a_turn_written_while_a_namespace_is_erased_is_refused_or_keeps_its_key(purge, monkeypatch, worker):
+    namespace = f"erasure-race-{purge}".lower()
+    enable_logging(namespace)
+    conversation(namespace, "busy", [("jo", "first words"), ("jo", "second words")])
+    real, written = stage._one_batch, []
+
+    def then_a_write(run, table, statement, params):
+        done = real(run, table, statement, params)
+        if table == "turns" and not written:  # an agent appends while the erasure goes on
+            written.append(append(namespace, "busy", "said during the erasure", msg_id="late"))
+        return done
+
+    monkeypatch.setattr(stage, "_one_batch", then_a_write)
+    assert erase(namespaces=[namespace], purge=purge)["run"]["status"] == SUCCEEDED
+    (late,) = written
+    assert (late["stored"], late["reason"]) == (False, "deleted")  # the threads were closed first
+    with db.session() as s:
+        keyless = s.exec(
+            text(
+                "SELECT count(*) FROM turns t WHERE t.namespace = :ns AND NOT EXISTS ("
+                "SELECT FROM turn_keys k WHERE k.namespace = t.namespace AND k.thread_id = t.thread_id "
+                "AND k.agent = t.agent AND k.msg_id = t.msg_id)"
+            ),
+            params={"ns": namespace},
+        ).one()[0]
+    assert keyless == 0

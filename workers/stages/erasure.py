@@ -39,8 +39,28 @@ def erase(run_ids: list[int]) -> None:
 
 ERASURE = register(Stage(STAGE, erase, subject_kind="erasure", chunk=1))
 
-# Each statement takes one batch (:n rows) of what the scope still holds, and answers how many.
+# Each statement takes one batch (:n rows) of what the scope still holds, and answers how many;
+# they run in this order, each until it finds less than a batch.
 BY_USER = {
+    # A compaction summary of the person's words paraphrases them: it goes with them (and its row).
+    "summaries": """
+        WITH chosen AS (
+            SELECT s.id, s.ts FROM turns s
+            WHERE s.namespace = :namespace AND s.deleted_at IS NULL AND s.metadata ? 'compacted_from'
+              AND EXISTS (
+                  SELECT FROM turns u
+                  WHERE u.namespace = s.namespace AND u.thread_id = s.thread_id AND u.user_id = :user_id
+                    AND s.metadata -> 'compacted_from' ? u.msg_id)
+            LIMIT :n FOR UPDATE OF s
+        ), gone AS (
+            UPDATE turns t SET deleted_at = :now FROM chosen c WHERE t.id = c.id AND t.ts = c.ts
+            RETURNING t.id
+        ), rows AS (
+            UPDATE embeddings SET deleted_at = :now
+            WHERE turn_id IN (SELECT id FROM gone) AND deleted_at IS NULL
+        )
+        SELECT count(*) FROM gone
+    """,
     "turns": """
         WITH chosen AS (
             SELECT id, ts FROM turns
@@ -68,31 +88,45 @@ BY_USER = {
 }
 
 
+def _count(change: str) -> str:
+    return f"WITH gone AS ({change} RETURNING 1) SELECT count(*) FROM gone"
+
+
 def _namespace_statements(purge: bool) -> dict[str, str]:
-    """One statement a table, tombstoning (or with ``purge`` deleting) a batch of the namespaces'."""
+    """Threads are closed first (tombstoned), so an append to one of them answers "deleted" while the
+    rest goes; then turns, embedding rows and raw transcripts are tombstoned or, with ``purge``,
+    deleted (a turn with its key, in one statement), and with ``purge`` the closed threads last."""
+    chosen = "SELECT {key} FROM {table} WHERE namespace = ANY(:namespaces){live} LIMIT :n"
 
-    def batch(table: str, key: str = "id") -> str:
-        live = "" if purge else " AND deleted_at IS NULL"
-        chosen = f"SELECT {key} FROM {table} WHERE namespace = ANY(:namespaces){live} LIMIT :n"
-        change = f"DELETE FROM {table}" if purge else f"UPDATE {table} SET deleted_at = :now"
-        return f"WITH gone AS ({change} WHERE ({key}) IN ({chosen}) RETURNING 1) SELECT count(*) FROM gone"
+    def tombstone(table: str, key: str = "id") -> str:
+        pick = chosen.format(key=key, table=table, live=" AND deleted_at IS NULL")
+        return _count(f"UPDATE {table} SET deleted_at = :now WHERE ({key}) IN ({pick})")
 
-    statements = {
-        "turns": batch("turns", "id, ts"),
-        "embeddings": batch("embeddings"),
-        "threads": batch("threads"),
-        # Raw text handed over whole: no tombstone to keep, it goes in either case.
-        "transcripts": (
-            "WITH gone AS (DELETE FROM transcripts WHERE id IN (SELECT id FROM transcripts "
-            "WHERE namespace = ANY(:namespaces) LIMIT :n) RETURNING 1) SELECT count(*) FROM gone"
-        ),
-    }
+    def delete(table: str) -> str:
+        return _count(f"DELETE FROM {table} WHERE id IN ({chosen.format(key='id', table=table, live='')})")
+
+    statements = {"threads": tombstone("threads")}
     if purge:
-        statements["turn_keys"] = (
-            "WITH gone AS (DELETE FROM turn_keys WHERE (namespace, thread_id, agent, msg_id) IN ("
-            "SELECT namespace, thread_id, agent, msg_id FROM turn_keys WHERE namespace = ANY(:namespaces) "
-            "LIMIT :n) RETURNING 1) SELECT count(*) FROM gone"
-        )
+        statements["turns"] = """
+            WITH gone AS (
+                DELETE FROM turns WHERE (id, ts) IN (
+                    SELECT id, ts FROM turns WHERE namespace = ANY(:namespaces) LIMIT :n)
+                RETURNING id, namespace, thread_id, agent, msg_id
+            ), keys AS (
+                DELETE FROM turn_keys k USING gone g
+                WHERE k.namespace = g.namespace AND k.thread_id = g.thread_id AND k.agent = g.agent
+                  AND k.msg_id = g.msg_id AND k.turn_id = g.id
+            )
+            SELECT count(*) FROM gone
+        """
+        statements["embeddings"] = delete("embeddings")
+    else:
+        statements["turns"] = tombstone("turns", "id, ts")
+        statements["embeddings"] = tombstone("embeddings")
+    # Raw text handed over whole: no tombstone to keep, it goes in either case.
+    statements["transcripts"] = delete("transcripts")
+    if purge:
+        statements["threads_removed"] = delete("threads")
     return statements
 
 
