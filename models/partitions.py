@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import zlib
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 from psycopg import sql
@@ -49,6 +49,12 @@ def of_month(yyyymm: int) -> datetime:
 
 def name_of(month: datetime) -> str:
     return f"{PARENT}_p{month:%Y_%m}"
+
+
+def retention_cutoff(now: datetime, days: int) -> datetime:
+    """Turns said before this instant are expired: the start (UTC) of the day ``days`` days ago."""
+    day = (now - timedelta(days=days)).astimezone(UTC)
+    return datetime(day.year, day.month, day.day, tzinfo=UTC)
 
 
 def ensure(conn: psycopg.Connection, moment: datetime) -> None:
@@ -89,10 +95,12 @@ def listing(conn: psycopg.Connection) -> list[Partition]:
     return sorted(found, key=lambda p: p.start)
 
 
-def move(conn: psycopg.Connection, partition: Partition, tablespace: str) -> None:
-    """Move a partition and its indexes to ``tablespace`` (each rewritten under a lock on that
-    partition alone: reads of other months go on)."""
+def move(conn: psycopg.Connection, partition: Partition, tablespace: str, lock_timeout: str) -> None:
+    """Move a partition and its indexes to ``tablespace``. Each is rewritten under an exclusive lock
+    on that partition: a read that touches it (any read not limited to other months by ``ts``) waits
+    for the copy, about a second per 100 MB here. The lock is waited for at most ``lock_timeout``."""
     with conn.transaction():
+        conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(lock_timeout)))
         conn.execute(
             sql.SQL("ALTER TABLE {} SET TABLESPACE {}").format(
                 sql.Identifier(partition.name), sql.Identifier(tablespace)

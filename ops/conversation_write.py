@@ -70,7 +70,7 @@ class AppendAnswer(Answer):
     thread_id: str
     msg_id: str
     stored: bool
-    reason: Literal["logging_disabled", "duplicate", "deleted"] | None
+    reason: Literal["logging_disabled", "duplicate", "deleted", "expired"] | None
     turn_id: int | None = None
     sensitivity: Literal["high", "none"] | None = None
     # shared: another agent's copy of this message, with the same text, holds the embedding row

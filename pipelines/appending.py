@@ -15,6 +15,7 @@ from models.settings import get_settings
 from pipelines import embedding, keys, screening
 
 STORED, DUPLICATE, LOGGING_DISABLED, DELETED = "stored", "duplicate", "logging_disabled", "deleted"
+EXPIRED = "expired"  # said before the retention TTL's cutoff: it would be removed at once
 
 
 class RunSpelling(Protocol):
@@ -60,6 +61,10 @@ def write(conn: psycopg.Connection, turn: NewTurn, embedding_stage: RunSpelling)
     embed = embedding.embeddable(turn.role, sensitivity)
     text = embedding.embedding_text(turn.content, get_settings().embed_max_chars)
     said = turn.ts or utcnow()
+    days = get_settings().retention_conversations_days
+    if days and said < partitions.retention_cutoff(utcnow(), days):
+        # A re-send of a turn the TTL removed (a capture hook that lost its place) stays removed.
+        return Written(EXPIRED, turn.key)
     params = {
         "namespace": turn.namespace,
         "thread_id": turn.thread_id,

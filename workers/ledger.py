@@ -8,6 +8,7 @@ not burn its attempts.
 Every statement that may touch many runs works in bounded batches.
 """
 
+import json
 import logging
 import threading
 import uuid
@@ -16,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, case, func, or_, update
+from sqlalchemy import and_, case, func, or_, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import Select
@@ -193,6 +194,24 @@ def wanted_again(s: Session, stage: stages.Stage, subject_id: int, version: str,
         )
         run.status = PENDING
     return run
+
+
+ADD_TO_RESULT = text("""
+UPDATE stage_runs
+SET result = coalesce(result, '{}'::jsonb) || (
+    SELECT coalesce(jsonb_object_agg(key, coalesce((result ->> key)::bigint, 0) + value::bigint), '{}')
+    FROM jsonb_each_text(CAST(:counts AS jsonb))
+)
+WHERE id = :id
+""")
+
+
+def add_to_result(s: Session, run_id: int, counts: dict[str, int]) -> None:
+    """Add ``counts`` to the run's ``result`` in the caller's transaction: a stage that works in
+    batches counts each batch with the batch, so a run killed midway and finished by the next
+    delivery still reports the whole."""
+    if any(counts.values()):
+        s.execute(ADD_TO_RESULT, {"counts": json.dumps(counts), "id": run_id})
 
 
 def finish(

@@ -21,7 +21,7 @@ set -u
 
 me=loom-cursor-hook
 finish() {
-    [ -n "${lock:-}" ] && rmdir "$lock" 2>/dev/null
+    [ -n "${lock:-}" ] && rm -rf "$lock"
     echo '{}'
     exit 0
 }
@@ -76,7 +76,9 @@ case $transcript in
 *)
     sum=$(cksum <"$transcript")
     if [ "$sum" != "$(cat "$dir/sum-$key" 2>/dev/null)" ]; then
-        piece=$spool/$(stamp)--$key--1.${transcript##*.}
+        base=${transcript##*/}
+        case $base in *.*) ext=${base##*.} ;; *) ext=txt ;; esac
+        piece=$spool/$(stamp)--$key--1.$ext
         cp "$transcript" "$piece.part" && mv "$piece.part" "$piece" &&
             echo "$sum" >"$dir/sum-$key.part" && mv "$dir/sum-$key.part" "$dir/sum-$key"
     fi
@@ -84,32 +86,44 @@ case $transcript in
 esac
 
 # --- send the spool, oldest first ----------------------------------------------------------------
+# The lock is a directory holding its owner's pid: one left by a killed run (its pid gone) is taken
+# over; one of a live run means that run sends the spool, in order.
 lock=$spool/.lock
-find "$lock" -maxdepth 0 -mmin +10 -exec rmdir {} \; 2>/dev/null # left by a killed run
-mkdir "$lock" 2>/dev/null || { lock=; finish; }                    # another run is sending it
+if ! mkdir "$lock" 2>/dev/null; then
+    holder=$(cat "$lock/pid" 2>/dev/null)
+    if [ -n "$holder" ] && kill -0 "$holder" 2>/dev/null; then
+        lock=
+        finish
+    fi
+    rm -rf "$lock"
+    mkdir "$lock" 2>/dev/null || { lock=; finish; }
+fi
+echo $$ >"$lock/pid"
 for piece in "$spool"/*--*--*; do
     [ -e "$piece" ] || continue
     case $piece in *.part) continue ;; esac
+    # <stamp>--<conversation>--<first line>.<ext>: read from both ends, since the conversation's
+    # name may hold "--" itself.
     name=${piece##*/}
     rest=${name#*--}
-    thread=${rest%%--*}
-    first=${rest#*--}
+    first=${name##*--}
     first=${first%%.*}
+    thread=${rest%--*}
     "$loom" ingest-transcript "--namespace=$LOOM_NAMESPACE" "--file=$piece" "--thread-id=$thread" \
         "--agent=$agent" "--first-line=$first" >/dev/null 2>"$dir/last-error"
     case $? in
     0) rm -f "$piece" ;;
-    75) # Loom is not running: keep the spool for the next run
-        say "$(head -n 1 "$dir/last-error") (kept for the next run)"
+    1 | 75) # Loom is not running (75), or failed unexpectedly (1): keep the spool for the next run
+        say "$(tail -n 1 "$dir/last-error") (kept for the next run)"
         break
         ;;
     77) # the namespace does not record: these lines are never sent, not even once it does
         rm -f "$spool"/*--*--*
         break
         ;;
-    *)
+    *) # refused (2: not a transcript, a setting Loom refuses): set aside, never sent again
         mv "$piece" "$dir/rejected/$name"
-        say "$(head -n 1 "$dir/last-error") (set aside in $dir/rejected/$name)"
+        say "$(tail -n 1 "$dir/last-error") (set aside in $dir/rejected/$name)"
         ;;
     esac
 done

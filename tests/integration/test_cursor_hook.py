@@ -25,7 +25,7 @@ def setup_module():
 
 def loom_bin(tmp_path: Path, exit_code: int | None = None) -> Path:
     """The `loom` command the hook calls: the real CLI, or one that says Loom is not running."""
-    path = tmp_path / ("loom-down" if exit_code else "loom")
+    path = tmp_path / (f"loom-exits-{exit_code}" if exit_code else "loom")
     if exit_code:
         path.write_text(f"#!/bin/sh\necho 'error: Loom is not running' >&2\nexit {exit_code}\n")
     else:
@@ -34,7 +34,9 @@ def loom_bin(tmp_path: Path, exit_code: int | None = None) -> Path:
     return path
 
 
-def run_hook(transcript: Path, tmp_path: Path, loom: Path) -> subprocess.CompletedProcess:
+def run_hook(
+    transcript: Path, tmp_path: Path, loom: Path, conversation: str | None = None
+) -> subprocess.CompletedProcess:
     env = {
         **os.environ,
         "LOOM_NAMESPACE": NS,
@@ -44,7 +46,7 @@ def run_hook(transcript: Path, tmp_path: Path, loom: Path) -> subprocess.Complet
     }
     stdin = json.dumps(
         {
-            "conversation_id": transcript.stem,  # one conversation a test
+            "conversation_id": conversation or transcript.stem,  # one conversation a test
             "generation_id": "g-1",
             "hook_event_name": "stop",
             "status": "completed",
@@ -148,3 +150,37 @@ def test_a_piece_loom_refuses_is_set_aside_and_the_rest_goes_on(tmp_path, worker
     done = run_hook(transcript, tmp_path, loom_bin(tmp_path))
     assert "set aside in" in done.stderr and done.stderr.count("\n") == 1
     assert spool(tmp_path) == [] and len(list((tmp_path / "state").glob("ns-*/rejected/*"))) == 1
+
+
+def test_odd_names_and_a_transcript_without_an_extension_are_sent(tmp_path, worker):
+    folder = tmp_path / "exports.v2"
+    folder.mkdir()
+    export = folder / "chat"  # no extension, in a folder with a dot
+    export.write_text(EXPORT)
+    run_hook(export, tmp_path, loom_bin(tmp_path), conversation="odd--id-")
+    wait_until(lambda: len(stored("odd--id-")) == 2)
+    assert spool(tmp_path) == []
+
+
+def test_an_unexpected_failure_of_loom_keeps_the_piece_for_the_next_run(tmp_path, worker):
+    transcript = tmp_path / "kept.jsonl"
+    transcript.write_text(said("user", "is the cache warm"))
+    first = run_hook(transcript, tmp_path, loom_bin(tmp_path, exit_code=1))
+    assert "kept for the next run" in first.stderr and len(spool(tmp_path)) == 1
+    run_hook(transcript, tmp_path, loom_bin(tmp_path))
+    wait_until(lambda: len(stored(transcript.stem)) == 1)
+    assert spool(tmp_path) == [] and list((tmp_path / "state").glob("ns-*/rejected/*")) == []
+
+
+def test_a_lock_left_by_a_killed_run_is_taken_over_but_a_live_one_is_not(tmp_path, worker):
+    transcript = tmp_path / "locked.jsonl"
+    transcript.write_text(said("user", "who holds the lock"))
+    lock = tmp_path / "state" / f"ns-{NS}" / "spool" / ".lock"
+    lock.mkdir(parents=True)
+    (lock / "pid").write_text(f"{os.getpid()}\n")  # a live process holds it
+    run_hook(transcript, tmp_path, loom_bin(tmp_path))
+    assert len(spool(tmp_path)) == 1  # left for the holder
+    (lock / "pid").write_text("999999999\n")  # no such process: a killed run's
+    run_hook(transcript, tmp_path, loom_bin(tmp_path))
+    wait_until(lambda: len(stored(transcript.stem)) == 1)
+    assert spool(tmp_path) == [] and not lock.exists()

@@ -24,7 +24,7 @@ from ops.caller import OPERATOR
 from ops.registry import call
 from tests.integration.conftest import append, enable_logging
 from workers import ledger
-from workers.stages.retention import cutoff, keep_partitions, plan_partitions
+from workers.stages.retention import keep_partitions, plan_partitions
 
 NS = "retention"
 
@@ -77,7 +77,7 @@ def turn_count(thread: str) -> int:
 
 def test_the_cutoff_is_the_start_of_the_day_that_many_days_ago():
     with freeze_time("2003-06-15 18:30:00"):
-        assert cutoff(datetime.now(UTC), 30) == datetime(2003, 5, 16, tzinfo=UTC)
+        assert partitions.retention_cutoff(datetime.now(UTC), 30) == datetime(2003, 5, 16, tzinfo=UTC)
 
 
 def test_expired_months_are_dropped_the_cutoffs_month_trimmed_and_twice_removes_nothing_more(settings):
@@ -192,3 +192,38 @@ def test_an_expired_turns_embedding_row_stays_until_a_delete_of_its_thread_tombs
     body = {"namespace": NS, "thread_id": "orphan", "confirm_thread_id": "orphan"}
     call("conversation.delete", OPERATOR, body)
     assert count(Embedding, Embedding.turn_id == turn_id, Embedding.deleted_at.is_not(None)) == 1
+
+
+def test_a_turn_said_before_the_cutoff_is_not_stored_it_would_expire_at_once(settings):
+    settings(LOOM_RETENTION_CONVERSATIONS_DAYS="30")
+    late = append(NS, "late-resend", "a turn re-sent long after it expired", ts="2001-01-01T00:00:00Z")
+    assert (late["stored"], late["reason"]) == (False, "expired")
+    assert count(Turn, Turn.thread_id == "late-resend") == 0
+    recent = append(NS, "late-resend", "a turn said today")
+    assert recent["stored"]
+
+
+def test_a_trim_killed_midway_is_finished_with_whole_counts(settings, monkeypatch):
+    from workers.stages import retention
+
+    said("trimmed", "2004-04-02", 5)
+    settings(LOOM_RETENTION_CONVERSATIONS_DAYS="30", LOOM_RETENTION_BATCH="2")
+    with freeze_time("2004-05-20 00:00:00"):  # the cutoff: 2004-04-20, inside April
+        sent = plan_partitions()
+    (trim,) = [r for r in sent if ledger.get(r).subject == "month:200404"]
+    real, batches = retention._trim_batch, []
+
+    def dies_after_one(*args):
+        if batches:
+            raise RuntimeError("the worker died")
+        batches.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(retention, "_trim_batch", dies_after_one)
+    keep_partitions.fn([trim])
+    assert count(Turn, Turn.thread_id == "trimmed") == 3
+    monkeypatch.setattr(retention, "_trim_batch", real)
+    with db.session() as s:
+        s.execute(text("UPDATE stage_runs SET available_at = now() WHERE id = :id"), {"id": trim})
+    deliver([trim])
+    assert count(Turn, Turn.thread_id == "trimmed") == 0 and ledger.get(trim).result == {"turns": 5}

@@ -176,11 +176,11 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
     dropped: list[datetime] = []
     real_drop = retention._drop
 
-    def counting_drop(month):  # the retention stage's "provider": the drop of a month
+    def counting_drop(run, month):  # the retention stage's "provider": the drop of a month
         dropped.append(month)
         if llm.mode == "fail":
             raise RuntimeError("the drop is failing")
-        return real_drop(month)
+        return real_drop(run, month)
 
     monkeypatch.setattr(retention, "_drop", counting_drop)
 

@@ -153,15 +153,7 @@ def _one_batch(run: StageRun, table: str, statement, params: dict) -> int:
     """One batch and its count on the run's result, in one transaction."""
     with db.session() as s:
         done = s.execute(statement, params).scalar_one()
-        if done:
-            s.execute(
-                text(
-                    "UPDATE stage_runs SET result = coalesce(result, '{}'::jsonb) || jsonb_build_object("
-                    "CAST(:table AS text), coalesce((result ->> CAST(:table AS text))::bigint, 0) + :done) "
-                    "WHERE id = :id"
-                ),
-                {"table": table, "done": done, "id": run.id},
-            )
+        ledger.add_to_result(s, run.id, {table: done})
     return done
 
 

@@ -15,7 +15,8 @@ kill is finalised, the counts and the drop are one transaction, keys and trims g
 ``LOOM_RETENTION_BATCH``."""
 
 import logging
-from datetime import UTC, datetime, timedelta
+import zlib
+from datetime import datetime, timedelta
 
 from psycopg import sql
 from sqlalchemy import text
@@ -42,12 +43,6 @@ def keep_partitions(run_ids: list[int]) -> None:
 RETENTION = register(Stage(STAGE, keep_partitions, subject_kind="month", chunk=1))
 
 
-def cutoff(now: datetime, days: int) -> datetime:
-    """Turns said before this instant are expired: the start (UTC) of the day ``days`` days ago."""
-    day = (now - timedelta(days=days)).astimezone(UTC)
-    return datetime(day.year, day.month, day.day, tzinfo=UTC)
-
-
 def plan_partitions() -> list[int]:
     """The retention pass: make this month's partition and the next ones, then ask for a run for
     each month to drop, trim or move. Returns the runs sent."""
@@ -59,7 +54,7 @@ def plan_partitions() -> list[int]:
         partitions.ensure_ahead(conn, now)
         found = partitions.listing(conn)
         if settings.retention_conversations_days:
-            before = cutoff(now, settings.retention_conversations_days)
+            before = partitions.retention_cutoff(now, settings.retention_conversations_days)
             for p in found:
                 if p.end <= before:
                     expired.add(p.month)
@@ -93,68 +88,86 @@ def _work(run: StageRun) -> None:
     action = run.params["action"]
     with ledger.leased([run]):
         if action == DROP:
-            result = _drop(month)
+            _drop(run, month)
         elif action == TRIM:
-            result = _trim(month, datetime.fromisoformat(run.params["before"]))
+            _trim(run, month, datetime.fromisoformat(run.params["before"]))
         else:
-            result = _warm(month, run.params["tablespace"])
-    close(run, SUCCEEDED, result=result)
+            _warm(month, run.params["tablespace"])
+    with db.session() as s:  # the counts each step added to the run as it went
+        result = s.get(StageRun, run.id).result or {}
+    close(
+        run,
+        SUCCEEDED,
+        result={**result, **({"tablespace": run.params["tablespace"]} if action == WARM else {})},
+    )
 
 
-def _drop(month: datetime) -> dict[str, int]:
+# One detach at a time: PostgreSQL refuses DETACH … CONCURRENTLY while another partition of the
+# table is still being detached (two drop runs on two worker threads).
+DETACH_LOCK = zlib.crc32(b"loom retention detach")
+# DDL waits at most this long for its lock, then the run backs off and tries again, rather than
+# queueing every reader of turns behind it while a long transaction (an export) holds the table.
+LOCK_TIMEOUT = "5s"
+
+
+def _drop(run: StageRun, month: datetime) -> None:
     name = partitions.name_of(month)
-    expired = 0
     with db.autocommit() as conn:
-        state = conn.execute(
-            "SELECT i.inhdetachpending FROM pg_inherits i WHERE i.inhrelid = to_regclass(%s)", (name,)
-        ).fetchone()
-        if state is not None:  # still attached, or its detach was interrupted
-            how = "FINALIZE" if state[0] else "CONCURRENTLY"
-            statement = sql.SQL("ALTER TABLE {} DETACH PARTITION {} " + how)
-            conn.execute(statement.format(sql.Identifier(partitions.PARENT), sql.Identifier(name)))
-        with conn.transaction():
-            if conn.execute("SELECT to_regclass(%s)", (name,)).fetchone()[0] is not None:
-                # The threads' counts and the drop, together: a kill leaves both or neither.
-                expired = conn.execute(
-                    sql.SQL(
-                        """
-                        WITH live AS (
-                            SELECT namespace, thread_id, count(*) AS n FROM {}
-                            WHERE deleted_at IS NULL GROUP BY namespace, thread_id
-                        ), counted AS (
-                            UPDATE threads t SET turn_count = greatest(t.turn_count - live.n, 0)
-                            FROM live WHERE t.namespace = live.namespace AND t.thread_id = live.thread_id
-                        )
-                        SELECT (SELECT count(*) FROM {})
-                        """
-                    ).format(sql.Identifier(name), sql.Identifier(name))
-                ).fetchone()[0]
-                conn.execute(sql.SQL("DROP TABLE {}").format(sql.Identifier(name)))
-    keys = _drop_keys(month, partitions.next_month(month))
-    log.info("retention dropped %s: %d turns, %d keys", name, expired, keys)
-    return {"turns": expired, "keys": keys}
+        conn.execute("SELECT pg_advisory_lock(%s)", (DETACH_LOCK,))
+        conn.execute(f"SET lock_timeout = '{LOCK_TIMEOUT}'")
+        try:
+            state = conn.execute(
+                "SELECT i.inhdetachpending FROM pg_inherits i WHERE i.inhrelid = to_regclass(%s)", (name,)
+            ).fetchone()
+            if state is not None:  # still attached, or its detach was interrupted
+                how = "FINALIZE" if state[0] else "CONCURRENTLY"
+                statement = sql.SQL("ALTER TABLE {} DETACH PARTITION {} " + how)
+                conn.execute(statement.format(sql.Identifier(partitions.PARENT), sql.Identifier(name)))
+        finally:
+            conn.execute("RESET lock_timeout")
+            conn.execute("SELECT pg_advisory_unlock(%s)", (DETACH_LOCK,))
+    quoted = f'"{name}"'  # turns_pYYYY_MM: digits and letters only
+    with db.session() as s:
+        if s.execute(text("SELECT to_regclass(:name)"), {"name": name}).scalar_one() is not None:
+            # The threads' counts, the drop and its count, together: a kill leaves all or none.
+            expired = s.execute(text(DROP_COUNTS.format(partition=quoted))).scalar_one()
+            s.execute(text(f"DROP TABLE {quoted}"))
+            ledger.add_to_result(s, run.id, {"turns": expired})
+    start, end = month, partitions.next_month(month)
+    while _keys_batch(run, start, end) == get_settings().retention_batch:
+        pass
+    log.info("retention dropped %s", name)
 
 
-def _drop_keys(start: datetime, end: datetime) -> int:
-    batch, total = get_settings().retention_batch, 0
-    while True:
-        with db.session() as s:
-            gone = s.execute(
-                text(
-                    "DELETE FROM turn_keys WHERE ctid = ANY(ARRAY("
-                    "SELECT ctid FROM turn_keys WHERE ts >= :start AND ts < :end LIMIT :n))"
-                ),
-                {"start": start, "end": end, "n": batch},
-            ).rowcount
-        total += gone
-        if gone < batch:
-            return total
+DROP_COUNTS = """
+WITH live AS (
+    SELECT namespace, thread_id, count(*) AS n FROM {partition}
+    WHERE deleted_at IS NULL GROUP BY namespace, thread_id
+), counted AS (
+    UPDATE threads t SET turn_count = greatest(t.turn_count - live.n, 0)
+    FROM live WHERE t.namespace = live.namespace AND t.thread_id = live.thread_id
+)
+SELECT count(*) FROM {partition}
+"""
+
+
+def _keys_batch(run: StageRun, start: datetime, end: datetime) -> int:
+    with db.session() as s:
+        gone = s.execute(
+            text(
+                "DELETE FROM turn_keys WHERE ctid = ANY(ARRAY("
+                "SELECT ctid FROM turn_keys WHERE ts >= :start AND ts < :end LIMIT :n))"
+            ),
+            {"start": start, "end": end, "n": get_settings().retention_batch},
+        ).rowcount
+        ledger.add_to_result(s, run.id, {"keys": gone})
+    return gone
 
 
 TRIM_BATCH = """
 WITH gone AS (
     DELETE FROM {partition} WHERE ctid = ANY(ARRAY(
-        SELECT ctid FROM {partition} WHERE ts < %(before)s LIMIT %(n)s))
+        SELECT ctid FROM {partition} WHERE ts < :before LIMIT :n))
     RETURNING id, namespace, thread_id, agent, msg_id, deleted_at
 ), keys AS (
     DELETE FROM turn_keys k USING gone g
@@ -171,28 +184,28 @@ SELECT count(*) FROM gone
 """
 
 
-def _trim(month: datetime, before: datetime) -> dict[str, int]:
+def _trim(run: StageRun, month: datetime, before: datetime) -> None:
     """The month's turns said before the cutoff, a batch (with their keys and counts) a transaction."""
     name = partitions.name_of(month)
-    batch, total = get_settings().retention_batch, 0
-    statement = sql.SQL(TRIM_BATCH).format(partition=sql.Identifier(name))
-    with db.autocommit() as conn:
-        if conn.execute("SELECT to_regclass(%s)", (name,)).fetchone()[0] is None:
-            return {"turns": 0}
-        while True:
-            with conn.transaction():
-                gone = conn.execute(statement, {"before": before, "n": batch}).fetchone()[0]
-            total += gone
-            if gone < batch:
-                break
-    log.info("retention trimmed %s: %d turns said before %s", name, total, before.isoformat())
-    return {"turns": total}
+    with db.session() as s:
+        if s.execute(text("SELECT to_regclass(:name)"), {"name": name}).scalar_one() is None:
+            return
+    while _trim_batch(run, name, before) == get_settings().retention_batch:
+        pass
+    log.info("retention trimmed %s of the turns said before %s", name, before.isoformat())
 
 
-def _warm(month: datetime, tablespace: str) -> dict[str, str]:
+def _trim_batch(run: StageRun, name: str, before: datetime) -> int:
+    with db.session() as s:
+        statement = text(TRIM_BATCH.format(partition=f'"{name}"'))
+        gone = s.execute(statement, {"before": before, "n": get_settings().retention_batch}).scalar_one()
+        ledger.add_to_result(s, run.id, {"turns": gone})
+    return gone
+
+
+def _warm(month: datetime, tablespace: str) -> None:
     with db.autocommit() as conn:
         for p in partitions.listing(conn):
             if p.start == month and p.tablespace != tablespace:
-                partitions.move(conn, p, tablespace)
+                partitions.move(conn, p, tablespace, LOCK_TIMEOUT)
                 log.info("retention moved %s to tablespace %s", p.name, tablespace)
-    return {"tablespace": tablespace}
