@@ -1,6 +1,10 @@
-"""conversation.search: vector-first, substring when the embedder cannot answer."""
+"""conversation.search: a semantic (vector), lexical (BM25) or hybrid (both, fused by reciprocal
+rank) search of the recorded turns; without an embedder, semantic falls back to a substring match
+and hybrid to its lexical leg."""
 
 import logging
+import time
+from dataclasses import replace
 from datetime import datetime
 from typing import Literal
 
@@ -11,7 +15,7 @@ from models.settings import get_settings
 from ops.caller import Caller
 from ops.conversation_read import named_agent
 from ops.schemas import Answer, OpRequest
-from pipelines import search
+from pipelines import excerpts, search
 from providers.embedders import get_embedder
 
 log = logging.getLogger(__name__)
@@ -24,6 +28,10 @@ class SearchRequest(OpRequest):
     run_id: str | None = Field(default=None, max_length=256)
     role: Literal["user", "assistant", "system", "tool"] | None = None
     namespace_scope: Literal["all_mine", "namespace"] = "all_mine"
+    # hybrid: both legs fused by reciprocal rank; semantic: cosine similarity over the embedded
+    # first 2,048 characters, with its floor; lexical: BM25 over the whole text.
+    search_mode: Literal["hybrid", "semantic", "lexical"] = "semantic"
+    lexical_weight: float = Field(default=0.5, ge=0, le=1)  # the BM25 leg's share of a hybrid score
 
 
 class Hit(Answer):
@@ -33,15 +41,31 @@ class Hit(Answer):
     role: str
     agent: str
     ts: datetime
-    similarity: float | None  # null in the substring fallback
+    similarity: float | None  # the vector leg's cosine similarity; null when it did not find it
+    lexical_score: float | None = None  # the BM25 score, when the lexical leg found it
+    found_by: list[Literal["semantic", "lexical", "substring"]]
+    semantic_rank: int | None = None
+    lexical_rank: int | None = None
+    score: float | None = None  # a hybrid search's fused score
     excerpt: str
 
 
+class SearchStats(Answer):
+    candidates: dict[str, int]  # per leg: the messages it brought to the fusion
+    ms: dict[str, float]  # per leg (and the query's embedding): its time
+
+
 class SearchAnswer(Answer):
-    mode: Literal["vector", "substring"]
-    embedder_error: str | None = None  # why the fallback answered
+    mode: Literal["vector", "hybrid", "lexical", "substring"]  # vector: the semantic leg
+    embedder_error: str | None = None  # why the vector leg did not answer
     namespaces: list[str]
     hits: list[Hit]
+    stats: SearchStats
+
+
+# A hybrid search fuses this many candidates of each leg (at least), however few it returns.
+POOL_MIN, POOL_FACTOR, POOL_MAX = 50, 5, 500
+RRF_K = 60
 
 
 def _query_vector(query: str) -> tuple[list[float] | None, str | None, str | None]:
@@ -49,9 +73,21 @@ def _query_vector(query: str) -> tuple[list[float] | None, str | None, str | Non
     try:
         embedder = get_embedder()
         return embedder.embed([query])[0], embedder.name, None
-    except Exception as exc:  # any embedder failure degrades to the fallback, never a 500
-        log.warning("embedder unavailable for search, using substring fallback: %s", exc)
+    except Exception as exc:  # any embedder failure degrades the search, never a 500
+        log.warning("embedder unavailable for search: %s", exc)
         return None, None, f"{type(exc).__name__}: {exc}"
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {}
+
+    def timed(self, leg: str, work):
+        started = time.perf_counter()
+        try:
+            return work()
+        finally:
+            self.ms[leg] = round((time.perf_counter() - started) * 1000, 2)
 
 
 def run(caller: Caller, req: SearchRequest) -> dict:
@@ -61,30 +97,69 @@ def run(caller: Caller, req: SearchRequest) -> dict:
     else:
         namespaces = caller.scope(None)
     filters = search.Filters(namespaces, req.thread_id, req.run_id, req.role, named_agent(req))
-    vector, model, error = _query_vector(req.query)
+    clock, candidates = _Clock(), {}
+    vector = model = error = None
+    if req.search_mode != "lexical":
+        vector, model, error = clock.timed("embed", lambda: _query_vector(req.query))
+    pool = min(max(req.limit * POOL_FACTOR, POOL_MIN), POOL_MAX)
     with db.session() as s:
-        if vector is not None:
-            hits = search.by_vector(
-                s, vector, model, filters, req.limit, settings.conversation_search_min_similarity
+        if req.search_mode == "semantic" and vector is not None:
+            mode = "vector"
+            floor = settings.conversation_search_min_similarity
+            hits = clock.timed(
+                "semantic", lambda: search.by_vector(s, vector, model, filters, req.limit, floor)
             )
+            candidates["semantic"] = len(hits)
+        elif req.search_mode == "semantic":
+            mode = "substring"
+            hits = clock.timed("substring", lambda: search.by_substring(s, req.query, filters, req.limit))
+            candidates["substring"] = len(hits)
         else:
-            hits = search.by_substring(s, req.query, filters, req.limit)
+            found = clock.timed("lexical", lambda: search.by_lexical(s, req.query, filters, pool))
+            candidates["lexical"] = len(found)
+            if req.search_mode == "lexical" or vector is None:
+                mode, hits = (
+                    "lexical",
+                    [replace(h, lexical_rank=i) for i, h in enumerate(found[: req.limit], 1)],
+                )
+            else:
+                mode = "hybrid"
+                near = clock.timed(
+                    "semantic", lambda: search.by_vector(s, vector, model, filters, pool, -1.0)
+                )
+                candidates["semantic"] = len(near)
+                hits = search.fuse(near, found, req.lexical_weight, RRF_K, req.limit)
     chars = settings.conversation_search_excerpt_chars
     return {
-        "mode": "vector" if vector is not None else "substring",
+        "mode": mode,
         **({"embedder_error": error} if error else {}),
         "namespaces": namespaces,
-        "hits": [
-            {
-                "namespace": hit.namespace,
-                "thread_id": hit.thread_id,
-                "msg_id": hit.msg_id,
-                "role": hit.role,
-                "agent": hit.agent,
-                "ts": hit.ts.isoformat(),
-                "similarity": None if hit.similarity is None else round(hit.similarity, 4),
-                "excerpt": hit.content[:chars],
-            }
-            for hit in hits
-        ],
+        "hits": [_public(hit, mode, req.query, chars) for hit in hits],
+        "stats": {"candidates": candidates, "ms": clock.ms},
+    }
+
+
+def _public(hit: search.Hit, mode: str, query: str, chars: int) -> dict:
+    found_by = ["substring"] if mode == "substring" else []
+    if hit.similarity is not None and mode != "substring":
+        found_by.append("semantic")
+    if hit.lexical_score is not None:
+        found_by.append("lexical")
+    return {
+        "namespace": hit.namespace,
+        "thread_id": hit.thread_id,
+        "msg_id": hit.msg_id,
+        "role": hit.role,
+        "agent": hit.agent,
+        "ts": hit.ts.isoformat(),
+        "similarity": None if hit.similarity is None else round(hit.similarity, 4),
+        "lexical_score": None if hit.lexical_score is None else round(hit.lexical_score, 4),
+        "found_by": found_by,
+        "semantic_rank": hit.semantic_rank,
+        "lexical_rank": hit.lexical_rank,
+        "score": None if hit.score is None else round(hit.score, 6),
+        # A BM25 hit shows the text around the words it matched, which may be deep in a long turn.
+        "excerpt": excerpts.around(hit.content, query, chars)
+        if hit.lexical_score is not None
+        else hit.content[:chars],
     }

@@ -1,12 +1,13 @@
-"""conversation.search's two legs: cosine similarity over embedded turns (HNSW), and the substring
-fallback for when the embedder cannot answer. Neither ever returns a turn that reads as high:
-such a turn has no embedding row, and the fallback filters on the screening verdict.
+"""conversation.search's legs: cosine similarity over embedded turns (HNSW), BM25 over the turns'
+full text (``pipelines.lexical``), their reciprocal-rank fusion, and the substring fallback for
+when the embedder cannot answer. None ever returns a turn that reads as high: such a turn has no
+embedding row, and the others filter on the screening verdict.
 
-Both legs answer one hit per message: the vector leg one per live embedding row (agents that
-logged the same text share it), the fallback the newest copy of each message it reads. A search scoped to an
-agent finds the rows of which that agent holds a live copy."""
+Every leg answers one hit per message: the vector leg one per live embedding row (agents that
+logged the same text share it), the others the best (or newest) copy of each message they read. A
+search scoped to an agent finds the messages of which that agent holds a live copy."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy import exists, text
@@ -14,6 +15,7 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from models.conversation import EMBEDDED_ROLES, Embedding, Turn
+from pipelines import lexical
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,11 @@ class Hit:
     agent: str
     ts: datetime
     content: str
-    similarity: float | None
+    similarity: float | None  # the vector leg's cosine similarity, when it found the message
+    lexical_score: float | None = None  # the BM25 score, when the lexical leg found it
+    semantic_rank: int | None = None  # 1-based place in each leg's list
+    lexical_rank: int | None = None
+    score: float | None = None  # the fused score of a hybrid search
 
 
 def _filtered(query, f: Filters):
@@ -125,7 +131,68 @@ def by_substring(s: Session, query_text: str, f: Filters, limit: int) -> list[Hi
     ]
 
 
-def _hit(turn: Turn, similarity: float | None) -> Hit:
+def _hit(turn: Turn, similarity: float | None, lexical_score: float | None = None) -> Hit:
     return Hit(
-        turn.namespace, turn.thread_id, turn.msg_id, turn.role, turn.agent, turn.ts, turn.content, similarity
+        turn.namespace,
+        turn.thread_id,
+        turn.msg_id,
+        turn.role,
+        turn.agent,
+        turn.ts,
+        turn.content,
+        similarity,
+        lexical_score,
     )
+
+
+def scope_sql(f: Filters) -> tuple[str, dict]:
+    """The filters as a SQL condition on turns ``t`` (for the lexical leg's hand-written query)."""
+    conditions, params = ["t.namespace = ANY(:namespaces)"], {"namespaces": f.namespaces}
+    for column in ("thread_id", "run_id", "role"):
+        if getattr(f, column):
+            conditions.append(f"t.{column} = :{column}")
+            params[column] = getattr(f, column)
+    if f.agent:
+        conditions.append(
+            "EXISTS (SELECT FROM turns c WHERE c.namespace = t.namespace AND c.thread_id = t.thread_id "
+            "AND c.msg_id = t.msg_id AND c.agent = :agent AND c.deleted_at IS NULL)"
+        )
+        params["agent"] = f.agent
+    return " AND ".join(conditions), params
+
+
+def by_lexical(s: Session, query_text: str, f: Filters, limit: int) -> list[Hit]:
+    """Turns by BM25 over their whole text, best first, one per message (its best-scoring copy)."""
+    lexemes = list(dict.fromkeys(lexical.query_lexemes(s, query_text)))
+    scope, params = scope_sql(f)
+    scored = lexical.search(s, lexemes, scope, params, limit * COPIES_READ)
+    if not scored:
+        return []
+    turns = {t.id: t for t in s.exec(select(Turn).where(col(Turn.id).in_([x.turn_id for x in scored])))}
+    hits: dict[tuple[str, str, str], Hit] = {}
+    for x in scored:  # best first: the first copy of a message stands for it
+        turn = turns[x.turn_id]
+        hits.setdefault((turn.namespace, turn.thread_id, turn.msg_id), _hit(turn, None, x.score))
+    return list(hits.values())[:limit]
+
+
+def fuse(semantic: list[Hit], found: list[Hit], lexical_weight: float, k: int, limit: int) -> list[Hit]:
+    """Reciprocal-rank fusion: a message scores (1 - w) / (k + its vector rank) + w / (k + its BM25
+    rank), summed over the legs that found it, w the lexical weight."""
+    merged: dict[tuple[str, str, str], Hit] = {}
+    for rank, hit in enumerate(semantic, 1):
+        merged[(hit.namespace, hit.thread_id, hit.msg_id)] = replace(
+            hit, semantic_rank=rank, score=(1 - lexical_weight) / (k + rank)
+        )
+    for rank, hit in enumerate(found, 1):
+        key = (hit.namespace, hit.thread_id, hit.msg_id)
+        share = lexical_weight / (k + rank)
+        if key in merged:
+            seen = merged[key]
+            merged[key] = replace(
+                seen, lexical_score=hit.lexical_score, lexical_rank=rank, score=seen.score + share
+            )
+        else:
+            merged[key] = replace(hit, lexical_rank=rank, score=share)
+    ranked = sorted(merged.values(), key=lambda h: (-h.score, h.semantic_rank or limit + 1))
+    return ranked[:limit]

@@ -1,0 +1,100 @@
+"""The lexical leg of conversation.search: BM25 over the English full-text vectors of the turns
+(``turns.lexemes``, migration 0013: the whole text up to 200,000 characters, stemmed, without stop
+words), computed in PostgreSQL.
+
+The query's lexemes (as ``to_tsvector`` makes them) select the candidates through the GIN index:
+every indexed turn in scope holding any of them. Each is scored with BM25 proper,
+
+    sum over query lexemes t in the turn:  idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
+
+with tf the lexeme's positions in the turn and dl the turn's distinct lexemes. The corpus is the
+turns of the search's namespaces: df per lexeme is counted per query (up to ``DF_CAP``: a lexeme
+that common weighs almost nothing either way), N and avgdl are kept for ``CORPUS_SECONDS``."""
+
+import time
+from dataclasses import dataclass
+
+from sqlalchemy import text
+from sqlmodel import Session
+
+K1, B = 1.2, 0.75
+DF_CAP = 50_000
+CORPUS_SECONDS = 60.0
+INDEXED = "t.role IN ('user', 'assistant') AND t.deleted_at IS NULL AND t.sensitivity <> 'high'"
+
+_corpus: dict[tuple[str, ...], tuple[float, int, float]] = {}  # namespaces -> (when, N, avgdl)
+
+
+@dataclass(frozen=True)
+class Scored:
+    turn_id: int
+    score: float
+
+
+def query_lexemes(s: Session, query: str) -> list[str]:
+    lexemes = s.execute(text("SELECT lexeme FROM unnest(to_tsvector('english', :q))"), {"q": query})
+    return list(lexemes.scalars())
+
+
+def corpus(s: Session, namespaces: list[str]) -> tuple[int, float]:
+    """(N, avgdl) of the indexed turns of these namespaces, counted at most every CORPUS_SECONDS."""
+    key = tuple(sorted(namespaces))
+    seen = _corpus.get(key)
+    if seen is None or time.monotonic() - seen[0] > CORPUS_SECONDS:
+        n, avgdl = s.execute(
+            text(
+                "SELECT count(*), coalesce(avg(length(t.lexemes)), 1) FROM turns t "
+                f"WHERE t.namespace = ANY(:namespaces) AND {INDEXED}"
+            ),
+            {"namespaces": list(key)},
+        ).one()
+        seen = _corpus[key] = (time.monotonic(), int(n), max(float(avgdl), 1.0))
+    return seen[1], seen[2]
+
+
+def search(s: Session, lexemes: list[str], scope: str, params: dict, limit: int) -> list[Scored]:
+    """The best ``limit`` turns by BM25 among those ``scope`` (a SQL condition on ``t`` with its
+    ``params``, which name the ``namespaces``) admits."""
+    if not lexemes:
+        return []
+    n, avgdl = corpus(s, params["namespaces"])
+    rows = s.execute(
+        text(
+            f"""
+            WITH terms AS (SELECT l AS lexeme, quote_literal(l)::tsquery AS query
+                           FROM unnest(CAST(:lexemes AS text[])) l),
+            idf AS (
+                SELECT terms.lexeme, ln(1 + (:n - df.df + 0.5) / (df.df + 0.5)) AS w
+                FROM terms, LATERAL (
+                    SELECT count(*) AS df FROM (
+                        SELECT 1 FROM turns t
+                        WHERE t.namespace = ANY(:namespaces) AND {INDEXED} AND t.lexemes @@ terms.query
+                        LIMIT :df_cap) x
+                ) df
+            ),
+            q AS (SELECT string_agg(query::text, ' | ')::tsquery AS query FROM terms)
+            SELECT t.id, sum(
+                idf.w * u.tf * (:k1 + 1) / (u.tf + :k1 * (1 - :b + :b * length(t.lexemes) / :avgdl))
+            ) AS score
+            FROM turns t, q,
+                 LATERAL (SELECT lexeme, coalesce(array_length(positions, 1), 1) AS tf
+                          FROM unnest(t.lexemes)) u
+                 JOIN idf ON idf.lexeme = u.lexeme
+            WHERE t.lexemes @@ q.query AND {INDEXED} AND {scope}
+            GROUP BY t.id
+            ORDER BY score DESC, t.id DESC
+            LIMIT :limit
+            """
+        ),
+        {
+            **params,
+            "lexemes": lexemes,
+            "df_cap": DF_CAP,
+            "k1": K1,
+            "b": B,
+            "n": n,
+            "avgdl": avgdl,
+            "limit": limit,
+        },
+    ).all()
+    return [Scored(turn_id, float(score)) for turn_id, score in rows]

@@ -1,0 +1,99 @@
+"""conversation.search's lexical (BM25 over the whole text) and hybrid (reciprocal-rank fusion)
+modes, on the real database and the local embedder: an exact term deep in a long turn ranks, the
+filters and screening hold in the lexical leg, hits say which leg found them, and the answer
+carries per-leg stats."""
+
+import pytest
+
+from ops.caller import Caller
+from ops.registry import call
+from tests.integration.conftest import append, enable_logging, settled, wait_until
+
+NS, OTHER = "hybrid", "hybrid-other"
+PADDING = "we talked about the rollout plan and the staging environment at length. " * 60
+DEEP = PADDING + "The failing table is invoice_lines_2024 and the ticket is OPS-7731."
+SECRET = "the deploy key is sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz12 for OPS-7731"
+
+
+@pytest.fixture(scope="module")
+def corpus(broker, database):
+    from workers import outbox
+    from workers.runner import new_worker, stop
+
+    for namespace in (NS, OTHER):
+        enable_logging(namespace)
+    append(NS, "incident", DEEP, role="assistant", msg_id="deep")
+    append(NS, "incident", "Which ticket tracks the broken invoice export?", msg_id="question")
+    append(
+        NS,
+        "incident",
+        "Deployments of the billing service happen on Tuesdays.",
+        msg_id="deploys",
+        run_id="r9",
+    )
+    append(NS, "garden", "Tomatoes want full sun; water them at dawn.", msg_id="tomatoes")
+    append(NS, "incident", "OPS-7731 system note", role="system", msg_id="system")
+    append(NS, "incident", SECRET, msg_id="secret")
+    append(OTHER, "incident", "OPS-7731 is also mentioned over here.", msg_id="elsewhere")
+    broker.flush_all()
+    outbox.sweep(grace_seconds=-1)
+    worker = new_worker(threads=2)
+    worker.start()
+    try:
+        wait_until(settled, timeout=120, what="the corpus to be embedded")
+    finally:
+        stop(worker)
+
+
+ME = Caller(role="viewer", namespaces=(NS,))
+
+
+def search(**body) -> dict:
+    return call("conversation.search", ME, {"namespace": NS, **body})
+
+
+def test_an_exact_term_deep_in_a_long_turn_ranks_first_lexically_with_its_excerpt_around_it(corpus):
+    answer = search(query="OPS-7731", search_mode="lexical")
+    assert answer["mode"] == "lexical"
+    (hit,) = answer["hits"]  # not the system note, not the secret, not another namespace
+    assert hit["msg_id"] == "deep" and hit["found_by"] == ["lexical"] and hit["lexical_rank"] == 1
+    assert "OPS-7731" in hit["excerpt"] and hit["similarity"] is None and hit["lexical_score"] > 0
+    assert answer["stats"]["candidates"] == {"lexical": 1} and "lexical" in answer["stats"]["ms"]
+
+
+def test_stemming_matches_other_forms_of_a_word(corpus):
+    hits = search(query="deploying billing", search_mode="lexical")["hits"]
+    assert hits[0]["msg_id"] == "deploys"
+
+
+def test_the_lexical_leg_keeps_the_filters(corpus):
+    assert [h["msg_id"] for h in search(query="billing", search_mode="lexical", run_id="r9")["hits"]] == [
+        "deploys"
+    ]
+    assert search(query="billing", search_mode="lexical", thread_id="garden")["hits"] == []
+    assert search(query="tomatoes", search_mode="lexical", role="assistant")["hits"] == []
+
+
+def test_hybrid_fuses_both_legs_and_says_which_found_each_hit(corpus):
+    answer = search(query="which ticket is about the invoice_lines_2024 table", search_mode="hybrid")
+    assert answer["mode"] == "hybrid"
+    hits = answer["hits"]
+    assert hits[0]["msg_id"] in ("deep", "question")
+    deep = next(h for h in hits if h["msg_id"] == "deep")
+    assert "lexical" in deep["found_by"] and deep["score"] > 0
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+    assert set(answer["stats"]["candidates"]) == {"semantic", "lexical"}
+    assert {"embed", "semantic", "lexical"} <= set(answer["stats"]["ms"])
+
+
+def test_the_lexical_weight_moves_the_fusion(corpus):
+    query = "OPS-7731 tomatoes sun"
+    lexical_only = search(query=query, search_mode="hybrid", lexical_weight=1.0)["hits"]
+    semantic_only = search(query=query, search_mode="hybrid", lexical_weight=0.0)["hits"]
+    assert lexical_only[0]["msg_id"] == "deep" or "lexical" in lexical_only[0]["found_by"]
+    assert all(h["lexical_rank"] is None or h["semantic_rank"] is not None for h in semantic_only[:1])
+
+
+def test_a_query_of_stop_words_only_finds_nothing_lexically(corpus):
+    answer = search(query="the and of", search_mode="lexical")
+    assert answer["hits"] == [] and answer["stats"]["candidates"] == {"lexical": 0}
