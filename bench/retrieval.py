@@ -9,7 +9,8 @@ thread per session (thread_id = session id, msg_id = ``<session_id>:<turn index>
 running run (turns that read as secrets are screened and never embedded: ``not_embedded``). Each
 question is then asked as ``conversation.search`` (limit 10, the default similarity floor). recall@k
 is the fraction of the question's ``has_answer`` turns found in the top k, averaged over questions
-that have at least one such turn; also per ``question_type``.
+that have at least one such turn; also per ``question_type``. Each of ``--modes`` (``semantic``,
+``lexical``, ``hybrid``, ``hybrid@W`` for a lexical weight W) is asked in turn over the same data.
 
 ``--sessions N`` keeps the first N sessions and the questions whose answer sessions are all among
 them (a quick run). ``--precisions int8,fp32`` runs the whole measurement once per local-model
@@ -97,7 +98,13 @@ def ingest(loom: Loom, token: str, threads: list, clients: int) -> dict:
     }
 
 
-def ask(loom: Loom, token: str, questions: list[dict], details: Path | None) -> dict:
+def search_body(mode: str) -> dict:
+    """``semantic``, ``lexical``, ``hybrid`` or ``hybrid@W`` (W the lexical weight) as request fields."""
+    name, _, weight = mode.partition("@")
+    return {"search_mode": name, **({"lexical_weight": float(weight)} if weight else {})}
+
+
+def ask(loom: Loom, token: str, questions: list[dict], details: Path | None, mode: str) -> dict:
     headers = {"Authorization": f"Bearer {token}"}
     recall = {k: [] for k in KS}
     by_type: dict[str, dict[int, list[float]]] = defaultdict(lambda: {k: [] for k in KS})
@@ -114,7 +121,12 @@ def ask(loom: Loom, token: str, questions: list[dict], details: Path | None) -> 
                 began = time.perf_counter()
                 response = client.post(
                     "/v1/conversation.search",
-                    json={"namespace": NAMESPACE, "query": record["question"], "limit": LIMIT},
+                    json={
+                        "namespace": NAMESPACE,
+                        "query": record["question"],
+                        "limit": LIMIT,
+                        **search_body(mode),
+                    },
                 )
                 latencies.append((time.perf_counter() - began) * 1000)
                 response.raise_for_status()
@@ -132,7 +144,10 @@ def ask(loom: Loom, token: str, questions: list[dict], details: Path | None) -> 
                         "question_type": record["question_type"],
                         "question": record["question"],
                         "relevant": sorted(relevant),
-                        "hits": [[hit["msg_id"], hit["similarity"]] for hit in answer["hits"]],
+                        "mode": mode,
+                        "hits": [
+                            [hit["msg_id"], hit["similarity"], hit["lexical_score"]] for hit in answer["hits"]
+                        ],
                         **{f"recall_at_{k}": scores[k] for k in KS},
                     }
                     out.write(json.dumps(row) + "\n")
@@ -200,20 +215,17 @@ def measure(args, threads: list, questions: list[dict], precision: str) -> dict:
         loom.logging_on(WARM_UP_NAMESPACE)
         warm_up(loom, token, WARM_UP_NAMESPACE)
         ingested = ingest(loom, token, threads, args.clients)
-        asked_at = time.perf_counter()
-        scores = ask(loom, token, questions, args.details)
-        search_seconds = time.perf_counter() - asked_at
+        by_mode = {}
+        for mode in args.modes.split(","):
+            asked_at = time.perf_counter()
+            scores = ask(loom, token, questions, args.details, mode)
+            scores["search_seconds"] = round(time.perf_counter() - asked_at, 1)
+            log(f"{mode}: recall@5 {scores['recall_at_5']}, recall@10 {scores['recall_at_10']}")
+            by_mode[mode] = scores
         if args.exact:
             min_similarity = get_settings().conversation_search_min_similarity
-            scores.update(exact_recall(loom, questions, min_similarity, precision))
-    return {
-        "recall_at_5": scores.pop("recall_at_5"),
-        "recall_at_10": scores.pop("recall_at_10"),
-        "not_embedded": ingested.pop("not_embedded"),
-        **scores,
-        **ingested,
-        "search_seconds": round(search_seconds, 1),
-    }
+            by_mode["semantic_exact"] = exact_recall(loom, questions, min_similarity, precision)
+    return {"modes": by_mode, "not_embedded": ingested.pop("not_embedded"), **ingested}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -227,6 +239,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--keep-home", action="store_true", help="keep LOOM_HOME (logs, database)")
     parser.add_argument("--precisions", default=None, help="local-model precisions, e.g. int8,fp32")
+    parser.add_argument(
+        "--modes",
+        default="semantic,lexical,hybrid",
+        help="search modes asked in turn; hybrid@W sets the lexical weight (e.g. hybrid@0.7)",
+    )
     args = parser.parse_args(argv)
 
     from models.settings import get_settings
@@ -257,7 +274,11 @@ def main(argv: list[str] | None = None) -> None:
     else:
         result = {**common, "precisions": measured}
         if {"int8", "fp32"} <= set(precisions):
-            delta = measured["int8"]["recall_at_10"] - measured["fp32"]["recall_at_10"]
+            first = args.modes.split(",")[0]
+            delta = (
+                measured["int8"]["modes"][first]["recall_at_10"]
+                - measured["fp32"]["modes"][first]["recall_at_10"]
+            )
             result["recall_at_10_int8_minus_fp32"] = round(delta, 4)
     result["seconds_total"] = round(time.perf_counter() - began, 1)
     print(json.dumps(result))
