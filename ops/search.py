@@ -30,7 +30,7 @@ class SearchRequest(OpRequest):
     namespace_scope: Literal["all_mine", "namespace"] = "all_mine"
     # hybrid: both legs fused by reciprocal rank; semantic: cosine similarity over the embedded
     # first 2,048 characters, with its floor; lexical: BM25 over the whole text.
-    search_mode: Literal["hybrid", "semantic", "lexical"] = "semantic"
+    search_mode: Literal["hybrid", "semantic", "lexical"] = "hybrid"
     lexical_weight: float = Field(default=0.6, ge=0, le=1)  # the BM25 leg's share of a hybrid score
 
 

@@ -70,11 +70,19 @@ def test_a_named_agent_scopes_get_list_and_search_and_no_agent_keeps_every_copy(
         answer = call(
             "conversation.search",
             OPERATOR,
-            {"namespace": NS, "thread_id": "scoped", "query": query, "limit": 10, **extra},
+            {
+                "namespace": NS,
+                "thread_id": "scoped",
+                "query": query,
+                "limit": 10,
+                "search_mode": "semantic",
+                **extra,
+            },
         )
         return sorted(h["msg_id"] for h in answer["hits"])
 
     assert found("shared incident timeline") == ["s1"]  # one hit for both copies
+    assert found("shared incident timeline", search_mode="hybrid").count("s1") == 1  # in every mode
     assert found("shared incident timeline", agent="coder") == ["s1"]  # its copy, through the shared row
     assert "p1" not in found("kubernetes autoscaling", agent="coder")
     assert "p1" in found("kubernetes autoscaling", agent="planner")

@@ -22,7 +22,8 @@ TEXTS = (
 
 
 def search(query: str) -> dict:
-    return call("conversation.search", OPERATOR, {"namespace": "models", "query": query, "limit": 10})
+    body = {"namespace": "models", "query": query, "limit": 10, "search_mode": "semantic"}
+    return call("conversation.search", OPERATOR, body)
 
 
 def models_of_rows() -> set[str]:

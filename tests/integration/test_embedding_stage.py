@@ -67,7 +67,8 @@ def test_a_failed_embed_keeps_the_turn_records_the_error_and_fails_the_run(worke
     with db.session() as s:
         assert s.get(Turn, turn_id).content == "a turn the model cannot embed"
     # Found only by the substring fallback while the embedder is down.
-    answer = call("conversation.search", OPERATOR, {"namespace": "failing", "query": "cannot embed"})
+    body = {"namespace": "failing", "query": "cannot embed", "search_mode": "semantic"}
+    answer = call("conversation.search", OPERATOR, body)
     assert answer["mode"] == "substring" and [h["thread_id"] for h in answer["hits"]] == ["t"]
 
 
@@ -125,7 +126,8 @@ def test_a_wrong_answer_from_the_model_stores_no_vector_and_fails_the_runs(broke
     with db.session() as s:
         assert [s.get(Turn, i).content for i in ids] == texts
     # The query cannot be embedded either: the substring fallback finds every turn.
-    answer = call("conversation.search", OPERATOR, {"namespace": namespace, "query": f"a {mode} model"})
+    body = {"namespace": namespace, "query": f"a {mode} model", "search_mode": "semantic"}
+    answer = call("conversation.search", OPERATOR, body)
     assert answer["mode"] == "substring" and reads_as(answer["embedder_error"]), answer["embedder_error"]
     assert sorted(h["excerpt"] for h in answer["hits"]) == texts
     assert all(h["similarity"] is None for h in answer["hits"])

@@ -63,7 +63,12 @@ def test_a_transcript_is_appended_whole_keeping_its_times_and_twice_adds_nothing
     assert [t.content for t in stored] == [turn["content"] for turn in SESSION]
     assert stored[0].ts.isoformat() == "2024-05-02T08:00:00+00:00"
     wait_until(settled, what="the embeddings")
-    body = {"namespace": NS, "thread_id": "whole", "query": "rotate the staging database password"}
+    body = {
+        "namespace": NS,
+        "thread_id": "whole",
+        "query": "rotate the staging database password",
+        "search_mode": "semantic",
+    }
     hits = call("conversation.search", OPERATOR, body)  # other tests ingest the same session elsewhere
     assert hits["mode"] == "vector" and hits["hits"][0]["msg_id"].startswith("t00000-")
     again = ingest("whole", json.dumps(SESSION))

@@ -44,7 +44,8 @@ ME = Caller(role="viewer", namespaces=("alpha", "beta"))
 
 
 def search(**body) -> dict:
-    return call("conversation.search", ME, body)
+    """The semantic mode (this module's subject; tests/integration/test_hybrid_search.py has the others)."""
+    return call("conversation.search", ME, {"search_mode": "semantic", **body})
 
 
 def test_hits_rank_by_cosine_similarity_and_carry_what_a_client_needs(corpus):

@@ -51,7 +51,7 @@ def embedded(namespace: str, *turns: tuple[str, str, dict]) -> list[int]:
 
 
 def search(namespace: str, query: str, **body) -> dict:
-    body = {"namespace": namespace, "query": query, "limit": 50, **body}
+    body = {"namespace": namespace, "query": query, "limit": 50, "search_mode": "semantic", **body}
     return call("conversation.search", OPERATOR, body)
 
 
