@@ -58,7 +58,8 @@ def test_a_worker_killed_mid_embedding_leaves_every_turn_embedded_exactly_once(l
     assert loom.sql("SELECT count(*) FROM stage_runs") == [(TURNS,)]
     recovered = loom.sql(f"SELECT min(attempts) FROM stage_runs WHERE id IN ({','.join(map(str, orphans))})")
     assert recovered[0][0] >= 2  # claimed again after the dead worker's lease ran out
-    hits = http.post("/v1/conversation.search", json={"query": "ledger migration step 3"}).json()
+    body = {"query": "ledger migration step 3", "search_mode": "semantic"}  # the vectors it embedded
+    hits = http.post("/v1/conversation.search", json=body).json()
     assert hits["mode"] == "vector" and hits["hits"]
 
     assert loom.stop() == 0
