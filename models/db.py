@@ -69,17 +69,34 @@ def autocommit() -> Iterator[psycopg.Connection]:
     trips. conversation.append's write costs ~0.3 ms of client CPU this way against ~1.2 ms for
     its two statements through a session (measured in-process; the API's whole append went from
     3.8 to 2.1 ms, bench/README)."""
-    pooled = get_engine().raw_connection()
-    conn = pooled.driver_connection
+    pooled, conn = _autocommit_connection()
     try:
-        conn.autocommit = True
         yield conn
     finally:
-        if conn.broken or conn.closed:
+        try:
+            if not (conn.broken or conn.closed):
+                conn.autocommit = False  # the pool's other users expect transactions
+        except psycopg.Error:
+            pass
+        if conn.broken or conn.closed or conn.autocommit:
             pooled.invalidate()  # the pool must not hand it out again
-        else:
-            conn.autocommit = False  # the pool's other users expect transactions
         pooled.close()
+
+
+def _autocommit_connection():
+    """A pooled connection switched to autocommit. One the server dropped while it sat in the pool
+    can pass the pool's ping yet refuse the switch (its socket closed, its state left ACTIVE): it is
+    thrown away and the next one taken."""
+    pooled = get_engine().raw_connection()
+    try:
+        pooled.driver_connection.autocommit = True
+        return pooled, pooled.driver_connection
+    except psycopg.Error:
+        pooled.invalidate()
+        pooled.close()
+    pooled = get_engine().raw_connection()
+    pooled.driver_connection.autocommit = True
+    return pooled, pooled.driver_connection
 
 
 def vector_width() -> int | None:

@@ -56,8 +56,9 @@ def rescreen_outdated(namespace: str | None = None) -> list[int]:
     settings = get_settings()
     version, span = screening.RULES_VERSION, settings.rescreen_batch
     params = {"span": span, "version": version, "namespace": namespace, "limit": settings.rescreen_max_runs}
-    # A namespace's runs are its own: the same range of all namespaces is another run.
-    key = str(version) if namespace is None else f"{version}-{keys.digest(namespace)[:16]}"
+    # A namespace's runs are its own (the same range of all namespaces is another run), and so are a
+    # span's: a run asked for with another LOOM_RESCREEN_BATCH covers other ids.
+    key = f"{version}.{span}" + ("" if namespace is None else f"-{keys.digest(namespace)[:16]}")
     with db.session() as s:
         ranges = s.execute(OUTDATED_RANGES, params).scalars().all()
         wanted = {"span": span, "version": version, "namespace": namespace}
