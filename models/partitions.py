@@ -98,7 +98,7 @@ def listing(conn: psycopg.Connection) -> list[Partition]:
 def move(conn: psycopg.Connection, partition: Partition, tablespace: str, lock_timeout: str) -> None:
     """Move a partition and its indexes to ``tablespace``. Each is rewritten under an exclusive lock
     on that partition: a read that touches it (any read not limited to other months by ``ts``) waits
-    for the copy, about a second per 100 MB here. The lock is waited for at most ``lock_timeout``."""
+    for the copy. The lock is waited for at most ``lock_timeout``."""
     with conn.transaction():
         conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(lock_timeout)))
         conn.execute(

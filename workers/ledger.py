@@ -186,12 +186,7 @@ def wanted_again(s: Session, stage: stages.Stage, subject_id: int, version: str,
     build wrote during an upgrade). A failed run waits for an operator's retry instead."""
     run = request(s, stage, subject_id, version, params)
     if run.status in DONE:
-        now = utcnow()
-        s.exec(
-            update(StageRun)
-            .where(StageRun.id == run.id, col(StageRun.status).in_(DONE))
-            .values(status=PENDING, attempts=0, reason=None, claim=None, updated_at=now, available_at=now)
-        )
+        s.exec(update(StageRun).where(StageRun.id == run.id, col(StageRun.status).in_(DONE)).values(_again()))
         run.status = PENDING
     return run
 
@@ -221,10 +216,12 @@ def finish(
     reason: str | None = None,
     result: dict | None = None,
     error: str | None = None,
+    keep_result: bool = False,
 ) -> int:
     """Close claimed runs that are still held: a late duplicate cannot overwrite a newer outcome.
     Returns how many were closed (a stage whose writes must stand or fall with its claim rolls
-    back on fewer)."""
+    back on fewer). ``keep_result``: the result is the counts the run added as it went
+    (``add_to_result``)."""
     if not runs:
         return 0
     now = utcnow()
@@ -234,7 +231,7 @@ def finish(
         .values(
             status=status,
             reason=reason,
-            result=result,
+            **({} if keep_result else {"result": result}),
             finished_at=now,
             updated_at=now,
             lease_expires_at=None,
@@ -342,16 +339,29 @@ def retry(run_id: int) -> RetryOutcome | None:
         return RetryOutcome(run, True, f"run {run_id} queued again")
 
 
+def _again() -> dict:
+    """A done run made pending again, as new: attempts reset, no reason or claim, claimable now."""
+    now = utcnow()
+    return {
+        "status": PENDING,
+        "attempts": 0,
+        "reason": None,
+        "result": None,
+        "claim": None,
+        "updated_at": now,
+        "available_at": now,
+    }
+
+
 def revive(chosen: Select) -> list[int]:
     """Make the runs ``chosen`` selects (ids, of runs that are done: succeeded, skipped or failed)
     ``pending`` again with their attempts reset, in one statement; returns their ids. Bound
     ``chosen`` with a LIMIT: callers loop."""
-    now = utcnow()
     with db.session() as s:
         ids = s.exec(
             update(StageRun)
             .where(_among(chosen), col(StageRun.status).in_(DONE + (FAILED,)))
-            .values(status=PENDING, attempts=0, reason=None, claim=None, updated_at=now, available_at=now)
+            .values(_again())
             .returning(StageRun.id)
         ).scalars()
         return sorted(ids)

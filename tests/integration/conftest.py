@@ -171,6 +171,21 @@ def make_token(database):
     return make
 
 
+@pytest.fixture
+def loom_env(monkeypatch):
+    """Set LOOM_* variables for one test: ``loom_env(LOOM_X="1")``; the settings read from them go
+    with the test."""
+
+    def set_(**values: str) -> None:
+        for name, value in values.items():
+            monkeypatch.setenv(name, value)
+        get_settings.cache_clear()
+
+    yield set_
+    monkeypatch.undo()
+    get_settings.cache_clear()
+
+
 def enable_logging(namespace: str, enabled: bool = True) -> None:
     from ops.caller import OPERATOR
     from ops.registry import call

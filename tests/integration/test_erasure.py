@@ -15,7 +15,6 @@ import cli
 from models import db
 from models.conversation import Embedding, Thread, Turn, TurnKey
 from models.erasure import ErasureEvent
-from models.settings import get_settings
 from models.stage_run import SUCCEEDED
 from models.transcript import Transcript
 from ops.caller import OPERATOR
@@ -33,18 +32,6 @@ BOB = ["the build broke on the arm runners", "pin the toolchain to the last good
 def setup_module():
     for namespace in (NS, GONE, PURGED):
         enable_logging(namespace)
-
-
-@pytest.fixture
-def settings(monkeypatch):
-    def set_(**values: str) -> None:
-        for name, value in values.items():
-            monkeypatch.setenv(name, value)
-        get_settings.cache_clear()
-
-    yield set_
-    monkeypatch.undo()
-    get_settings.cache_clear()
 
 
 def erase(**body) -> dict:
@@ -205,10 +192,10 @@ def test_the_log_is_append_only(worker):
             s.execute(text(statement))
 
 
-def test_a_run_that_fails_midway_is_finished_by_the_next_delivery_with_whole_counts(settings, monkeypatch):
+def test_a_run_that_fails_midway_is_finished_by_the_next_delivery_with_whole_counts(loom_env, monkeypatch):
     for i in range(7):
         append(NS, "many", f"frank's line {i}", user_id="frank", msg_id=f"frank-{i}")
-    settings(LOOM_ERASURE_BATCH="2")
+    loom_env(LOOM_ERASURE_BATCH="2")
     answer = call("erasure.request", OPERATOR, {"namespace": NS, "user_id": "frank"})
     run_id = answer["run"]["id"]
     real, batches = stage._one_batch, []

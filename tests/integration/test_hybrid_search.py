@@ -88,10 +88,15 @@ def test_hybrid_fuses_both_legs_and_says_which_found_each_hit(corpus):
 
 def test_the_lexical_weight_moves_the_fusion(corpus):
     query = "OPS-7731 tomatoes sun"
-    lexical_only = search(query=query, search_mode="hybrid", lexical_weight=1.0)["hits"]
-    semantic_only = search(query=query, search_mode="hybrid", lexical_weight=0.0)["hits"]
-    assert lexical_only[0]["msg_id"] == "deep" or "lexical" in lexical_only[0]["found_by"]
-    assert all(h["lexical_rank"] is None or h["semantic_rank"] is not None for h in semantic_only[:1])
+    lexical = [h["msg_id"] for h in search(query=query, search_mode="lexical", limit=20)["hits"]]
+    all_lexical = search(query=query, search_mode="hybrid", lexical_weight=1.0, limit=20)["hits"]
+    # Weight 1: the BM25 leg's order first, the vector leg's own finds after it.
+    assert [h["msg_id"] for h in all_lexical[: len(lexical)]] == lexical
+    assert all(h["lexical_rank"] is None for h in all_lexical[len(lexical) :])
+    # Weight 0: the vector leg's order, whatever BM25 thinks.
+    all_semantic = search(query=query, search_mode="hybrid", lexical_weight=0.0, limit=20)["hits"]
+    ranks = [h["semantic_rank"] for h in all_semantic if h["semantic_rank"] is not None]
+    assert ranks == sorted(ranks) and ranks[0] == 1 and all_semantic[0]["semantic_rank"] == 1
 
 
 def test_a_query_of_stop_words_only_finds_nothing_lexically(corpus):

@@ -33,18 +33,6 @@ def setup_module():
     enable_logging(NS)
 
 
-@pytest.fixture
-def settings(monkeypatch):
-    def set_(**values: str) -> None:
-        for name, value in values.items():
-            monkeypatch.setenv(name, value)
-        get_settings.cache_clear()
-
-    yield set_
-    monkeypatch.undo()
-    get_settings.cache_clear()
-
-
 def said(thread: str, day: str, n: int = 2) -> list[int]:
     return [
         append(NS, thread, f"{thread} turn {i} said on {day}", ts=f"{day}T12:00:00Z")["turn_id"]
@@ -80,14 +68,14 @@ def test_the_cutoff_is_the_start_of_the_day_that_many_days_ago():
         assert partitions.retention_cutoff(datetime.now(UTC), 30) == datetime(2003, 5, 16, tzinfo=UTC)
 
 
-def test_expired_months_are_dropped_the_cutoffs_month_trimmed_and_twice_removes_nothing_more(settings):
+def test_expired_months_are_dropped_the_cutoffs_month_trimmed_and_twice_removes_nothing_more(loom_env):
     old = said("expiry", "2003-03-10", 3)  # a month wholly past the cutoff
     edge = said("expiry", "2003-05-10")  # the cutoff's month, before it
     kept = said("expiry", "2003-05-20") + said("expiry", "2003-06-01")
     rows_before = count(Embedding, Embedding.namespace == NS)
     assert "turns_p2003_03" in months() and turn_count("expiry") == 9
 
-    settings(LOOM_RETENTION_CONVERSATIONS_DAYS="30")
+    loom_env(LOOM_RETENTION_CONVERSATIONS_DAYS="30")
     with freeze_time("2003-06-15 18:30:00"):  # the cutoff: 2003-05-16
         sent = plan_partitions()
     asked = {ledger.get(r).subject: ledger.get(r).idem_key for r in sent}  # (and older months of other tests)
@@ -120,9 +108,9 @@ def test_a_copy_is_a_duplicate_whatever_month_it_is_resent_with():
     assert count(Turn, Turn.namespace == NS, Turn.thread_id == "resent") == 1
 
 
-def test_a_drop_killed_after_its_detach_is_finished_by_the_next_delivery(settings):
+def test_a_drop_killed_after_its_detach_is_finished_by_the_next_delivery(loom_env):
     said("killed", "2002-11-03", 4)
-    settings(LOOM_RETENTION_CONVERSATIONS_DAYS="30")
+    loom_env(LOOM_RETENTION_CONVERSATIONS_DAYS="30")
     with freeze_time("2003-01-20 00:00:00"):
         sent = plan_partitions()
     (drop,) = [r for r in sent if ledger.get(r).subject == "month:200211"]
@@ -156,12 +144,12 @@ def warm_tablespace(endpoints):
     return name
 
 
-def test_old_months_move_to_the_warm_tablespace_and_read_the_same(settings, warm_tablespace):
+def test_old_months_move_to_the_warm_tablespace_and_read_the_same(loom_env, warm_tablespace):
     said("tiered", "2001-07-04", 3)
     before = call(
         "conversation.get", OPERATOR, {"namespace": NS, "thread_id": "tiered", "include_messages": True}
     )
-    settings(LOOM_TIERING_CONVERSATIONS_WARM_DAYS="90", LOOM_WARM_TABLESPACE=warm_tablespace)
+    loom_env(LOOM_TIERING_CONVERSATIONS_WARM_DAYS="90", LOOM_WARM_TABLESPACE=warm_tablespace)
     with freeze_time("2001-12-01 00:00:00"):
         sent = plan_partitions()
     deliver(sent)
@@ -182,9 +170,9 @@ def test_old_months_move_to_the_warm_tablespace_and_read_the_same(settings, warm
         assert plan_partitions() == []  # moved once
 
 
-def test_an_expired_turns_embedding_row_stays_until_a_delete_of_its_thread_tombstones_it(settings):
+def test_an_expired_turns_embedding_row_stays_until_a_delete_of_its_thread_tombstones_it(loom_env):
     (turn_id,) = said("orphan", "2000-02-10", 1)
-    settings(LOOM_RETENTION_CONVERSATIONS_DAYS="30")
+    loom_env(LOOM_RETENTION_CONVERSATIONS_DAYS="30")
     with freeze_time("2000-06-01 00:00:00"):
         deliver(plan_partitions())
     assert count(Turn, Turn.id == turn_id) == 0
@@ -194,8 +182,8 @@ def test_an_expired_turns_embedding_row_stays_until_a_delete_of_its_thread_tombs
     assert count(Embedding, Embedding.turn_id == turn_id, Embedding.deleted_at.is_not(None)) == 1
 
 
-def test_a_turn_said_before_the_cutoff_is_not_stored_it_would_expire_at_once(settings):
-    settings(LOOM_RETENTION_CONVERSATIONS_DAYS="30")
+def test_a_turn_said_before_the_cutoff_is_not_stored_it_would_expire_at_once(loom_env):
+    loom_env(LOOM_RETENTION_CONVERSATIONS_DAYS="30")
     late = append(NS, "late-resend", "a turn re-sent long after it expired", ts="2001-01-01T00:00:00Z")
     assert (late["stored"], late["reason"]) == (False, "expired")
     assert count(Turn, Turn.thread_id == "late-resend") == 0
@@ -203,11 +191,11 @@ def test_a_turn_said_before_the_cutoff_is_not_stored_it_would_expire_at_once(set
     assert recent["stored"]
 
 
-def test_a_trim_killed_midway_is_finished_with_whole_counts(settings, monkeypatch):
+def test_a_trim_killed_midway_is_finished_with_whole_counts(loom_env, monkeypatch):
     from workers.stages import retention
 
     said("trimmed", "2004-04-02", 5)
-    settings(LOOM_RETENTION_CONVERSATIONS_DAYS="30", LOOM_RETENTION_BATCH="2")
+    loom_env(LOOM_RETENTION_CONVERSATIONS_DAYS="30", LOOM_RETENTION_BATCH="2")
     with freeze_time("2004-05-20 00:00:00"):  # the cutoff: 2004-04-20, inside April
         sent = plan_partitions()
     (trim,) = [r for r in sent if ledger.get(r).subject == "month:200404"]

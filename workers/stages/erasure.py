@@ -145,7 +145,7 @@ def _work(run: StageRun) -> None:
     with db.session() as s:
         counts = s.get(StageRun, run.id).result or {}
         _log_finished(s, ERASURE.subject_id(run.subject), counts)
-        ledger.finish(s, [run], SUCCEEDED, result=counts)
+        ledger.finish(s, [run], SUCCEEDED, keep_result=True)
     log.info("erasure %s finished: %s", run.subject, counts)
 
 

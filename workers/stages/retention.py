@@ -93,13 +93,7 @@ def _work(run: StageRun) -> None:
             _trim(run, month, datetime.fromisoformat(run.params["before"]))
         else:
             _warm(month, run.params["tablespace"])
-    with db.session() as s:  # the counts each step added to the run as it went
-        result = s.get(StageRun, run.id).result or {}
-    close(
-        run,
-        SUCCEEDED,
-        result={**result, **({"tablespace": run.params["tablespace"]} if action == WARM else {})},
-    )
+    close(run, SUCCEEDED, keep_result=True)  # the counts each step added as it went
 
 
 # One detach at a time: PostgreSQL refuses DETACH … CONCURRENTLY while another partition of the

@@ -55,13 +55,12 @@ def rescreen_outdated(namespace: str | None = None) -> list[int]:
     again. Returns the runs sent."""
     settings = get_settings()
     version, span = screening.RULES_VERSION, settings.rescreen_batch
-    params = {"span": span, "version": version, "namespace": namespace, "limit": settings.rescreen_max_runs}
+    wanted = {"span": span, "version": version, "namespace": namespace}  # a run's params
     # A namespace's runs are its own (the same range of all namespaces is another run), and so are a
     # span's: a run asked for with another LOOM_RESCREEN_BATCH covers other ids.
     key = f"{version}.{span}" + ("" if namespace is None else f"-{keys.digest(namespace)[:16]}")
     with db.session() as s:
-        ranges = s.execute(OUTDATED_RANGES, params).scalars().all()
-        wanted = {"span": span, "version": version, "namespace": namespace}
+        ranges = s.execute(OUTDATED_RANGES, {**wanted, "limit": settings.rescreen_max_runs}).scalars().all()
         runs = [ledger.wanted_again(s, SCREENING, k, key, wanted) for k in ranges]
     pending = [run.id for run in runs if run.status == PENDING]
     if pending:
