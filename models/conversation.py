@@ -108,6 +108,15 @@ class Embedding(SQLModel, table=True):
             postgresql_where=sql("deleted_at IS NULL"),
         ),
         Index("ix_embeddings_user", "namespace", "user_id", postgresql_where=sql("user_id IS NOT NULL")),
+        # A search's scope counted from the index alone (pipelines.search.by_vector).
+        Index(
+            "ix_embeddings_scope",
+            "namespace",
+            "model",
+            "thread_id",
+            postgresql_include=["role", "run_id"],
+            postgresql_where=sql("deleted_at IS NULL AND vector IS NOT NULL"),
+        ),
     )
 
     id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))

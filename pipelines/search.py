@@ -10,7 +10,7 @@ search scoped to an agent finds the messages of which that agent holds a live co
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from sqlalchemy import exists, text
+from sqlalchemy import exists, func, text
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
@@ -54,37 +54,93 @@ def _filtered(query, f: Filters):
     if f.role:
         query = query.where(Turn.role == f.role)
     if f.agent:
-        copy = aliased(Turn)
-        query = query.where(
-            exists().where(
-                copy.namespace == Turn.namespace,
-                copy.thread_id == Turn.thread_id,
-                copy.msg_id == Turn.msg_id,
-                copy.agent == f.agent,
-                copy.deleted_at.is_(None),
-            )
-        )
+        query = query.where(_held_by(f.agent, Turn))
     return query
+
+
+def _held_by(agent: str, source):
+    """The message of a row of ``source`` (turns or embeddings) has a live copy of ``agent``'s."""
+    copy = aliased(Turn)
+    return exists().where(
+        copy.namespace == source.namespace,
+        copy.thread_id == source.thread_id,
+        copy.msg_id == source.msg_id,
+        copy.agent == agent,
+        copy.deleted_at.is_(None),
+    )
+
+
+# A scope of at most this many embedded messages is searched exactly, by reading every vector in it
+# (measured in bench/filtered_search.py: ~?? ms at this size). A larger one is searched through the
+# HNSW index, whose walk then meets rows of the scope often enough to fill a page of hits.
+EXACT_SCAN_ROWS = 20_000
+
+
+def _embedded(model: str, f: Filters) -> list:
+    """The live vectors of ``model`` in scope, by the embedding rows' own columns (each row carries
+    the namespace, thread, role and run of the copy it serves), so that the scope is read through
+    the embeddings' index without visiting the turns."""
+    conditions = [
+        Embedding.vector.is_not(None),
+        Embedding.model == model,
+        Embedding.deleted_at.is_(None),
+        col(Embedding.namespace).in_(f.namespaces),
+    ]
+    for column in ("thread_id", "run_id", "role"):
+        if getattr(f, column):
+            conditions.append(getattr(Embedding, column) == getattr(f, column))
+    return conditions
 
 
 def by_vector(
     s: Session, vector: list[float], model: str, f: Filters, limit: int, min_similarity: float
 ) -> list[Hit]:
     """Turns nearest the query's vector among those embedded by the same ``model`` (another model's
-    vectors live in another space; the re-embedding pass brings them over)."""
-    # Filters are applied after the index walk; iterative scans keep walking the HNSW graph until
-    # enough rows pass them (pgvector >= 0.8), instead of returning too few hits.
-    s.exec(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
-    s.exec(text(f"SET LOCAL hnsw.ef_search = {max(40, 2 * limit)}"))
+    vectors live in another space; the re-embedding pass brings them over).
+
+    The index is one graph over every namespace, and filters are applied to what its walk returns:
+    a small scope beside a large one (a namespace, a thread, a run) would get whichever of its rows
+    the walk met before giving up, not its nearest. Such a scope is scanned exactly instead, so a
+    tenant's results do not depend on how much other tenants hold."""
     distance = Embedding.vector.cosine_distance(vector)
-    query = (
-        select(Turn, (1 - distance).label("similarity"))
-        .join(Embedding, Embedding.turn_id == Turn.id)
-        .where(Embedding.vector.is_not(None), Embedding.model == model, Embedding.deleted_at.is_(None))
-        .order_by(distance)
-        .limit(limit)
-    )
-    rows = s.exec(_filtered(query, f)).all()
+    embedded = _embedded(model, f)
+    # Counted by the embedding rows alone: rows whose turn has expired are counted too, which can only
+    # send a scope to the index, never a large one to an exact scan.
+    counted = select(Embedding.id).where(*embedded, *([_held_by(f.agent, Embedding)] if f.agent else []))
+    # The scope is measured and scanned by one process: parallel workers cost more to start
+    # (~5 ms) than these reads take.
+    s.exec(text("SET LOCAL max_parallel_workers_per_gather = 0"))
+    size = s.exec(select(func.count()).select_from(counted.limit(EXACT_SCAN_ROWS + 1).subquery())).one()
+    if size <= EXACT_SCAN_ROWS:
+        # Distances computed in a materialised step cannot be read off the index in order: every
+        # row of the scope is measured, and only the nearest are read in full.
+        scoped = (
+            _filtered(
+                select(Turn.id.label("turn_id"), distance.label("distance"))
+                .join(Embedding, Embedding.turn_id == Turn.id)
+                .where(*embedded),
+                f,
+            )
+            .cte("scoped")
+            .prefix_with("MATERIALIZED")
+        )
+        nearest = select(scoped).order_by(scoped.c.distance).limit(limit).subquery()
+        query = select(Turn, (1 - nearest.c.distance).label("similarity")).join(
+            nearest, nearest.c.turn_id == Turn.id
+        )
+    else:
+        # Iterative scans keep walking the graph until enough rows pass the filters (pgvector >= 0.8).
+        s.exec(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
+        s.exec(text(f"SET LOCAL hnsw.ef_search = {max(40, 2 * limit)}"))
+        query = _filtered(
+            select(Turn, (1 - distance).label("similarity"))
+            .join(Embedding, Embedding.turn_id == Turn.id)
+            .where(*embedded)
+            .order_by(distance)
+            .limit(limit),
+            f,
+        )
+    rows = s.exec(query).all()
     hits = [_hit(turn, float(similarity)) for turn, similarity in rows if similarity >= min_similarity]
     return sorted(hits, key=lambda hit: -hit.similarity)
 
