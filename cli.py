@@ -174,6 +174,17 @@ def db_revision(
 def tokens_create(
     namespace: Annotated[list[str], typer.Option("--namespace", help="a namespace the token covers; repeat")],
     role: Annotated[str, typer.Option(help="viewer | writer | admin")] = "writer",
+    read_scope: Annotated[
+        str,
+        typer.Option(help="namespace (a service token) | own_user (an end user's) | own_session"),
+    ] = "namespace",
+    read_user_id: Annotated[
+        str | None,
+        typer.Option(help="own_user: the one user the token acts as (else each request names one)"),
+    ] = None,
+    read_session_id: Annotated[
+        str | None, typer.Option(help="own_session: the session it is pinned to")
+    ] = None,
 ) -> None:
     """Mint a bearer token; prints only the token."""
     with services.running(start=services.DATABASE):
@@ -181,10 +192,62 @@ def tokens_create(
         from ops.errors import OpError
 
         try:
-            token = create_token(namespace, role)
+            token = create_token(namespace, role, read_scope, read_user_id, read_session_id)
         except OpError as exc:
             raise fail(exc.reason) from exc
     print(token)
+
+
+@tokens_app.command("list")
+def tokens_list(
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object per line")] = False,
+) -> None:
+    """Every token minted, revoked ones too (never the token itself: only its hash is kept)."""
+    with services.running(start=services.DATABASE):
+        from ops.caller import list_tokens
+
+        tokens = list_tokens()
+    rows = [
+        {
+            "id": t.id,
+            "role": t.role,
+            "namespaces": t.namespaces,
+            "read_scope": t.read_scope,
+            "read_user_id": t.read_user_id,
+            "read_session_id": t.read_session_id,
+            "created_at": t.created_at.isoformat(),
+            "revoked_at": t.revoked_at.isoformat() if t.revoked_at else None,
+        }
+        for t in tokens
+    ]
+    if as_json:
+        for row in rows:
+            print(json.dumps(row))
+        return
+    table = Table("id", "role", "namespaces", "read scope", "pinned to", "created", "revoked")
+    for row in rows:
+        pinned = row["read_user_id"] or row["read_session_id"] or ""
+        table.add_row(
+            str(row["id"]),
+            row["role"],
+            ", ".join(row["namespaces"]),
+            row["read_scope"],
+            pinned,
+            row["created_at"][:19],
+            (row["revoked_at"] or "")[:19],
+        )
+    out.print(table)
+
+
+@tokens_app.command("revoke")
+def tokens_revoke(token_id: Annotated[int, typer.Argument(help="the id `loom tokens list` shows")]) -> None:
+    """Revoke a token: it is refused (401) within the grant cache's lifetime (10 s)."""
+    with services.running(start=services.DATABASE):
+        from ops.caller import revoke_token
+
+        if not revoke_token(token_id):
+            raise fail(f"no live token with id {token_id}")
+    print(f"revoked token {token_id}")
 
 
 @namespaces_app.command("logging")

@@ -15,11 +15,28 @@ What it does, on a fresh embedded PostgreSQL in a temporary LOOM_HOME (nothing e
 3. For each scope (``small``, ``small`` assistant turns, ``mid``, ``big``, one thread of ``big``)
    and each plan, runs ``--queries`` queries (a centre plus noise) through ``by_vector`` (limit 10,
    no similarity floor) after one untimed pass: ``chosen`` is the plan ``by_vector`` picks,
-   ``index`` the HNSW walk alone (what every scope got before: ``EXACT_SCAN_ROWS`` = 0), ``exact``
-   the scan of every vector in scope (``EXACT_SCAN_ROWS`` above the scope's size), which is also
-   the truth recall@10 is measured against.
+   ``index`` its index branch forced (``EXACT_SCAN_ROWS`` = 0: the query ordered by distance, the
+   planner's choice of path), ``exact`` the scan of every vector in scope (``EXACT_SCAN_ROWS``
+   above the scope's size), which is also the truth recall@10 is measured against.
 
 Progress goes to stderr; the last stdout line is one JSON object. Not part of the test suite.
+
+Measured at 1,000,000 + 20,000 + 1,000 turns (2-core KVM, PostgreSQL 18.6; load 79 s, HNSW build
+308 s with maintenance_work_mem 4 GB, index 1,994 MB), 50 queries, p50 / p95 ms and recall@10:
+
+    scope               chosen                index branch          exact scan
+    small (1,000)       2.8 / 2.9    1.000    2.8 / 3.1    1.000    2.8 / 3.1
+    small, assistant    2.7 / 2.9    1.000    2.4 / 6.3    1.000    2.6 / 2.8
+    mid (20,000)        21.8 / 23.9  1.000    58.1 / 86.3  1.000    21.4 / 28.6
+    big (1,000,000)     5.3 / 7.8    0.608    4.0 / 5.2    0.608    1,732 / 2,480
+    a thread of big     1.7 / 1.8    1.000    1.6 / 1.8    1.000    1.9 / 2.2
+
+Every scope of up to 20,000 messages gets its exact top 10. The index branch, given the embedding
+rows' own namespace column, is read through the btree for the small namespace too, but only while
+the planner's estimate says so; the chosen plan does not depend on it. The big namespace's 0.608 is
+HNSW's own recall on these vectors (ef_search 40; isotropic noise in 384 dimensions is harder for a
+graph than real embeddings, which lie near a space of few dimensions); counting its scope costs
+1.3 ms (5.3 against 4.0).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from datetime import datetime
 from typing import Any
 
 from pgvector.sqlalchemy import Vector
-from sqlalchemy import BigInteger, Column, Index, SmallInteger, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Boolean, Column, Index, SmallInteger, Text, UniqueConstraint
 from sqlalchemy import text as sql
 from sqlmodel import Field, SQLModel
 
@@ -50,6 +50,14 @@ class Turn(SQLModel, table=True):
         Index("ix_turns_screened_with", "screened_with", "id"),
         Index("ix_turns_ts", "ts"),
         Index("ix_turns_user", "namespace", "user_id", postgresql_where=sql("user_id IS NOT NULL")),
+        Index(
+            "ix_turns_saved",
+            "namespace",
+            "user_id",
+            sql("saved_at DESC"),
+            sql("id DESC"),
+            postgresql_where=sql("is_saved"),
+        ),
     )
 
     id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))
@@ -70,6 +78,13 @@ class Turn(SQLModel, table=True):
     screened_with: int = Field(default=0, sa_column=Column(SmallInteger, nullable=False, server_default="0"))
     ts: datetime = Field(default_factory=utcnow, sa_column=timestamp())
     deleted_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
+    # conversation.save_message's flag (pipelines.saving): saved by its owner, ``user_id``.
+    is_saved: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default="false"))
+    saved_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
+    # Written by a save into a namespace that does not record: unsaving removes it.
+    stored_by_save: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default="false")
+    )
 
 
 class TurnKey(SQLModel, table=True):
@@ -108,6 +123,12 @@ class Embedding(SQLModel, table=True):
             postgresql_where=sql("deleted_at IS NULL"),
         ),
         Index("ix_embeddings_user", "namespace", "user_id", postgresql_where=sql("user_id IS NOT NULL")),
+        Index(
+            "ix_embeddings_saved",
+            "namespace",
+            "user_id",
+            postgresql_where=sql("is_saved AND deleted_at IS NULL"),
+        ),
         # A search's scope counted from the index alone (pipelines.search.by_vector).
         Index(
             "ix_embeddings_scope",
@@ -139,3 +160,6 @@ class Embedding(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
     embedded_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
     deleted_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
+    # The flags of the turn it serves: its owner (``user_id``) saved the message.
+    is_saved: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default="false"))
+    saved_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))

@@ -47,3 +47,11 @@ class ApiToken(SQLModel, table=True):
     namespaces: list[str] = Field(sa_column=Column(ARRAY(Text), nullable=False))
     created_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
     revoked_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
+    # namespace (a service token), own_user (an end user's: the saved-message ops only, as
+    # read_user_id when set) or own_session (refused by the conversation ops; pinned to
+    # read_session_id when set). See ops.caller.
+    read_scope: str = Field(
+        default="namespace", max_length=16, sa_column_kwargs={"server_default": "namespace"}
+    )
+    read_user_id: str | None = Field(default=None, max_length=256)
+    read_session_id: str | None = Field(default=None, max_length=256)

@@ -71,14 +71,17 @@ SELECT (SELECT enabled FROM recording), coalesce((SELECT deleted FROM gate), fal
 # The embedding stage's write, in the session that also closes the runs: a batch's vectors (text
 # form, one per embedding row) in one statement. A row is written only while neither it nor the
 # turn it serves is deleted and its digest is still the one the vector was built from, so a late
-# vector is dropped; answers the rows that were written.
+# vector is dropped; answers the rows that were written. A row whose turn a user saved while its
+# vector was being made takes the turn's saved flag and owner with it.
 STORE_VECTORS = text("""
 UPDATE embeddings e
-SET vector = v.vector, model = :model, error = NULL, embedded_at = :now
+SET vector = v.vector, model = :model, error = NULL, embedded_at = :now,
+    is_saved = e.is_saved OR t.is_saved, saved_at = coalesce(e.saved_at, t.saved_at),
+    user_id = coalesce(t.user_id, e.user_id)
 FROM unnest(CAST(:ids AS bigint[]), CAST(:digests AS text[]), CAST(:vectors AS vector[]))
-     AS v(id, digest, vector)
+     AS v(id, digest, vector), turns t
 WHERE e.id = v.id AND e.digest = v.digest AND e.deleted_at IS NULL
-  AND EXISTS (SELECT FROM turns t WHERE t.id = e.turn_id AND t.deleted_at IS NULL)
+  AND t.id = e.turn_id AND t.deleted_at IS NULL
 RETURNING e.id
 """)
 

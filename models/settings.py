@@ -89,6 +89,9 @@ class Settings(BaseSettings):
     # --- conversations ---------------------------------------------------------------------
     conversation_search_min_similarity: float = Field(default=0.30, ge=-1, le=1)
     conversation_search_excerpt_chars: int = Field(default=240, ge=0)
+    # conversation.save_message waits this long for the embedding stage to index the message, then
+    # answers indexed: false, reason: "pending" (the worker finishes it later).
+    save_message_wait_seconds: float = Field(default=10.0, ge=0, le=60)
     conversation_titler_enabled: bool = True  # does nothing without an LLM provider
     conversation_titler_interval_seconds: int = Field(default=300, ge=1)
     conversation_titler_window_hours: int = Field(default=168, ge=1, le=87_600)  # threads active within

@@ -11,10 +11,27 @@ from functools import lru_cache
 from sqlmodel import select
 
 from models import db
+from models.base import utcnow
 from models.namespace import ROLES, ApiToken, name_problem, role_rank
 from ops.errors import forbidden, invalid, unauthorized
 
 TOKEN_PREFIX = "loom_"
+
+
+NAMESPACE_WIDE, OWN_USER, OWN_SESSION = "namespace", "own_user", "own_session"
+READ_SCOPES = (NAMESPACE_WIDE, OWN_USER, OWN_SESSION)
+ME = "@me"  # the namespace of a token minted for one end user
+# The ops a token bounded to one user may call: a saved message has its owner; a thread mixes
+# users and has no user axis to bound, so every other conversation op is refused to it.
+USER_BOUNDED_OPS = frozenset(
+    {
+        "conversation.save_message",
+        "conversation.unsave_message",
+        "conversation.search_saved_messages",
+        "conversation.list_saved_messages",
+        "conversation.saved_status",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -22,14 +39,36 @@ class Caller:
     role: str
     namespaces: tuple[str, ...] | None  # None: the operator, every namespace
     who: str = "operator"  # for the erasure log: "operator", or "token <id>"
+    read_scope: str = NAMESPACE_WIDE
+    user_id: str | None = None  # the one user an own_user token is pinned to, if any
+
+    def may_call(self, op: str) -> None:
+        if self.read_scope == OWN_SESSION:
+            raise forbidden(
+                "an own_session token is refused by the conversation ops (they have no session axis)"
+            )
+        if self.read_scope == OWN_USER and op not in USER_BOUNDED_OPS:
+            raise forbidden(f"an own_user token may call only the saved-message ops, not {op}")
+
+    def acting_user(self, requested: str | None) -> str:
+        """The user a saved-message op acts as: the one a token is pinned to, else the one named
+        (an own_user token that serves many users through one credential names each)."""
+        if self.user_id is not None:
+            if requested is not None and requested != self.user_id:
+                raise forbidden("the token acts for one user only; user_id names another")
+            return self.user_id
+        if requested is None:
+            raise invalid("user_id is required", "user_id")
+        return requested
 
     def require(self, role: str) -> None:
         if role_rank(self.role) < role_rank(role):
             raise forbidden(f"this op needs the {role} role; the token is {self.role}")
 
     def namespace(self, requested: str | None) -> str:
-        """The namespace an op acts in: the one asked for, if covered, else the token's only one."""
-        if requested is None:
+        """The namespace an op acts in: the one asked for, if covered, else the token's only one
+        (which ``@me`` names too)."""
+        if requested is None or requested == ME:
             if self.namespaces is not None and len(self.namespaces) == 1:
                 # A token minted before the namespace rule existed may name one the rule refuses.
                 if problem := name_problem(self.namespaces[0]):
@@ -54,7 +93,13 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def create_token(namespaces: list[str], role: str) -> str:
+def create_token(
+    namespaces: list[str],
+    role: str,
+    read_scope: str = NAMESPACE_WIDE,
+    read_user_id: str | None = None,
+    read_session_id: str | None = None,
+) -> str:
     """Mint a token; only its hash is stored, so this is the one time it can be shown."""
     if role not in ROLES:
         raise invalid(f"role must be one of {', '.join(ROLES)}", "role")
@@ -63,10 +108,47 @@ def create_token(namespaces: list[str], role: str) -> str:
     for name in namespaces:
         if problem := name_problem(name):
             raise invalid(f"namespace {name!r} {problem}", "namespace")
+    if read_scope not in READ_SCOPES:
+        raise invalid(f"read scope must be one of {', '.join(READ_SCOPES)}", "read_scope")
+    if read_scope != NAMESPACE_WIDE and len(set(namespaces)) != 1:
+        raise invalid(f"an {read_scope} token covers exactly one namespace (its @me)", "namespace")
+    if read_user_id is not None and read_scope != OWN_USER:
+        raise invalid("--read-user-id goes with --read-scope own_user", "read_user_id")
+    if read_session_id is not None and read_scope != OWN_SESSION:
+        raise invalid("--read-session-id goes with --read-scope own_session", "read_session_id")
+    for value, field in ((read_user_id, "read_user_id"), (read_session_id, "read_session_id")):
+        if value is not None and not 1 <= len(value) <= 256:
+            raise invalid(f"{field} must be 1 to 256 characters", field)
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     with db.session() as s:
-        s.add(ApiToken(token_hash=_hash(token), role=role, namespaces=sorted(set(namespaces))))
+        s.add(
+            ApiToken(
+                token_hash=_hash(token),
+                role=role,
+                namespaces=sorted(set(namespaces)),
+                read_scope=read_scope,
+                read_user_id=read_user_id,
+                read_session_id=read_session_id,
+            )
+        )
     return token
+
+
+def list_tokens() -> list[ApiToken]:
+    with db.session() as s:
+        return list(s.exec(select(ApiToken).order_by(ApiToken.id)))
+
+
+def revoke_token(token_id: int) -> bool:
+    """Revoke a token (answered 401 once the grant cache forgets it: TOKEN_CACHE_SECONDS); False
+    when there is no such live token."""
+    with db.session() as s:
+        row = s.get(ApiToken, token_id)
+        if row is None or row.revoked_at is not None:
+            return False
+        row.revoked_at = utcnow()
+        s.add(row)
+    return True
 
 
 def authenticate(authorization: str | None) -> Caller:
@@ -101,7 +183,13 @@ def _granted(token_hash: str, _bucket: int) -> Caller:
         ).first()
     if row is None:
         raise _UnknownToken
-    return Caller(role=row.role, namespaces=tuple(row.namespaces), who=f"token {row.id}")
+    return Caller(
+        role=row.role,
+        namespaces=tuple(row.namespaces),
+        who=f"token {row.id}",
+        read_scope=row.read_scope,
+        user_id=row.read_user_id,
+    )
 
 
 class _Refusals:

@@ -10,6 +10,7 @@ from ops import (
     conversation_ingest,
     conversation_manage,
     conversation_read,
+    conversation_saved,
     conversation_write,
     erasure,
     search,
@@ -30,6 +31,7 @@ class Op:
 
 
 read, write, manage = conversation_read, conversation_write, conversation_manage
+saved = conversation_saved
 OPS: dict[str, Op] = {
     "conversation.set_logging": Op(
         "admin", write.SetLoggingRequest, write.SetLoggingAnswer, write.set_logging
@@ -49,6 +51,17 @@ OPS: dict[str, Op] = {
         conversation_ingest.IngestAnswer,
         conversation_ingest.ingest,
         conversation_ingest.body_cap,
+    ),
+    "conversation.save_message": Op("writer", saved.SaveRequest, saved.SaveAnswer, saved.save),
+    "conversation.unsave_message": Op("writer", saved.UnsaveRequest, saved.UnsaveAnswer, saved.unsave),
+    "conversation.search_saved_messages": Op(
+        "viewer", saved.SearchSavedRequest, saved.SearchSavedAnswer, saved.search_saved
+    ),
+    "conversation.list_saved_messages": Op(
+        "viewer", saved.ListSavedRequest, saved.ListSavedAnswer, saved.list_saved
+    ),
+    "conversation.saved_status": Op(
+        "viewer", saved.SavedStatusRequest, saved.SavedStatusAnswer, saved.saved_status
     ),
     "erasure.request": Op("admin", erasure.ErasureRequest, erasure.ErasureAnswer, erasure.request),
     "erasure.export": Op("admin", erasure.ExportRequest, erasure.ExportAnswer, erasure.export),  # Streamed
@@ -71,6 +84,7 @@ def call(name: str, caller: Caller, body: object) -> dict | Streamed:
     op = OPS.get(name)
     if op is None:
         raise not_found(f"unknown op {name!r}")
+    caller.may_call(name)
     caller.require(op.role)
     if not isinstance(body, dict):
         raise invalid("the request body must be a JSON object")

@@ -4,6 +4,7 @@ and hybrid to its lexical leg."""
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from typing import Literal
@@ -21,17 +22,22 @@ from providers.embedders import get_embedder
 log = logging.getLogger(__name__)
 
 
-class SearchRequest(OpRequest):
+class Ranking(OpRequest):
+    """What every search asks: the query, how many hits, and how they are ranked."""
+
     query: str = Field(min_length=1, max_length=4000)
     limit: int = Field(default=10, ge=1, le=100)
-    thread_id: str | None = Field(default=None, max_length=256)
-    run_id: str | None = Field(default=None, max_length=256)
-    role: Literal["user", "assistant", "system", "tool"] | None = None
-    namespace_scope: Literal["all_mine", "namespace"] = "all_mine"
     # hybrid: both legs fused by reciprocal rank; semantic: cosine similarity over the embedded
     # first 2,048 characters, with its floor; lexical: BM25 over the whole text.
     search_mode: Literal["hybrid", "semantic", "lexical"] = "hybrid"
     lexical_weight: float = Field(default=0.6, ge=0, le=1)  # the BM25 leg's share of a hybrid score
+
+
+class SearchRequest(Ranking):
+    thread_id: str | None = Field(default=None, max_length=256)
+    run_id: str | None = Field(default=None, max_length=256)
+    role: Literal["user", "assistant", "system", "tool"] | None = None
+    namespace_scope: Literal["all_mine", "namespace"] = "all_mine"
 
 
 class Hit(Answer):
@@ -91,12 +97,21 @@ class _Clock:
 
 
 def run(caller: Caller, req: SearchRequest) -> dict:
-    settings = get_settings()
     if req.namespace_scope == "namespace" or req.namespace is not None:
         namespaces = [caller.namespace(req.namespace)]
     else:
         namespaces = caller.scope(None)
     filters = search.Filters(namespaces, req.thread_id, req.run_id, req.role, named_agent(req))
+    return ranked(req, filters)
+
+
+def ranked(req: Ranking, filters: search.Filters, shown: Callable[..., dict] | None = None) -> dict:
+    """The answer of a search of ``filters``' scope in the request's mode (conversation.search's,
+    and conversation.search_saved_messages' over one user's saved messages), each hit as ``shown``
+    (by default ``public_hit``) gives it."""
+    shown = shown or public_hit
+    settings = get_settings()
+    namespaces = filters.namespaces
     clock, candidates = _Clock(), {}
     vector = model = error = None
     if req.search_mode != "lexical":
@@ -134,12 +149,12 @@ def run(caller: Caller, req: SearchRequest) -> dict:
         "mode": mode,
         **({"embedder_error": error} if error else {}),
         "namespaces": namespaces,
-        "hits": [_public(hit, mode, req.query, chars) for hit in hits],
+        "hits": [shown(hit, mode, req.query, chars) for hit in hits],
         "stats": {"candidates": candidates, "ms": clock.ms},
     }
 
 
-def _public(hit: search.Hit, mode: str, query: str, chars: int) -> dict:
+def public_hit(hit: search.Hit, mode: str, query: str, chars: int) -> dict:
     found_by = ["substring"] if mode == "substring" else []
     if hit.similarity is not None and mode != "substring":
         found_by.append("semantic")

@@ -6,8 +6,9 @@ The window is the oldest live turns before the last ``keep_recent`` that fit the
 prompt. Summaries at its start (earlier compactions) fold into the prompt from an allowance of
 their own; one that does not fit what is left of it stays live, and one a failed run left (the
 turns it names are all still live, in the window) is replaced unread. A summary further in takes
-budget like any turn and is replaced with it. A turn that reads as high is never sent: it stays
-live, so the summary, placed at the window's first turn, can come before it. Earlier summaries
+budget like any turn and is replaced with it. A turn that reads as high is never sent, and a turn a
+user saved is never summarised: both stay live and verbatim, so the summary, placed at the
+window's first turn, can come before them. Earlier summaries
 count toward neither ``min_to_compact`` nor ``messages_summarized``."""
 
 from dataclasses import dataclass, field
@@ -74,14 +75,20 @@ def sendable(text: str) -> bool:
     return not screening.is_high(text)
 
 
+def kept_verbatim(turn: Turn) -> bool:
+    """A turn that reads as high (never sent to the summariser) or that a user saved stays live
+    and verbatim: no window takes it."""
+    return turn.sensitivity == "high" or turn.is_saved
+
+
 def choose(turns: list[Turn], keep_recent: int, min_to_compact: int, budget: int) -> Window | None:
     """The window of ``turns`` (an agent's live turns in reading order), or None when it holds
     fewer than ``min_to_compact`` new turns. ``budget`` is the prompt's room in characters; a
     quarter of it is the allowance of leading summaries, and one turn takes at most a quarter.
-    A turn that reads as high (stored so, or as its line would be sent) is never in the window:
-    it stays live."""
+    A turn kept verbatim (``kept_verbatim``), or whose line would read as high as sent, is never
+    in the window: it stays live."""
     cap = budget // 4
-    older = [turn for turn in turns[: max(len(turns) - keep_recent, 0)] if turn.sensitivity != "high"]
+    older = [turn for turn in turns[: max(len(turns) - keep_recent, 0)] if not kept_verbatim(turn)]
     window = Window()
     live = {turn.msg_id for turn in older}
     for turn in older:  # a summary whose turns are all still live: its run failed before the end
@@ -164,7 +171,12 @@ def apply(
     if thread is None or thread.deleted_at is not None:
         return None
     ids = [turn.id for turn in window.replaced]
-    still_live = s.exec(select(Turn.id).where(col(Turn.id).in_(ids), col(Turn.deleted_at).is_(None))).all()
+    # A turn saved since the window was chosen stays out of it: the window is chosen again.
+    still_live = s.exec(
+        select(Turn.id).where(
+            col(Turn.id).in_(ids), col(Turn.deleted_at).is_(None), col(Turn.is_saved).is_(False)
+        )
+    ).all()
     if len(still_live) != len(ids):
         return None
     first = window.first

@@ -54,12 +54,27 @@ def corpus(s: Session, namespaces: list[str]) -> tuple[int, float]:
     return seen[1], seen[2]
 
 
-def search(s: Session, lexemes: list[str], scope: str, params: dict, limit: int) -> list[Scored]:
+def search(
+    s: Session, lexemes: list[str], scope: str, params: dict, limit: int, corpus_is_scope: bool = False
+) -> list[Scored]:
     """The best ``limit`` turns by BM25 among those ``scope`` (a SQL condition on ``t`` with its
-    ``params``, which name the ``namespaces``) admits."""
+    ``params``, which name the ``namespaces``) admits. The corpus is the turns of those namespaces,
+    or with ``corpus_is_scope`` the scope itself, counted for this query."""
     if not lexemes:
         return []
-    n, avgdl = corpus(s, params["namespaces"])
+    if corpus_is_scope:
+        within = scope
+        n, avgdl = s.execute(
+            text(
+                "SELECT count(*), coalesce(avg(t.lexical_length), 1) "
+                f"FROM turns t WHERE {INDEXED} AND {scope}"
+            ),
+            params,
+        ).one()
+        n, avgdl = int(n), max(float(avgdl), 1.0)
+    else:
+        within = "t.namespace = ANY(:namespaces)"
+        n, avgdl = corpus(s, params["namespaces"])
     rows = s.execute(
         text(
             f"""
@@ -70,7 +85,7 @@ def search(s: Session, lexemes: list[str], scope: str, params: dict, limit: int)
                 FROM terms, LATERAL (
                     SELECT count(*) AS df FROM (
                         SELECT 1 FROM turns t
-                        WHERE t.namespace = ANY(:namespaces) AND {INDEXED} AND t.lexemes @@ terms.query
+                        WHERE {within} AND {INDEXED} AND t.lexemes @@ terms.query
                         LIMIT :df_cap) x
                 ) df
             ),

@@ -34,6 +34,26 @@ BODIES: dict[str, Callable[[str], dict]] = {
         "thread_id": f"ingested-{unique}",
         "transcript": f"# user\n{unique}\n",
     },
+    # A tool turn is never saved: answered at once, without waiting for an embedding.
+    "conversation.save_message": lambda unique: {
+        "conversation_id": "t",
+        "message_id": f"m-{unique}",
+        "role": "tool",
+        "content": unique,
+        "user_id": "u",
+    },
+    "conversation.unsave_message": lambda unique: {
+        "conversation_id": "t",
+        "message_id": unique,
+        "user_id": "u",
+    },
+    "conversation.search_saved_messages": lambda unique: {"query": unique, "user_id": "u"},
+    "conversation.list_saved_messages": lambda unique: {"user_id": unique},
+    "conversation.saved_status": lambda unique: {
+        "conversation_id": "t",
+        "message_ids": [unique],
+        "user_id": "u",
+    },
     "erasure.request": lambda unique: {"user_id": f"nobody-{unique}"},
     "erasure.export": lambda unique: {"user_id": f"nobody-{unique}"},
 }

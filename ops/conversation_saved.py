@@ -1,0 +1,344 @@
+"""Saved messages: conversation.save_message and unsave_message (writer), search_saved_messages,
+list_saved_messages and saved_status (viewer), with the document's names (``conversation_id`` is
+Loom's thread_id, ``message_id`` its msg_id). Saving ignores the namespace's Record switch and
+never turns it on; the rules are ``pipelines.saving``'s.
+
+The save writes the rows and requests the embedding stage's run in one transaction, like every
+write op; then it waits, at most ``LOOM_SAVE_MESSAGE_WAIT_SECONDS``, for the worker to index the
+message, so that it can answer ``indexed`` (or ``embed_failed``) as the document's save does
+without the op calling the embedder."""
+
+import base64
+import json
+import time
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import Field
+from sqlalchemy import text
+
+from models import db
+from models.base import utcnow
+from models.conversation import MSG_ID_MAX
+from models.settings import get_settings
+from ops import search as searching
+from ops.caller import Caller
+from ops.conversation_read import listing_excerpt
+from ops.conversation_write import recording
+from ops.errors import invalid, not_found
+from ops.schemas import Answer, Identifier, NamespaceName, OpRequest, SaidAt
+from pipelines import saving, search
+from workers import ledger, outbox
+from workers.stages.embedding import EMBEDDING
+
+# A token minted for one end user names its namespace as "@me".
+SavedNamespace = Annotated[NamespaceName | Literal["@me"] | None, Field(default=None)]
+MessageId = Field(min_length=1, max_length=MSG_ID_MAX)
+UserId = Field(default=None, min_length=1, max_length=256)
+
+
+class SavedOp(OpRequest):
+    namespace: SavedNamespace = None
+    user_id: str | None = UserId  # an own_user token's user when omitted
+
+
+class SaveRequest(SavedOp):
+    conversation_id: str = Identifier
+    message_id: str = MessageId
+    # A message the transcript does not hold yet is stored from these.
+    role: Literal["user", "assistant", "system", "tool"] | None = None
+    content: str | None = Field(default=None, min_length=1, max_length=1_000_000)
+    ts: SaidAt | None = None
+    run_id: str | None = Field(default=None, max_length=256)
+
+
+Reason = Literal[
+    "owner_mismatch", "deleted", "unsupported_role", "high_sensitivity", "embed_failed", "pending"
+]
+
+
+class SaveAnswer(Answer):
+    namespace: str
+    conversation_id: str
+    message_id: str
+    saved: bool
+    saved_at: datetime | None = None
+    stored: bool = False  # the save wrote the transcript row
+    indexed: bool
+    # pending: the worker had not indexed it within the wait; it will (embedding_runs say which)
+    reason: Reason | None = None
+    embedding_runs: list[int] = []
+
+
+def save(caller: Caller, req: SaveRequest) -> dict:
+    message = _message(caller, req)
+    now = utcnow()
+    answer = {
+        "namespace": message.namespace,
+        "conversation_id": req.conversation_id,
+        "message_id": req.message_id,
+    }
+    with db.session() as s:
+        done = saving.save(s, message, recording(s, message.namespace), now)
+        if done.outcome == saving.UNKNOWN:
+            s.rollback()
+            raise not_found("no such message: send role and content to save a new one", "message_id")
+        if done.outcome != saving.SAVED:
+            s.rollback()
+            return {**answer, "saved": False, "indexed": False, "reason": done.outcome}
+        runs = [
+            ledger.request(s, EMBEDDING, row, digest[:16], {}, revive=True) for row, digest in done.unembedded
+        ]
+        # Saving again retries at once, not after the backoff an earlier failure left.
+        s.execute(
+            text("UPDATE stage_runs SET available_at = :now WHERE id = ANY(:ids) AND status = 'pending'"),
+            {"ids": [run.id for run in runs], "now": now},
+        )
+    if runs:
+        outbox.wake(EMBEDDING.name, [run.id for run in runs])
+    reason = _wait_indexed(done.embedding_ids)
+    return {
+        **answer,
+        "saved": True,
+        "saved_at": _iso(done.saved_at),
+        "stored": done.stored,
+        "indexed": reason is None,
+        "reason": reason,
+        "embedding_runs": [run.id for run in runs] if reason == "pending" else [],
+    }
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+def _wait_indexed(rows: tuple[int, ...]) -> str | None:
+    """None once every row has its vector; ``embed_failed`` once one has an error; ``pending``
+    when the wait ran out first."""
+    deadline = time.monotonic() + get_settings().save_message_wait_seconds
+    while True:
+        with db.session() as s:
+            states = s.execute(
+                text("SELECT vector IS NOT NULL, error IS NOT NULL FROM embeddings WHERE id = ANY(:ids)"),
+                {"ids": list(rows)},
+            ).all()
+        if states and all(embedded for embedded, _ in states):
+            return None
+        if any(failed for _, failed in states):
+            return "embed_failed"
+        if time.monotonic() >= deadline:
+            return "pending"
+        time.sleep(0.05)
+
+
+def _message(caller: Caller, req: SavedOp, **given) -> saving.Message:
+    return saving.Message(
+        namespace=caller.namespace(req.namespace),
+        thread_id=req.conversation_id,
+        msg_id=req.message_id,
+        user_id=caller.acting_user(req.user_id),
+        agent=req.agent,
+        role=getattr(req, "role", None),
+        content=getattr(req, "content", None),
+        ts=getattr(req, "ts", None),
+        run_id=getattr(req, "run_id", None),
+    )
+
+
+class UnsaveRequest(SavedOp):
+    conversation_id: str = Identifier
+    message_id: str = MessageId
+
+
+class UnsaveAnswer(Answer):
+    namespace: str
+    conversation_id: str
+    message_id: str
+    found: bool  # false for a message this user did not save, whoever did: it never says why
+    removed: bool = False  # the turn existed only because of the save, and is gone
+
+
+def unsave(caller: Caller, req: UnsaveRequest) -> dict:
+    message = _message(caller, req)
+    with db.session() as s:
+        done = saving.unsave(s, message, recording(s, message.namespace), utcnow())
+    return {
+        "namespace": message.namespace,
+        "conversation_id": req.conversation_id,
+        "message_id": req.message_id,
+        "found": done.found,
+        "removed": done.removed,
+    }
+
+
+class SearchSavedRequest(searching.Ranking):
+    namespace: SavedNamespace = None
+    user_id: str | None = UserId
+    conversation_id: str | None = Field(default=None, max_length=256)
+
+
+class SavedHit(Answer):
+    conversation_id: str
+    message_id: str
+    role: str
+    ts: datetime  # when the message was said
+    saved_at: datetime | None
+    similarity: float | None
+    lexical_score: float | None = None
+    found_by: list[Literal["semantic", "lexical", "substring"]]
+    semantic_rank: int | None = None
+    lexical_rank: int | None = None
+    score: float | None = None
+    excerpt: str
+
+
+class SearchSavedAnswer(Answer):
+    mode: Literal["vector", "hybrid", "lexical", "substring"]
+    embedder_error: str | None = None
+    namespace: str
+    user_id: str
+    hits: list[SavedHit]
+    stats: searching.SearchStats
+
+
+def _saved_hit(hit: search.Hit, mode: str, query: str, chars: int) -> dict:
+    shown = searching.public_hit(hit, mode, query, chars)
+    for unsaid in ("namespace", "agent"):
+        del shown[unsaid]
+    return {
+        "conversation_id": shown.pop("thread_id"),
+        "message_id": shown.pop("msg_id"),
+        "saved_at": _iso(hit.saved_at),
+        **shown,
+    }
+
+
+def search_saved(caller: Caller, req: SearchSavedRequest) -> dict:
+    namespace, user = caller.namespace(req.namespace), caller.acting_user(req.user_id)
+    filters = search.Filters([namespace], thread_id=req.conversation_id, saved_by=user)
+    found = searching.ranked(req, filters, _saved_hit)
+    del found["namespaces"]
+    return {**found, "namespace": namespace, "user_id": user}
+
+
+class ListSavedRequest(SavedOp):
+    conversation_id: str | None = Field(default=None, max_length=256)
+    limit: int = Field(default=50, ge=1, le=200)
+    cursor: str | None = Field(default=None, max_length=200)
+
+
+class SavedMessage(Answer):
+    conversation_id: str
+    message_id: str
+    role: str
+    agent: str
+    ts: datetime  # when the user saved it (the message's own time for a row saved without one)
+    said_at: datetime
+    excerpt: str  # empty for a message that reads as high
+
+
+class ListSavedAnswer(Answer):
+    namespace: str
+    user_id: str
+    messages: list[SavedMessage]
+    next_cursor: str | None
+
+
+def _cursor(saved: datetime, turn_id: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps([saved.isoformat(), turn_id]).encode()).decode()
+
+
+def _position(cursor: str) -> tuple[datetime, int]:
+    try:
+        saved, turn_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        return datetime.fromisoformat(saved), int(turn_id)
+    except (ValueError, TypeError) as exc:
+        raise invalid("cursor is not one this op gave", "cursor") from exc
+
+
+LIST_SAVED = """
+SELECT DISTINCT ON (coalesce(saved_at, ts), thread_id, msg_id)
+       id, thread_id, msg_id, role, agent, content, ts, coalesce(saved_at, ts) AS saved
+FROM turns
+WHERE namespace = :ns AND user_id = :user AND is_saved AND deleted_at IS NULL {more}
+ORDER BY coalesce(saved_at, ts) DESC, thread_id, msg_id, id
+"""
+
+
+def list_saved(caller: Caller, req: ListSavedRequest) -> dict:
+    namespace, user = caller.namespace(req.namespace), caller.acting_user(req.user_id)
+    more, params = "", {"ns": namespace, "user": user, "limit": req.limit + 1}
+    if req.conversation_id is not None:
+        more += " AND thread_id = :thread"
+        params["thread"] = req.conversation_id
+    if req.cursor is not None:
+        params["after_saved"], params["after_id"] = _position(req.cursor)
+        more += " AND (coalesce(saved_at, ts), id) < (:after_saved, :after_id)"
+    with db.session() as s:
+        rows = s.execute(
+            text(
+                f"SELECT * FROM ({LIST_SAVED.format(more=more)}) m ORDER BY saved DESC, id DESC LIMIT :limit"
+            ),
+            params,
+        ).all()
+    page = rows[: req.limit]
+    return {
+        "namespace": namespace,
+        "user_id": user,
+        "messages": [
+            {
+                "conversation_id": row.thread_id,
+                "message_id": row.msg_id,
+                "role": row.role,
+                "agent": row.agent,
+                "ts": row.saved.isoformat(),
+                "said_at": row.ts.isoformat(),
+                "excerpt": listing_excerpt(row.content),
+            }
+            for row in page
+        ],
+        "next_cursor": _cursor(page[-1].saved, page[-1].id) if len(rows) > req.limit else None,
+    }
+
+
+class SavedStatusRequest(SavedOp):
+    conversation_id: str = Identifier
+    message_ids: list[Annotated[str, MessageId]] = Field(min_length=1, max_length=500)
+
+
+class SavedState(Answer):
+    message_id: str
+    is_saved: bool
+    saved_at: datetime | None = None
+
+
+class SavedStatusAnswer(Answer):
+    namespace: str
+    user_id: str
+    conversation_id: str
+    messages: list[SavedState]
+
+
+def saved_status(caller: Caller, req: SavedStatusRequest) -> dict:
+    namespace, user = caller.namespace(req.namespace), caller.acting_user(req.user_id)
+    with db.session() as s:
+        saved = dict(
+            s.execute(
+                text("""
+                    SELECT msg_id, min(coalesce(saved_at, ts)) FROM turns
+                    WHERE namespace = :ns AND thread_id = :thread AND msg_id = ANY(:ids)
+                      AND user_id = :user AND is_saved AND deleted_at IS NULL
+                    GROUP BY msg_id
+                """),
+                {"ns": namespace, "thread": req.conversation_id, "ids": req.message_ids, "user": user},
+            ).all()
+        )
+    return {
+        "namespace": namespace,
+        "user_id": user,
+        "conversation_id": req.conversation_id,
+        "messages": [
+            {"message_id": m, "is_saved": m in saved, "saved_at": _iso(saved.get(m))}
+            for m in dict.fromkeys(req.message_ids)
+        ],
+    }

@@ -1,0 +1,174 @@
+"""Tokens bounded to one end user (--read-scope own_user) or one session (own_session), over HTTP:
+what they may call, the user they act as, "@me", and revocation."""
+
+import time
+import uuid
+
+import pytest
+
+from ops import caller
+from ops.caller import OPERATOR, create_token, list_tokens, revoke_token
+from ops.errors import OpError
+from ops.registry import call
+from tests.integration.conftest import append, enable_logging
+
+
+def bearer(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture(scope="module")
+def app(client):
+    enable_logging("shop")
+    enable_logging("other")
+    return client
+
+
+def post(app, op: str, token: str, body: dict):
+    return app.post(f"/v1/{op}", json=body, headers=bearer(token))
+
+
+def save_body(thread: str, msg: str, content: str, **more) -> dict:
+    return {
+        "namespace": "@me",
+        "conversation_id": thread,
+        "message_id": msg,
+        "role": "user",
+        "content": content,
+        **more,
+    }
+
+
+def test_a_pinned_end_user_token_acts_as_its_user_only(app, worker):
+    token = create_token(["shop"], "writer", "own_user", read_user_id="ana")
+    thread = f"t-{uuid.uuid4().hex[:6]}"
+    saved = post(
+        app, "conversation.save_message", token, save_body(thread, "m1", "ana's cart holds the red lamp")
+    )
+    assert saved.status_code == 200 and saved.json()["saved"] and saved.json()["namespace"] == "shop"
+    found = post(app, "conversation.search_saved_messages", token, {"namespace": "@me", "query": "red lamp"})
+    assert found.status_code == 200 and found.json()["user_id"] == "ana"
+    assert [h["message_id"] for h in found.json()["hits"]] == ["m1"]
+    for op, body in (
+        ("conversation.save_message", save_body(thread, "m2", "as bea", user_id="bea")),
+        ("conversation.search_saved_messages", {"namespace": "@me", "query": "lamp", "user_id": "bea"}),
+        ("conversation.list_saved_messages", {"namespace": "@me", "user_id": "bea"}),
+        ("conversation.saved_status", {"conversation_id": thread, "message_ids": ["m1"], "user_id": "bea"}),
+        ("conversation.unsave_message", {"conversation_id": thread, "message_id": "m1", "user_id": "bea"}),
+    ):
+        refused = post(app, op, token, body)
+        assert refused.status_code == 403, (op, refused.text)
+    listed = post(app, "conversation.list_saved_messages", token, {"namespace": "@me"})
+    assert [m["message_id"] for m in listed.json()["messages"]] == ["m1"]
+
+
+def test_no_row_of_another_user_is_ever_returned(app, worker):
+    bea = create_token(["shop"], "writer", "own_user", read_user_id="bea")
+    ana = create_token(["shop"], "writer", "own_user", read_user_id="ana")
+    thread = f"t-{uuid.uuid4().hex[:6]}"
+    post(app, "conversation.save_message", bea, save_body(thread, "b1", "bea keeps the green umbrella"))
+    for token, user in ((ana, "ana"), (bea, "bea")):
+        for mode in ("hybrid", "semantic", "lexical"):
+            hits = post(
+                app,
+                "conversation.search_saved_messages",
+                token,
+                {"namespace": "@me", "query": "green umbrella", "search_mode": mode, "limit": 100},
+            ).json()["hits"]
+            owners = {h["message_id"] for h in hits}
+            assert ("b1" in owners) == (user == "bea"), (user, mode)
+        status = post(
+            app, "conversation.saved_status", token, {"conversation_id": thread, "message_ids": ["b1"]}
+        ).json()
+        assert status["messages"][0]["is_saved"] == (user == "bea")
+    # Ana cannot unsave, or claim, Bea's message; she is told only that she has no such message.
+    gone = post(app, "conversation.unsave_message", ana, {"conversation_id": thread, "message_id": "b1"})
+    assert gone.json()["found"] is False
+    claim = post(app, "conversation.save_message", ana, save_body(thread, "b1", "anything"))
+    assert claim.json()["reason"] == "owner_mismatch"
+
+
+def test_an_unpinned_own_user_token_names_the_user_of_each_request(app, worker):
+    token = create_token(["shop"], "writer", "own_user")
+    thread = f"t-{uuid.uuid4().hex[:6]}"
+    missing = post(app, "conversation.save_message", token, save_body(thread, "m", "who am I"))
+    assert missing.status_code == 422
+    named = post(app, "conversation.save_message", token, save_body(thread, "m", "who am I", user_id="cy"))
+    assert named.status_code == 200 and named.json()["saved"]
+
+
+@pytest.mark.parametrize(
+    "op,body",
+    [
+        ("conversation.append", {"thread_id": "t", "role": "user", "content": "x"}),
+        ("conversation.search", {"query": "x"}),
+        ("conversation.get", {"thread_id": "t"}),
+        ("conversation.list", {"thread_id": "t"}),
+        ("conversation.threads", {}),
+        ("conversation.create", {"thread_id": "t"}),
+        ("conversation.update", {"thread_id": "t", "title": "x"}),
+        ("conversation.compact", {"thread_id": "t"}),
+        ("conversation.ingest", {"thread_id": "t", "format": "markdown", "transcript": "x"}),
+    ],
+)
+def test_an_own_user_token_is_refused_every_other_conversation_op(app, op, body):
+    token = create_token(["shop"], "admin", "own_user", read_user_id="ana")
+    refused = post(app, op, token, {"namespace": "shop", **body})
+    assert refused.status_code == 403 and "saved-message ops" in refused.json()["error"]
+
+
+def test_an_own_session_token_is_refused_by_the_conversation_ops(app):
+    token = create_token(["shop"], "writer", "own_session", read_session_id="s-1")
+    for op, body in (
+        ("conversation.search_saved_messages", {"query": "x", "user_id": "ana"}),
+        ("conversation.search", {"query": "x"}),
+        ("conversation.append", {"thread_id": "t", "role": "user", "content": "x"}),
+    ):
+        refused = post(app, op, token, body)
+        assert refused.status_code == 403, op
+
+
+def test_at_me_is_the_namespace_of_a_one_namespace_token_only(app):
+    wide = create_token(["shop", "other"], "viewer")
+    refused = post(
+        app, "conversation.search_saved_messages", wide, {"namespace": "@me", "query": "x", "user_id": "ana"}
+    )
+    assert refused.status_code == 422
+    append("other", "t", "not ana's business")
+    narrow = create_token(["shop"], "viewer", "own_user", read_user_id="ana")
+    other = post(app, "conversation.list_saved_messages", narrow, {"namespace": "other"})
+    assert other.status_code == 403
+
+
+@pytest.mark.parametrize(
+    "args,problem",
+    [
+        ((["a", "b"], "writer", "own_user"), "exactly one namespace"),
+        ((["a"], "writer", "everything"), "read scope"),
+        ((["a"], "writer", "namespace", "ana"), "--read-user-id"),
+        ((["a"], "writer", "own_user", None, "s"), "--read-session-id"),
+    ],
+)
+def test_minting_refuses_a_scope_that_does_not_hold_together(database, args, problem):
+    with pytest.raises(OpError) as refused:
+        create_token(*args)
+    assert problem in refused.value.reason
+
+
+def test_a_revoked_token_is_refused_within_the_grant_cache(app, monkeypatch):
+    monkeypatch.setattr(caller, "TOKEN_CACHE_SECONDS", 0.5)  # the README's 10 s, shortened
+    token = create_token(["shop"], "viewer")
+    assert post(app, "conversation.threads", token, {"namespace": "shop"}).status_code == 200
+    newest = max(list_tokens(), key=lambda t: t.id)
+    assert newest.read_scope == "namespace" and newest.revoked_at is None
+    assert revoke_token(newest.id) and not revoke_token(newest.id)
+    time.sleep(0.6)
+    assert post(app, "conversation.threads", token, {"namespace": "shop"}).status_code == 401
+
+
+def test_the_operator_is_not_bounded(database):
+    assert call(
+        "conversation.saved_status",
+        OPERATOR,
+        {"namespace": "shop", "user_id": "x", "conversation_id": "t", "message_ids": ["m"]},
+    )["messages"] == [{"message_id": "m", "is_saved": False, "saved_at": None}]
