@@ -3,6 +3,7 @@ document's window rules, the summary in place of the originals in search, the re
 stage that is safe to run twice and backs off when its model fails."""
 
 import logging
+import threading
 
 import pytest
 from sqlalchemy import text
@@ -169,6 +170,53 @@ def test_a_turn_that_reads_as_high_stays_live_and_is_never_sent(llm, worker):
     order = [t["msg_id"] for t in live("secret")]
     assert order[0].startswith("summary-") and order[1] == "secret-x"
     assert not any("sk-proj" in p for p in prompts(llm))
+
+
+def test_a_saved_turn_is_never_summarised_nor_tombstoned(llm, worker):
+    transcript("saved", 17)
+    saved = call(
+        "conversation.save_message",
+        OPERATOR,
+        {"namespace": NS, "conversation_id": "saved", "message_id": "saved-2", "user_id": "ana"},
+    )
+    assert saved["saved"] and saved["indexed"]
+    run = compact("saved")["run"]
+    assert run["status"] == SUCCEEDED and run["result"]["messages_summarized"] == 6
+    order = [t["msg_id"] for t in live("saved")]
+    assert order[0].startswith("summary-") and order[1] == "saved-2"
+    assert not any("turn 2 about" in p for p in prompts(llm))
+    found = call(
+        "conversation.search_saved_messages",
+        OPERATOR,
+        {"namespace": NS, "user_id": "ana", "query": "redis eviction"},
+    )
+    assert [h["message_id"] for h in found["hits"]] == ["saved-2"]
+
+
+def test_a_turn_saved_while_its_window_was_summarised_stays_and_the_window_is_chosen_again(llm, worker):
+    transcript("late-save", 17)
+    released = threading.Event()
+
+    def answer_after_the_save(request: dict) -> dict:
+        if not released.is_set():
+            call(
+                "conversation.save_message",
+                OPERATOR,
+                {
+                    "namespace": NS,
+                    "conversation_id": "late-save",
+                    "message_id": "late-save-1",
+                    "user_id": "bo",
+                },
+            )
+            released.set()
+        return {"summary": "an earlier part of the thread, condensed"}
+
+    llm.reply = answer_after_the_save
+    run = compact("late-save")["run"]
+    assert released.is_set() and run["status"] == SUCCEEDED
+    order = [t["msg_id"] for t in live("late-save")]
+    assert "late-save-1" in order and order.index("late-save-1") == 1
 
 
 def test_a_summary_that_reads_as_high_compacts_nothing_and_is_not_retried(llm, worker):
