@@ -140,7 +140,11 @@ def namespace_of(i: int, rng: random.Random) -> str:
 
 
 def load(conn: psycopg.Connection, n: int, corpus: list[str], codes: dict, rng: random.Random) -> float:
+    from models import partitions
+
     started = time.perf_counter()
+    for month in range(13):  # the turns span 2025, in monthly partitions (migration 0011)
+        partitions.ensure(conn, datetime(2025 + month // 12, month % 12 + 1, 1, tzinfo=UTC))
     columns = "namespace, thread_id, agent, msg_id, role, content, metadata, sensitivity, ts, deleted_at"
     with conn.cursor() as cur, cur.copy(f"COPY turns ({columns}) FROM STDIN") as copy:
         for count, row in enumerate(turn_rows(n, corpus, codes, rng), 1):
