@@ -7,7 +7,7 @@ What it does, on a fresh embedded PostgreSQL in a temporary LOOM_HOME (nothing e
 
 1. Loads N synthetic turns with COPY, built as ``bench/substring.py`` builds them (1 to 8 real
    LongMemEval sentences a turn; ``acme`` holds half of them, ``ns-07`` 1 %), with the GIN index of
-   migration 0013 built after the load.
+   migration 0017 built after the load.
 2. Asks ``--queries`` LongMemEval questions through ``by_lexical`` (limit 50, as the hybrid mode's
    pool) in the ``acme`` and ``ns-07`` scopes, for each ``CANDIDATE_BUDGET`` given (0: no budget,
    every word below the common cut brings candidates, as before the budget), after one untimed
@@ -42,8 +42,8 @@ from longmemeval import DEFAULT_DATA, load_records  # noqa: E402
 from substring import load, planted_codes, sentences  # noqa: E402
 
 SCOPES = ("acme", "ns-07")
-GIN = (
-    "CREATE INDEX ix_turns_lexemes ON turns USING gin (lexemes) "
+GIN = (  # migration 0017's
+    "CREATE INDEX ix_turns_namespace_lexemes ON turns USING gin (namespace, lexemes) "
     "WHERE role IN ('user', 'assistant') AND deleted_at IS NULL AND sensitivity <> 'high'"
 )
 
@@ -86,7 +86,7 @@ def brought(questions: list[str], budget: int) -> dict:
             lexemes = list(dict.fromkeys(lexical.query_lexemes(s, question)))
             for scope in SCOPES:
                 n, _ = lexical.corpus(s, [scope])
-                dfs = lexical.frequencies(s, lexemes, "t.namespace = :ns", {"ns": scope})
+                dfs = lexical.frequencies(s, lexemes, "t.namespace = :ns", {"ns": scope}, n)
                 chosen = lexical.bringing(dfs, n) if dfs else []
                 holders = s.execute(
                     text(
@@ -135,7 +135,7 @@ def main() -> None:
         with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
             out["postgres"] = conn.execute("SHOW server_version").fetchone()[0]
             conn.execute("DROP INDEX ix_turns_content_trgm")  # not read here; the load is faster
-            conn.execute("DROP INDEX ix_turns_lexemes")
+            conn.execute("DROP INDEX ix_turns_namespace_lexemes")
             corpus = sentences(args.data)
             log(f"loading {args.turns:,} turns")
             out["load_s"] = round(load(conn, args.turns, corpus, planted_codes(rng), rng), 1)

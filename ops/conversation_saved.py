@@ -97,6 +97,8 @@ def save(caller: Caller, req: SaveRequest) -> dict:
     if runs:
         outbox.wake(EMBEDDING.name, [run.id for run in runs])
     reason = _wait_indexed(done.embedding_ids)
+    if reason == saving.DELETED:
+        return {**answer, "saved": False, "indexed": False, "reason": reason}
     return {
         **answer,
         "saved": True,
@@ -113,18 +115,24 @@ def _iso(moment: datetime | None) -> str | None:
 
 
 def _wait_indexed(rows: tuple[int, ...]) -> str | None:
-    """None once every row has its vector; ``embed_failed`` once one has an error; ``pending``
-    when the wait ran out first."""
+    """None once every row has its vector; ``embed_failed`` once one has an error; ``deleted``
+    once one is tombstoned (its thread was deleted right after the save); ``pending`` when the
+    wait ran out first."""
     deadline = time.monotonic() + get_settings().save_message_wait_seconds
     while True:
         with db.session() as s:
             states = s.execute(
-                text("SELECT vector IS NOT NULL, error IS NOT NULL FROM embeddings WHERE id = ANY(:ids)"),
+                text(
+                    "SELECT vector IS NOT NULL, error IS NOT NULL, deleted_at IS NOT NULL "
+                    "FROM embeddings WHERE id = ANY(:ids)"
+                ),
                 {"ids": list(rows)},
             ).all()
-        if states and all(embedded for embedded, _ in states):
+        if len(states) < len(rows) or any(gone for _, _, gone in states):
+            return "deleted"
+        if all(embedded for embedded, _, _ in states):
             return None
-        if any(failed for _, failed in states):
+        if any(failed for _, failed, _ in states):
             return "embed_failed"
         if time.monotonic() >= deadline:
             return "pending"

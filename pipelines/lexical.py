@@ -9,8 +9,8 @@ scored with BM25 proper, over all the query's lexemes,
     sum over query lexemes t in the turn:  idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
 
 with tf the lexeme's positions in the turn and dl its words (``turns.lexical_length``). The corpus is the
-turns of the search's namespaces: df per lexeme is counted per query (up to ``DF_CAP``: a lexeme
-that common weighs almost nothing either way), N and avgdl are kept for ``CORPUS_SECONDS``."""
+turns of the search's namespaces: df per lexeme is counted per query (exactly up to ``EXACT_DF``,
+estimated past it), N and avgdl are kept for ``CORPUS_SECONDS``."""
 
 import math
 import time
@@ -22,20 +22,24 @@ from sqlmodel import Session
 # Tuned on the LongMemEval file within the usual ranges (bench/README.md): turns range from a word
 # to pages, and a stronger length normalisation keeps long answers from matching everything.
 K1, B = 1.5, 0.9
-DF_CAP = 50_000
-# A query word held by more than this share of the corpus (and by more than COMMON_MIN_TURNS turns,
-# or by DF_CAP) brings no candidate of its own: it still scores the turns the query's rarer words
+# A lexeme's document frequency is counted exactly up to this many turns. Past it, counting costs
+# more than the exact figure is worth (a word that common weighs little either way): its share of
+# the table's turns, as ANALYZE found it (``table_shares``), scaled to the corpus, stands for it.
+EXACT_DF = 2_000
+# A query word held by more than this share of the corpus (and by more than COMMON_MIN_TURNS turns)
+# brings no candidate of its own: it still scores the turns the query's rarer words
 # bring. On the LongMemEval file this keeps recall@10 (0.638) and scores a median of 1,823 turns a
 # question instead of 2,952 (bench/README.md); a query of common words only is answered from all.
 COMMON, COMMON_MIN_TURNS = 0.10, 100
 # The rarest query words bring candidates while the turns holding them number at most this many
 # (the rarest word always does), so the turns scored do not grow with the corpus:
 # bench/lexical_scale.py.
-CANDIDATE_BUDGET = 20_000
+CANDIDATE_BUDGET = 5_000
 CORPUS_SECONDS = 60.0
 INDEXED = "t.role IN ('user', 'assistant') AND t.deleted_at IS NULL AND t.sensitivity <> 'high'"
 
 _corpus: dict[tuple[str, ...], tuple[float, int, float]] = {}  # namespaces -> (when, N, avgdl)
+_shares: tuple[float, dict[str, float]] = (float("-inf"), {})  # (when, lexeme -> share of turns)
 
 
 @dataclass(frozen=True)
@@ -72,27 +76,60 @@ def bringing(dfs: dict[str, int], n: int) -> list[str]:
     chosen, held = [], 0
     for rarity, (lexeme, df) in enumerate(sorted(dfs.items(), key=lambda item: (item[1], item[0]))):
         held += df
-        common = df >= DF_CAP or df > max(COMMON * n, COMMON_MIN_TURNS)
+        common = df > max(COMMON * n, COMMON_MIN_TURNS)
         if rarity == 0 or (not common and held <= CANDIDATE_BUDGET):
             chosen.append(lexeme)
     return chosen
 
 
-def frequencies(s: Session, lexemes: list[str], within: str, params: dict) -> dict[str, int]:
-    """Each lexeme's document frequency among the turns ``within`` admits, counted up to DF_CAP."""
+# The most common lexemes of each month's partition of turns, as ANALYZE (autovacuum's too) keeps
+# them: their share of the partition's turns, weighted by its size.
+TABLE_SHARES = text(r"""
+WITH parts AS (
+    SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs,
+           greatest(c.reltuples, 0) AS turns
+    FROM pg_stats s
+    JOIN pg_class c ON c.relname = s.tablename
+    JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = s.schemaname
+    WHERE s.schemaname = current_schema() AND s.tablename LIKE 'turns\_p%' AND s.attname = 'lexemes'
+      AND NOT s.inherited AND s.most_common_elems IS NOT NULL
+)
+SELECT e.lexeme, sum(e.share * p.turns) / nullif((SELECT sum(turns) FROM parts), 0)
+FROM parts p, unnest(p.elems, p.freqs[1:cardinality(p.elems)]) AS e(lexeme, share)
+GROUP BY e.lexeme
+""")
+
+
+def table_shares(s: Session) -> dict[str, float]:
+    """Each common lexeme's share of all turns, read at most every CORPUS_SECONDS."""
+    global _shares
+    if time.monotonic() - _shares[0] > CORPUS_SECONDS:
+        _shares = (time.monotonic(), {lexeme: float(share or 0) for lexeme, share in s.execute(TABLE_SHARES)})
+    return _shares[1]
+
+
+def frequencies(s: Session, lexemes: list[str], within: str, params: dict, n: int) -> dict[str, int]:
+    """Each lexeme's document frequency among the ``n`` turns ``within`` admits: counted up to
+    EXACT_DF, estimated past it."""
     rows = s.execute(
         text(
             f"""
             SELECT l, (SELECT count(*) FROM (
                           SELECT 1 FROM turns t
                           WHERE {within} AND {INDEXED} AND t.lexemes @@ quote_literal(l)::tsquery
-                          LIMIT :df_cap) x)
+                          LIMIT :exact) x)
             FROM unnest(CAST(:lexemes AS text[])) l
             """
         ),
-        {**params, "lexemes": lexemes, "df_cap": DF_CAP},
+        {**params, "lexemes": lexemes, "exact": EXACT_DF},
     ).all()
-    return dict(rows)
+    counted = dict(rows)
+    if any(df >= EXACT_DF for df in counted.values()):
+        shares = table_shares(s)
+        for lexeme, df in counted.items():
+            if df >= EXACT_DF:
+                counted[lexeme] = min(n, max(df, round(shares.get(lexeme, 0.0) * n)))
+    return counted
 
 
 def search(
@@ -116,7 +153,7 @@ def search(
     else:
         within = "t.namespace = ANY(:namespaces)"
         n, avgdl = corpus(s, params["namespaces"])
-    dfs = frequencies(s, lexemes, within, params)
+    dfs = frequencies(s, lexemes, within, params, n)
     weights = {lexeme: math.log(1 + (n - df + 0.5) / (df + 0.5)) for lexeme, df in dfs.items()}
     rows = s.execute(
         text(

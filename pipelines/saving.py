@@ -117,7 +117,11 @@ def save(s: Session, m: Message, recording: bool, now: datetime) -> Saved:
         return Saved(refusal)
     claimed = s.execute(
         text("""
-            UPDATE turns SET user_id = :user, is_saved = true, saved_at = coalesce(saved_at, :now)
+            UPDATE turns SET user_id = :user, is_saved = true, saved_at = coalesce(
+                (SELECT min(c.saved_at) FROM turns c
+                 WHERE c.namespace = :ns AND c.thread_id = :thread AND c.msg_id = :msg
+                   AND c.is_saved AND c.deleted_at IS NULL),
+                :now)  -- one time for every copy: when the message was first saved
             WHERE namespace = :ns AND thread_id = :thread AND msg_id = :msg AND deleted_at IS NULL
               AND (user_id IS NULL OR user_id = :user)
             RETURNING id, saved_at

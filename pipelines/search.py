@@ -74,11 +74,12 @@ def _held_by(agent: str, source):
     )
 
 
-# A scope of at most this many embedded messages is searched exactly, by reading every vector in it
-# (bench/filtered_search.py: 22 ms at this size beside 1,000,000 others, 2.8 ms for 1,000). A larger
-# one is searched through the HNSW index, whose walk then meets rows of the scope often enough to
-# fill a page of hits.
-EXACT_SCAN_ROWS = 20_000
+# A scope of at most this many embedded messages that is less than this share of the index is
+# searched exactly, by reading every vector in it (bench/filtered_search.py: 22 ms at this size
+# beside 1,000,000 others, 2.8 ms for 1,000). A larger scope, or one that is most of the index, is
+# searched through the HNSW index, whose walk then meets rows of the scope often enough to fill a
+# page of hits (a namespace alone in the index: 10,866 vectors in 8.8 ms, exactly: 35 ms).
+EXACT_SCAN_ROWS, SELECTIVE_SHARE = 20_000, 0.10
 
 
 def _embedded(model: str, f: Filters) -> list:
@@ -97,6 +98,13 @@ def _embedded(model: str, f: Filters) -> list:
     if f.saved_by:
         conditions += [col(Embedding.is_saved).is_(True), Embedding.user_id == f.saved_by]
     return conditions
+
+
+def _indexed(s: Session) -> float:
+    """The embedding rows, as the planner's statistics estimate them (infinite before the table
+    was first analysed: every small scope is then scanned exactly)."""
+    rows = s.exec(text("SELECT reltuples FROM pg_class WHERE oid = 'embeddings'::regclass")).scalar()
+    return rows if rows is not None and rows >= 0 else float("inf")
 
 
 def by_vector(
@@ -118,7 +126,7 @@ def by_vector(
     # (~5 ms) than these reads take.
     s.exec(text("SET LOCAL max_parallel_workers_per_gather = 0"))
     size = s.exec(select(func.count()).select_from(counted.limit(EXACT_SCAN_ROWS + 1).subquery())).one()
-    if size <= EXACT_SCAN_ROWS:
+    if size <= EXACT_SCAN_ROWS and size < SELECTIVE_SHARE * _indexed(s):
         # Distances computed in a materialised step cannot be read off the index in order: every
         # row of the scope is measured, and only the nearest are read in full.
         scoped = (

@@ -102,3 +102,31 @@ def test_the_lexical_weight_moves_the_fusion(corpus):
 def test_a_query_of_stop_words_only_finds_nothing_lexically(corpus):
     answer = search(query="the and of", search_mode="lexical")
     assert answer["hits"] == [] and answer["stats"]["candidates"] == {"lexical": 0}
+
+
+def test_a_document_frequency_past_the_exact_count_is_estimated_from_the_tables_statistics(
+    corpus, monkeypatch
+):
+    """Counted exactly below EXACT_DF; past it, the word's share of the turns as ANALYZE found it,
+    scaled to the corpus."""
+    from sqlalchemy import text
+
+    from models import db
+    from pipelines import lexical
+
+    for i in range(40):
+        append(NS, "orchard", f"apples number {i} ripen in autumn", msg_id=f"apple-{i}")
+    with db.session() as s:
+        s.execute(text("ANALYZE turns"))
+        s.commit()
+    monkeypatch.setattr(lexical, "EXACT_DF", 5)
+    monkeypatch.setattr(lexical, "_shares", (float("-inf"), {}))  # read the statistics again
+    monkeypatch.setattr(lexical, "_corpus", {})  # and count the corpus again
+    with db.session() as s:
+        n, _ = lexical.corpus(s, [NS])
+        dfs = lexical.frequencies(
+            s, ["appl", "tomato"], "t.namespace = ANY(:namespaces)", {"namespaces": [NS]}, n
+        )
+        share = lexical.table_shares(s)["appl"]
+    assert dfs["tomato"] == 1  # counted
+    assert dfs["appl"] == min(n, max(5, round(share * n))) and dfs["appl"] > 5  # estimated, not the cap

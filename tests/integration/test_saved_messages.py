@@ -173,6 +173,39 @@ def test_of_two_users_saving_one_unowned_message_the_first_claims_it(worker):
     assert rows("SELECT user_id FROM embeddings WHERE thread_id = :t", t=thread) == [(winners[0],)]
 
 
+def _save_and_delete_at_once(thread: str) -> dict:
+    barrier, answers = threading.Barrier(2), {}
+
+    def saving() -> None:
+        barrier.wait()
+        answers["save"] = save(thread, "d1", namespace="saves")
+
+    def deleting() -> None:
+        barrier.wait()
+        body = {"namespace": "saves", "thread_id": thread, "confirm_thread_id": thread}
+        answers["delete"] = call("conversation.delete", OPERATOR, body)
+
+    racers = [threading.Thread(target=saving), threading.Thread(target=deleting)]
+    for r in racers:
+        r.start()
+    for r in racers:
+        r.join()
+    return answers
+
+
+def test_a_save_racing_a_thread_delete_never_leaves_a_saved_message_in_a_deleted_thread(worker):
+    for attempt in range(5):
+        thread = _thread()
+        for i in range(3):
+            append("saves", thread, f"turn {i} of a thread about to go", msg_id=f"d{i}")
+        answers = _save_and_delete_at_once(thread)
+        assert answers["save"]["saved"] or answers["save"]["reason"] == "deleted", attempt
+        assert not rows("SELECT 1 FROM turns WHERE thread_id = :t AND deleted_at IS NULL", t=thread)
+        assert not rows(
+            "SELECT 1 FROM embeddings WHERE thread_id = :t AND deleted_at IS NULL AND is_saved", t=thread
+        )
+
+
 def test_a_save_repairs_what_an_interrupted_write_left(worker):
     thread = _thread()
     assert save(thread, "r1", role="user", content="the repair crew arrives at nine")["indexed"]
