@@ -24,12 +24,15 @@ def test_an_erasure_run_killed_midway_is_finished_once(loom):
     http = httpx.Client(
         base_url=f"http://127.0.0.1:{loom.port}", headers={"Authorization": f"Bearer {token}"}, timeout=60
     )
-    # The person's history, written straight to the tables (the write path is not under test here).
+    # The person's history, written straight to the tables (the write path is not under test here),
+    # said an hour ago but within this month: a fresh `loom up` has partitions from this month on
+    # (the write path would make an earlier one; this INSERT does not).
     loom.sql(
         "INSERT INTO turns (namespace, thread_id, agent, msg_id, role, content, metadata, sensitivity, "
         "screened_with, ts, user_id) "
         "SELECT 'kill-erasure', 't' || mod(i, 50), 'default', 'm' || i, 'user', 'note ' || i, '{}', "
-        "'none', 1, now() - interval '1 hour', 'zoe' FROM generate_series(1, %s) i RETURNING 1",
+        "'none', 1, greatest(now() - interval '1 hour', date_trunc('month', now(), 'UTC')), 'zoe' "
+        "FROM generate_series(1, %s) i RETURNING 1",
         TURNS,
     )
     loom.sql(

@@ -374,6 +374,21 @@ def test_a_high_message_an_earlier_build_saved_is_listed_blank_and_never_found(w
     assert search_saved("card exp", user=user, namespace="saves")["hits"] == []
 
 
+def test_a_row_flagged_without_a_save_time_is_listed_at_its_message_time(worker):
+    thread, user = _thread(), f"u-{uuid.uuid4().hex[:6]}"
+    append("saves", thread, "flagged by an earlier build", msg_id="old", ts="2026-01-02T03:04:05+00:00")
+    with db.session() as s:
+        s.execute(
+            text("UPDATE turns SET is_saved = true, saved_at = NULL, user_id = :u WHERE thread_id = :t"),
+            {"u": user, "t": thread},
+        )
+        s.commit()
+    [listed] = call("conversation.list_saved_messages", WRITER, {"namespace": "saves", "user_id": user})[
+        "messages"
+    ]
+    assert listed["ts"] == listed["said_at"] == "2026-01-02T03:04:05+00:00"
+
+
 def test_saved_status_answers_each_message_for_this_user(worker):
     thread = _thread()
     save(thread, "a", role="user", content="first")
