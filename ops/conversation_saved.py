@@ -139,7 +139,7 @@ def _wait_indexed(rows: tuple[int, ...]) -> str | None:
         time.sleep(0.05)
 
 
-def _message(caller: Caller, req: SavedOp, **given) -> saving.Message:
+def _message(caller: Caller, req: SavedOp) -> saving.Message:
     return saving.Message(
         namespace=caller.namespace(req.namespace),
         thread_id=req.conversation_id,
