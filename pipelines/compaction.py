@@ -75,20 +75,24 @@ def sendable(text: str) -> bool:
     return not screening.is_high(text)
 
 
-def kept_verbatim(turn: Turn) -> bool:
-    """A turn that reads as high (never sent to the summariser) or that a user saved stays live
-    and verbatim: no window takes it."""
-    return turn.sensitivity == "high" or turn.is_saved
+def kept_verbatim(turn: Turn, saved: frozenset[str]) -> bool:
+    """A turn that reads as high (never sent to the summariser) or whose message a user saved
+    (``saved``: the msg_ids of which any agent's live copy is saved) stays live and verbatim: no
+    window takes it. Any copy counts, since a save flags the copies logged by then and an agent
+    may log its copy after the save."""
+    return turn.sensitivity == "high" or turn.is_saved or turn.msg_id in saved
 
 
-def choose(turns: list[Turn], keep_recent: int, min_to_compact: int, budget: int) -> Window | None:
+def choose(
+    turns: list[Turn], saved: frozenset[str], keep_recent: int, min_to_compact: int, budget: int
+) -> Window | None:
     """The window of ``turns`` (an agent's live turns in reading order), or None when it holds
     fewer than ``min_to_compact`` new turns. ``budget`` is the prompt's room in characters; a
     quarter of it is the allowance of leading summaries, and one turn takes at most a quarter.
     A turn kept verbatim (``kept_verbatim``), or whose line would read as high as sent, is never
     in the window: it stays live."""
     cap = budget // 4
-    older = [turn for turn in turns[: max(len(turns) - keep_recent, 0)] if not kept_verbatim(turn)]
+    older = [turn for turn in turns[: max(len(turns) - keep_recent, 0)] if not kept_verbatim(turn, saved)]
     window = Window()
     live = {turn.msg_id for turn in older}
     for turn in older:  # a summary whose turns are all still live: its run failed before the end
@@ -124,11 +128,11 @@ def prompt(window: Window, budget: int) -> str:
     return "\n\n".join(parts)
 
 
-def load(s: Session, thread_row_id: int, agent: str) -> tuple[Thread | None, list[Turn]]:
-    """The live thread and the agent's live turns in reading order."""
+def load(s: Session, thread_row_id: int, agent: str) -> tuple[Thread | None, list[Turn], frozenset[str]]:
+    """The live thread, the agent's live turns in reading order and the thread's saved messages."""
     thread = s.get(Thread, thread_row_id)
     if thread is None or thread.deleted_at is not None:
-        return None, []
+        return None, [], frozenset()
     turns = s.exec(
         select(Turn)
         .where(
@@ -139,7 +143,20 @@ def load(s: Session, thread_row_id: int, agent: str) -> tuple[Thread | None, lis
         )
         .order_by(col(Turn.ts), col(Turn.id))
     ).all()
-    return thread, list(turns)
+    return thread, list(turns), saved_messages(s, thread)
+
+
+def saved_messages(s: Session, thread: Thread, among: list[str] | None = None) -> frozenset[str]:
+    """The msg_ids (of ``among``, or all) of which any agent holds a live saved copy."""
+    query = select(Turn.msg_id).where(
+        Turn.namespace == thread.namespace,
+        Turn.thread_id == thread.thread_id,
+        col(Turn.is_saved).is_(True),
+        col(Turn.deleted_at).is_(None),
+    )
+    if among is not None:
+        query = query.where(col(Turn.msg_id).in_(among))
+    return frozenset(s.exec(query).all())
 
 
 def summary_msg_id(window: Window, agent: str) -> str:
@@ -171,13 +188,11 @@ def apply(
     if thread is None or thread.deleted_at is not None:
         return None
     ids = [turn.id for turn in window.replaced]
-    # A turn saved since the window was chosen stays out of it: the window is chosen again.
-    still_live = s.exec(
-        select(Turn.id).where(
-            col(Turn.id).in_(ids), col(Turn.deleted_at).is_(None), col(Turn.is_saved).is_(False)
-        )
-    ).all()
+    still_live = s.exec(select(Turn.id).where(col(Turn.id).in_(ids), col(Turn.deleted_at).is_(None))).all()
     if len(still_live) != len(ids):
+        return None
+    # A message saved since the window was chosen stays out of it: the window is chosen again.
+    if saved_messages(s, thread, [turn.msg_id for turn in window.replaced]):
         return None
     first = window.first
     msg_id = summary_msg_id(window, agent)

@@ -193,6 +193,22 @@ def test_a_saved_turn_is_never_summarised_nor_tombstoned(llm, worker):
     assert [h["message_id"] for h in found["hits"]] == ["saved-2"]
 
 
+def test_a_copy_logged_after_the_save_by_another_agent_is_kept_verbatim_too(llm, worker):
+    transcript("saved-copy", 14, agent="planner")  # under the auto pass's test setting
+    saved = call(
+        "conversation.save_message",
+        OPERATOR,
+        {"namespace": NS, "conversation_id": "saved-copy", "message_id": "saved-copy-2", "user_id": "ana"},
+    )
+    assert saved["saved"] and saved["indexed"]
+    transcript("saved-copy", 14, agent="coder")  # the coder logs the same messages after the save
+    run = compact("saved-copy", agent="coder", min_to_compact=3)["run"]
+    assert run["status"] == SUCCEEDED and run["result"]["messages_summarized"] == 3
+    order = [t["msg_id"] for t in live("saved-copy", agent="coder")]
+    assert order[0].startswith("summary-") and order[1] == "saved-copy-2"
+    assert not any("turn 2 about" in p for p in prompts(llm))
+
+
 def test_a_turn_saved_while_its_window_was_summarised_stays_and_the_window_is_chosen_again(llm, worker):
     transcript("late-save", 17)
     released = threading.Event()

@@ -70,10 +70,10 @@ def _compact(run: StageRun) -> str | None:
     thread_row_id = COMPACTION.subject_id(run.subject)
     budget = settings.llm_prompt_max_chars - len(compaction.INSTRUCTIONS) - 200
     with db.session() as s:
-        thread, turns = compaction.load(s, thread_row_id, agent)
+        thread, turns, saved = compaction.load(s, thread_row_id, agent)
     if thread is None:
         return "deleted"
-    window = compaction.choose(turns, run.params["keep_recent"], run.params["min_to_compact"], budget)
+    window = compaction.choose(turns, saved, run.params["keep_recent"], run.params["min_to_compact"], budget)
     if window is None:
         return compaction.NOTHING_TO_COMPACT
     prompt = compaction.prompt(window, budget)
