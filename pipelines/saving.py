@@ -203,9 +203,10 @@ def _index(s: Session, m: Message, live: list, saved_at: datetime, now: datetime
         cut = embedding.embedding_text(copy.content, get_settings().embed_max_chars)
         rows = s.execute(
             text("""
-                INSERT INTO embeddings (turn_id, namespace, thread_id, agent, msg_id, role, user_id, text,
-                                        digest, created_at, is_saved, saved_at)
-                SELECT id, namespace, thread_id, agent, msg_id, role, user_id, :text, :digest, :now, true, :at
+                INSERT INTO embeddings (turn_id, namespace, thread_id, agent, msg_id, role, run_id, user_id,
+                                        text, digest, created_at, is_saved, saved_at)
+                SELECT id, namespace, thread_id, agent, msg_id, role, run_id, user_id, :text, :digest, :now,
+                       true, :at
                 FROM turns WHERE id = :turn
                 RETURNING id, digest, false AS embedded
             """),

@@ -109,6 +109,27 @@ def test_a_recorded_message_is_flagged_in_place(worker):
     assert again["saved"] and again["saved_at"] == answer["saved_at"]  # the first save's time stays
 
 
+def test_a_message_the_save_stores_is_found_by_its_run(worker):
+    thread = _thread()
+    answer = save(
+        thread, "n1", namespace="saves", role="assistant", content="the canary runs in zone c", run_id="run-7"
+    )
+    assert answer["stored"] and answer["indexed"]
+    for mode in ("semantic", "lexical"):
+        found = call(
+            "conversation.search",
+            WRITER,
+            {
+                "namespace": "saves",
+                "namespace_scope": "namespace",
+                "query": "canary zone",
+                "run_id": "run-7",
+                "search_mode": mode,
+            },
+        )
+        assert [(h["thread_id"], h["msg_id"]) for h in found["hits"]] == [(thread, "n1")], mode
+
+
 def test_refusals_name_their_reason_and_keep_nothing(worker):
     thread = _thread()
     append("saves", thread, "Bea's own note", msg_id="b1", user_id="bea")
