@@ -14,10 +14,12 @@ import time
 from datetime import datetime
 from typing import Annotated, Literal
 
+import psycopg
 from pydantic import Field
 from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
 
-from models import db
+from models import db, partitions
 from models.base import utcnow
 from models.conversation import MSG_ID_MAX
 from models.settings import get_settings
@@ -53,7 +55,7 @@ class SaveRequest(SavedOp):
 
 
 Reason = Literal[
-    "owner_mismatch", "deleted", "unsupported_role", "high_sensitivity", "embed_failed", "pending"
+    "owner_mismatch", "deleted", "unsupported_role", "high_sensitivity", "expired", "embed_failed", "pending"
 ]
 
 
@@ -78,22 +80,20 @@ def save(caller: Caller, req: SaveRequest) -> dict:
         "conversation_id": req.conversation_id,
         "message_id": req.message_id,
     }
-    with db.session() as s:
-        done = saving.save(s, message, recording(s, message.namespace), now)
-        if done.outcome == saving.UNKNOWN:
-            s.rollback()
-            raise not_found("no such message: send role and content to save a new one", "message_id")
-        if done.outcome != saving.SAVED:
-            s.rollback()
-            return {**answer, "saved": False, "indexed": False, "reason": done.outcome}
-        runs = [
-            ledger.request(s, EMBEDDING, row, digest[:16], {}, revive=True) for row, digest in done.unembedded
-        ]
-        # Saving again retries at once, not after the backoff an earlier failure left.
-        s.execute(
-            text("UPDATE stage_runs SET available_at = :now WHERE id = ANY(:ids) AND status = 'pending'"),
-            {"ids": [run.id for run in runs], "now": now},
-        )
+    try:
+        done, runs = _saved(message, now)
+    except IntegrityError as exc:
+        if not isinstance(exc.orig, psycopg.errors.CheckViolation):
+            raise
+        # No partition holds the new message's month yet (imported history): the transaction
+        # wrote nothing; make the month and save again, as an append does.
+        with db.autocommit() as conn:
+            partitions.ensure(conn, message.ts or now)
+        done, runs = _saved(message, now)
+    if done.outcome == saving.UNKNOWN:
+        raise not_found("no such message: send role and content to save a new one", "message_id")
+    if done.outcome != saving.SAVED:
+        return {**answer, "saved": False, "indexed": False, "reason": done.outcome}
     if runs:
         outbox.wake(EMBEDDING.name, [run.id for run in runs])
     reason = _wait_indexed(done.embedding_ids)
@@ -108,6 +108,25 @@ def save(caller: Caller, req: SaveRequest) -> dict:
         "reason": reason,
         "embedding_runs": [run.id for run in runs] if reason == "pending" else [],
     }
+
+
+def _saved(message: saving.Message, now: datetime) -> tuple[saving.Saved, list]:
+    """The save's transaction: the rows, and the embedding runs of those without a vector (none
+    kept for a refused save, which rolls back)."""
+    with db.session() as s:
+        done = saving.save(s, message, recording(s, message.namespace), now)
+        if done.outcome != saving.SAVED:
+            s.rollback()
+            return done, []
+        runs = [
+            ledger.request(s, EMBEDDING, row, digest[:16], {}, revive=True) for row, digest in done.unembedded
+        ]
+        # Saving again retries at once, not after the backoff an earlier failure left.
+        s.execute(
+            text("UPDATE stage_runs SET available_at = :now WHERE id = ANY(:ids) AND status = 'pending'"),
+            {"ids": [run.id for run in runs], "now": now},
+        )
+    return done, runs
 
 
 def _iso(moment: datetime | None) -> str | None:

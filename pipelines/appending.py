@@ -55,14 +55,19 @@ class Written:
     run_id: int | None = None  # the embedding run to wake
 
 
+def expired(said: datetime) -> bool:
+    """A turn said then is past the retention TTL's cutoff: storing it, it would be removed at once."""
+    days = get_settings().retention_conversations_days
+    return bool(days) and said < partitions.retention_cutoff(utcnow(), days)
+
+
 def write(conn: psycopg.Connection, turn: NewTurn, embedding_stage: RunSpelling) -> Written:
     """Write one turn on an autocommit connection (the statement is its own transaction)."""
     sensitivity = screening.screen(turn.content).level
     embed = embedding.embeddable(turn.role, sensitivity)
     text = embedding.embedding_text(turn.content, get_settings().embed_max_chars)
     said = turn.ts or utcnow()
-    days = get_settings().retention_conversations_days
-    if days and said < partitions.retention_cutoff(utcnow(), days):
+    if expired(said):
         # A re-send of a turn the TTL removed (a capture hook that lost its place) stays removed.
         return Written(EXPIRED, turn.key)
     params = {

@@ -25,7 +25,7 @@ from sqlmodel import Session
 
 from models.conversation import EMBEDDED_ROLES
 from models.settings import get_settings
-from pipelines import embedding, keys, retire, screening
+from pipelines import appending, embedding, keys, retire, screening
 
 SAVED = "saved"
 OWNER_MISMATCH, DELETED, UNSUPPORTED_ROLE, HIGH = (
@@ -34,6 +34,7 @@ OWNER_MISMATCH, DELETED, UNSUPPORTED_ROLE, HIGH = (
     "unsupported_role",
     "high_sensitivity",
 )
+EXPIRED = appending.EXPIRED  # a new message said before the retention TTL's cutoff is not stored
 UNKNOWN = "unknown"  # neither stored nor carried in the request: there is nothing to save
 
 
@@ -110,6 +111,8 @@ def save(s: Session, m: Message, recording: bool, now: datetime) -> Saved:
             return Saved(UNSUPPORTED_ROLE)
         if screening.is_high(m.content):
             return Saved(HIGH)
+        if appending.expired(m.ts or now):
+            return Saved(EXPIRED)
         stored = _store(s, m, recording, now)
         copies = _copies(s, m)  # ours, or the copy a concurrent save or append wrote first
     live = [c for c in copies if not c.deleted]

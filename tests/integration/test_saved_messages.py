@@ -130,6 +130,28 @@ def test_a_message_the_save_stores_is_found_by_its_run(worker):
         assert [(h["thread_id"], h["msg_id"]) for h in found["hits"]] == [(thread, "n1")], mode
 
 
+def test_a_new_message_from_a_month_no_partition_holds_yet_is_stored(worker):
+    thread = _thread()
+    said = "1987-05-06T07:08:09+00:00"  # no other test writes in 1987
+    answer = save(thread, "old", role="user", content="the lighthouse keeper retired in spring", ts=said)
+    assert answer["saved"] and answer["stored"] and answer["indexed"]
+    listed = call(
+        "conversation.list_saved_messages",
+        WRITER,
+        {"namespace": "quiet", "user_id": "ana", "conversation_id": thread},
+    )
+    assert [(m["message_id"], m["said_at"]) for m in listed["messages"]] == [("old", said)]
+
+
+def test_a_new_message_said_before_the_retention_cutoff_is_not_stored(worker, loom_env):
+    loom_env(LOOM_RETENTION_CONVERSATIONS_DAYS="30")
+    thread = _thread()
+    answer = save(thread, "gone", role="user", content="an expired remark", ts="2001-01-01T00:00:00Z")
+    assert (answer["saved"], answer["reason"]) == (False, "expired")
+    assert not rows("SELECT 1 FROM turns WHERE thread_id = :t", t=thread)
+    assert save(thread, "fresh", role="user", content="a remark from today")["saved"]
+
+
 def test_refusals_name_their_reason_and_keep_nothing(worker):
     thread = _thread()
     append("saves", thread, "Bea's own note", msg_id="b1", user_id="bea")
