@@ -118,8 +118,10 @@ def _saved(message: saving.Message, now: datetime) -> tuple[saving.Saved, list]:
         if done.outcome != saving.SAVED:
             s.rollback()
             return done, []
+        # A row without its vector needs its run again, whether it failed or ended without one.
         runs = [
-            ledger.request(s, EMBEDDING, row, digest[:16], {}, revive=True) for row, digest in done.unembedded
+            ledger.wanted_again(s, EMBEDDING, row, digest[:16], {}, revive=True)
+            for row, digest in done.unembedded
         ]
         # Saving again retries at once, not after the backoff an earlier failure left.
         s.execute(

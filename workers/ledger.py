@@ -179,12 +179,15 @@ def request(
     return s.exec(select(StageRun).where(StageRun.idem_key == key)).one()
 
 
-def wanted_again(s: Session, stage: stages.Stage, subject_id: int, version: str, params: dict) -> StageRun:
-    """The run of work a pass finds still to do: requested as ``request`` does, and made pending
-    again in the caller's transaction when it was done before (succeeded or skipped: the subject
-    needs the work again, e.g. a month partition a late import made again, turns a host of the old
-    build wrote during an upgrade). A failed run waits for an operator's retry instead."""
-    run = request(s, stage, subject_id, version, params)
+def wanted_again(
+    s: Session, stage: stages.Stage, subject_id: int, version: str, params: dict, revive: bool = False
+) -> StageRun:
+    """The run of work found still to do: requested as ``request`` does, and made pending again in
+    the caller's transaction when it was done before (succeeded or skipped: the subject needs the
+    work again, e.g. a month partition a late import made again, turns a host of the old build
+    wrote during an upgrade). A failed run waits for an operator's retry instead, unless
+    ``revive`` (a person asking again)."""
+    run = request(s, stage, subject_id, version, params, revive=revive)
     if run.status in DONE:
         s.exec(update(StageRun).where(StageRun.id == run.id, col(StageRun.status).in_(DONE)).values(_again()))
         run.status = PENDING

@@ -265,6 +265,26 @@ def test_a_save_repairs_what_an_interrupted_write_left(worker):
     ]
 
 
+def test_a_save_embeds_a_row_whose_run_ended_without_a_vector(worker, loom_env):
+    loom_env(LOOM_SAVE_MESSAGE_WAIT_SECONDS="5")
+    thread = _thread()
+    append("saves", thread, "the backup window moved to two in the morning", msg_id="v1")
+    assert save(thread, "v1", namespace="saves")["indexed"]
+    with db.session() as s:  # as if its vector had been dropped as late and the run closed skipped
+        s.execute(text("UPDATE embeddings SET vector = NULL WHERE thread_id = :t"), {"t": thread})
+        s.execute(
+            text(
+                "UPDATE stage_runs SET status = 'skipped', reason = 'deleted' WHERE stage = 'embedding' "
+                "AND subject IN (SELECT 'embedding:' || id FROM embeddings WHERE thread_id = :t)"
+            ),
+            {"t": thread},
+        )
+        s.commit()
+    answer = save(thread, "v1", namespace="saves")
+    assert answer["saved"] and answer["indexed"] and answer["reason"] is None
+    assert rows("SELECT vector IS NOT NULL FROM embeddings WHERE thread_id = :t", t=thread) == [(True,)]
+
+
 def test_a_failed_embed_is_stored_saved_and_a_second_save_retries_it(openai_embedder, worker):
     thread = _thread()
     openai_embedder.mode = "fail"
