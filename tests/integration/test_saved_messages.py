@@ -175,6 +175,19 @@ def test_refusals_name_their_reason_and_keep_nothing(worker):
     assert refused.value.status == 404
 
 
+def test_a_stored_message_that_reads_as_high_now_is_refused(worker):
+    thread = _thread()
+    append("saves", thread, "a harmless line", msg_id="e1")
+    with db.session() as s:  # as an earlier build, whose rules missed this shape, stored it
+        s.execute(
+            text("UPDATE turns SET content = :secret, sensitivity = 'none' WHERE thread_id = :t"),
+            {"secret": SECRET, "t": thread},
+        )
+        s.commit()
+    assert save(thread, "e1", namespace="saves")["reason"] == "high_sensitivity"
+    assert not rows("SELECT 1 FROM turns WHERE thread_id = :t AND is_saved", t=thread)
+
+
 def test_two_concurrent_saves_of_a_new_message_store_one_row(worker):
     thread, answers = _thread(), []
     barrier = threading.Barrier(4)
