@@ -108,14 +108,18 @@ def table_shares(s: Session) -> dict[str, float]:
     return _shares[1]
 
 
-def frequencies(s: Session, lexemes: list[str], within: str, params: dict, n: int) -> dict[str, int]:
-    """Each lexeme's document frequency among the ``n`` turns ``within`` admits: counted up to
+def frequencies(
+    s: Session, lexemes: list[str], within: str, params: dict, n: int, per_message: bool = False
+) -> dict[str, int]:
+    """Each lexeme's document frequency among the ``n`` turns ``within`` admits (``per_message``:
+    among their messages, each counted once whichever agents' copies hold it): counted up to
     EXACT_DF, estimated past it."""
+    held = "DISTINCT t.thread_id, t.msg_id" if per_message else "1"
     rows = s.execute(
         text(
             f"""
             SELECT l, (SELECT count(*) FROM (
-                          SELECT 1 FROM turns t
+                          SELECT {held} FROM turns t
                           WHERE {within} AND {INDEXED} AND t.lexemes @@ quote_literal(l)::tsquery
                           LIMIT :exact) x)
             FROM unnest(CAST(:lexemes AS text[])) l
@@ -133,19 +137,20 @@ def frequencies(s: Session, lexemes: list[str], within: str, params: dict, n: in
 
 
 def search(
-    s: Session, lexemes: list[str], scope: str, params: dict, limit: int, corpus_is_scope: bool = False
+    s: Session, lexemes: list[str], scope: str, params: dict, limit: int, own_corpus: str | None = None
 ) -> list[Scored]:
     """The best ``limit`` turns by BM25 among those ``scope`` (a SQL condition on ``t`` with its
     ``params``, which name the ``namespaces``) admits. The corpus is the turns of those namespaces,
-    or with ``corpus_is_scope`` the scope itself, counted for this query."""
+    or the messages ``own_corpus`` (a condition like ``scope``, on the same params) admits, each
+    counted once and for this query: a small corpus of its own, such as one user's saved messages."""
     if not lexemes:
         return []
-    if corpus_is_scope:
-        within = scope
+    if own_corpus is not None:
+        within = own_corpus
         n, avgdl = s.execute(
             text(
-                "SELECT count(*), coalesce(avg(t.lexical_length), 1) "
-                f"FROM turns t WHERE {INDEXED} AND {scope}"
+                "SELECT count(DISTINCT (t.thread_id, t.msg_id)), coalesce(avg(t.lexical_length), 1) "
+                f"FROM turns t WHERE {INDEXED} AND {own_corpus}"
             ),
             params,
         ).one()
@@ -153,7 +158,7 @@ def search(
     else:
         within = "t.namespace = ANY(:namespaces)"
         n, avgdl = corpus(s, params["namespaces"])
-    dfs = frequencies(s, lexemes, within, params, n)
+    dfs = frequencies(s, lexemes, within, params, n, per_message=own_corpus is not None)
     weights = {lexeme: math.log(1 + (n - df + 0.5) / (df + 0.5)) for lexeme, df in dfs.items()}
     rows = s.execute(
         text(

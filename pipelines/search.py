@@ -231,17 +231,22 @@ def scope_sql(f: Filters) -> tuple[str, dict]:
         )
         params["agent"] = f.agent
     if f.saved_by:
-        conditions.append("t.is_saved AND t.user_id = :saved_by")
+        conditions.append(SAVED_BY)
         params["saved_by"] = f.saved_by
     return " AND ".join(conditions), params
+
+
+SAVED_BY = "t.is_saved AND t.user_id = :saved_by"
 
 
 def by_lexical(s: Session, query_text: str, f: Filters, limit: int) -> list[Hit]:
     """Turns by BM25 over their whole text, best first, one per message (its best-scoring copy)."""
     lexemes = list(dict.fromkeys(lexical.query_lexemes(s, query_text)))
     scope, params = scope_sql(f)
-    # One user's saved messages are a corpus of their own: its statistics come from them alone.
-    scored = lexical.search(s, lexemes, scope, params, limit * COPIES_READ, corpus_is_scope=bool(f.saved_by))
+    # One user's saved messages are a corpus of their own, whatever else narrows the search: its
+    # statistics come from them alone.
+    own_corpus = f"t.namespace = ANY(:namespaces) AND {SAVED_BY}" if f.saved_by else None
+    scored = lexical.search(s, lexemes, scope, params, limit * COPIES_READ, own_corpus)
     if not scored:
         return []
     turns = {t.id: t for t in s.exec(select(Turn).where(col(Turn.id).in_([x.turn_id for x in scored])))}

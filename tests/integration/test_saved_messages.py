@@ -400,6 +400,33 @@ def test_bm25_statistics_are_those_of_the_users_saved_messages(worker):
     assert hit["lexical_score"] == pytest.approx(math.log(1 + 0.5 / 1.5), abs=1e-4)
 
 
+def test_bm25_statistics_count_each_saved_message_once_whatever_the_filter(worker):
+    """ana and bo save the same three texts; ana's first message is held by two agents. Each
+    user's corpus is their three saved messages, so every score is the same for both, and the
+    same with the conversation filter as without it."""
+    texts = ["quartz lantern harbour", "quartz ferry timetable", "lantern festival plans"]
+    scores = {}
+    for name in ("ana", "bo"):
+        user = f"{name}-{uuid.uuid4().hex[:6]}"
+        threads = [_thread() for _ in texts]
+        for i, (thread, words) in enumerate(zip(threads, texts, strict=True)):
+            if name == "ana" and i == 0:
+                append("saves", thread, words, msg_id="m", agent="planner")
+                append("saves", thread, words, msg_id="m", agent="coder")
+                assert save(thread, "m", user=user, namespace="saves")["saved"]
+            else:
+                assert save(thread, "m", user=user, namespace="saves", role="user", content=words)["saved"]
+        for query in ("quartz lantern", "ferry"):
+            found = search_saved(query, user=user, namespace="saves", search_mode="lexical")["hits"]
+            scores[name, query] = sorted(round(h["lexical_score"], 6) for h in found)
+        narrowed = search_saved(
+            "quartz lantern", user=user, namespace="saves", search_mode="lexical", conversation_id=threads[0]
+        )["hits"]
+        assert [round(h["lexical_score"], 6) for h in narrowed] == [max(scores[name, "quartz lantern"])]
+    assert scores["ana", "quartz lantern"] == scores["bo", "quartz lantern"]
+    assert scores["ana", "ferry"] == scores["bo", "ferry"]
+
+
 def test_a_lexical_hit_deep_in_a_long_saved_answer_is_found_and_shown(worker):
     long = (
         "Background paragraph about nothing in particular. " * 120 + "The ticket is INC-48213 for the outage."
