@@ -72,12 +72,15 @@ def corpus(s: Session, namespaces: list[str]) -> tuple[int, float]:
 def bringing(dfs: dict[str, int], n: int) -> list[str]:
     """The query words that bring candidates, given each word's document frequency: the rarest
     first, while the turns holding them number at most ``CANDIDATE_BUDGET``, never a common one
-    (``COMMON``) but for the rarest word of the query, which always does."""
+    (``COMMON``) but for the rarest word some turn holds, which always does. A word no turn holds
+    brings nothing and is left out."""
     chosen, held = [], 0
-    for rarity, (lexeme, df) in enumerate(sorted(dfs.items(), key=lambda item: (item[1], item[0]))):
+    for lexeme, df in sorted(
+        ((lexeme, df) for lexeme, df in dfs.items() if df), key=lambda item: (item[1], item[0])
+    ):
         held += df
         common = df > max(COMMON * n, COMMON_MIN_TURNS)
-        if rarity == 0 or (not common and held <= CANDIDATE_BUDGET):
+        if not chosen or (not common and held <= CANDIDATE_BUDGET):
             chosen.append(lexeme)
     return chosen
 
@@ -159,6 +162,9 @@ def search(
         within = "t.namespace = ANY(:namespaces)"
         n, avgdl = corpus(s, params["namespaces"])
     dfs = frequencies(s, lexemes, within, params, n, per_message=own_corpus is not None)
+    brought_by = bringing(dfs, n)
+    if not brought_by:
+        return []
     weights = {lexeme: math.log(1 + (n - df + 0.5) / (df + 0.5)) for lexeme, df in dfs.items()}
     rows = s.execute(
         text(
@@ -184,7 +190,7 @@ def search(
             **params,
             "lexemes": list(weights),
             "weights": list(weights.values()),
-            "bringing": bringing(dfs, n),
+            "bringing": brought_by,
             "k1": K1,
             "b": B,
             "avgdl": avgdl,

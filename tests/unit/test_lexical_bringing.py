@@ -28,3 +28,10 @@ def test_a_common_word_never_brings_candidates_beside_a_rarer_one():
 
 def test_ties_are_broken_by_the_word_so_the_choice_is_stable():
     assert lexical.bringing({"b": 500, "a": 500, "c": 500}, n=1_000_000) == ["a", "b"]
+
+
+def test_a_word_no_turn_holds_is_not_the_rarest_that_always_brings():
+    # "zyxq" brings nothing; "also" is common, but the rarest word that some turn holds.
+    assert lexical.bringing({"zyxq": 0, "also": 9_000}, n=10_000) == ["also"]
+    assert lexical.bringing({"zyxq": 0, "rare": 3, "common": 150}, n=1_000) == ["rare"]
+    assert lexical.bringing({"zyxq": 0}, n=1_000) == []
