@@ -21,7 +21,7 @@ from prometheus_client.registry import Collector
 from models.settings import get_settings
 from ops import status
 from ops.append_metrics import APPEND_SECONDS, APPENDS
-from ops.caller import authenticate
+from ops.caller import NAMESPACE_WIDE, authenticate
 
 router = APIRouter()
 
@@ -137,4 +137,9 @@ def _is_admin(authorization: str | None, timeout: float) -> bool:
     if not authorization:
         return False
     caller = status.bounded({"caller": lambda: authenticate(authorization)}, timeout)["caller"]
-    return not isinstance(caller, BaseException) and caller.role == "admin"
+    # An admin token bounded to one end user or session is that user's, not an operator's.
+    return (
+        not isinstance(caller, BaseException)
+        and caller.role == "admin"
+        and caller.read_scope == NAMESPACE_WIDE
+    )

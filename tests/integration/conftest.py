@@ -165,8 +165,8 @@ def client(database):
 def make_token(database):
     from ops.caller import create_token
 
-    def make(*namespaces: str, role: str = "admin") -> dict:
-        return {"Authorization": f"Bearer {create_token(list(namespaces), role)}"}
+    def make(*namespaces: str, role: str = "admin", **bounds: str) -> dict:
+        return {"Authorization": f"Bearer {create_token(list(namespaces), role, **bounds)}"}
 
     return make
 

@@ -27,6 +27,10 @@ def test_healthz_answers_once_database_and_broker_answer(client, make_token):
     assert answer.status_code == 200 and answer.json() == {"status": "ok"}  # details only to an admin
     detailed = client.get("/healthz", headers=make_token("a", role="admin"))
     assert detailed.json() == {"status": "ok", "database": "ok", "broker": "ok"}
+    # An admin token bounded to one end user (or session) is an end user's: it is told the status.
+    for bounds in ({"read_scope": "own_user", "read_user_id": "ana"}, {"read_scope": "own_session"}):
+        bounded = client.get("/healthz", headers=make_token("a", role="admin", **bounds))
+        assert bounded.json() == {"status": "ok"}, bounds
 
 
 @pytest.mark.parametrize(
