@@ -68,6 +68,17 @@ SELECT (SELECT enabled FROM recording), coalesce((SELECT deleted FROM gate), fal
        (SELECT id FROM run)
 """
 
+# Before STORE_VECTORS, in its transaction: the saved turns its rows serve, locked, so that an
+# unsave committing meanwhile is waited for and STORE_VECTORS (a statement of its own, with a
+# snapshot taken after the lock) reads the flag it left. An unsaved turn is not locked: a save
+# landing later flags the row itself. In id order, as the lock queue of two batches should be.
+LOCK_SAVED_TURNS = text("""
+SELECT t.id FROM turns t JOIN embeddings e ON e.turn_id = t.id
+WHERE e.id = ANY(CAST(:ids AS bigint[])) AND t.is_saved
+ORDER BY t.id
+FOR SHARE OF t
+""")
+
 # The embedding stage's write, in the session that also closes the runs: a batch's vectors (text
 # form, one per embedding row) in one statement. A row is written only while neither it nor the
 # turn it serves is deleted and its digest is still the one the vector was built from, so a late

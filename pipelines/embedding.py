@@ -87,6 +87,7 @@ def store(session: Session, batch: list[Pending], vectors: list[list[float]], mo
     """Write each vector unless its row was deleted (or re-written) while the model ran; the late
     vector is dropped. Returns the outcome per row id."""
     pairs = list(zip(batch, vectors, strict=True))
+    session.execute(queries.LOCK_SAVED_TURNS, {"ids": [pending.id for pending, _ in pairs]})
     written = set(
         session.execute(
             queries.STORE_VECTORS,

@@ -99,6 +99,19 @@ def _refusal(live: list, user_id: str) -> str | None:
 def save(s: Session, m: Message, recording: bool, now: datetime) -> Saved:
     """Save the message for ``m.user_id`` in the caller's transaction (which the caller rolls back
     on a refusal, so nothing a refused save did is kept)."""
+    if m.content is not None:
+        # A save that may store a new message in a new thread first writes the thread row, so that
+        # the lock below holds there too: saves of one new message through two agents (whose keys
+        # differ) then take turns, and the second finds the copy the first stored.
+        s.execute(
+            text("""
+                INSERT INTO threads (namespace, thread_id, agent, metadata, turn_count, created_at,
+                                     last_turn_at)
+                VALUES (:ns, :thread, :agent, '{}', 0, :ts, :ts)
+                ON CONFLICT (namespace, thread_id) DO NOTHING
+            """),
+            {"ns": m.namespace, "thread": m.thread_id, "agent": m.agent, "ts": m.ts or now},
+        )
     if lock_thread(s, m.namespace, m.thread_id):
         return Saved(DELETED)
     copies = _copies(s, m)

@@ -198,7 +198,7 @@ def test_a_copy_logged_after_the_save_by_another_agent_is_kept_verbatim_too(llm,
     saved = call(
         "conversation.save_message",
         OPERATOR,
-        {"namespace": NS, "conversation_id": "saved-copy", "message_id": "saved-copy-2", "user_id": "ana"},
+        {"namespace": NS, "conversation_id": "saved-copy", "message_id": "saved-copy-2", "user_id": "cyd"},
     )
     assert saved["saved"] and saved["indexed"]
     transcript("saved-copy", 14, agent="coder")  # the coder logs the same messages after the save

@@ -1,18 +1,23 @@
 """Saved messages: conversation.save_message, unsave_message, search_saved_messages,
 list_saved_messages and saved_status, on the real database with a real embedding worker."""
 
+import json
 import math
 import threading
 import uuid
+from collections.abc import Callable
+from functools import partial
 
 import pytest
 from sqlalchemy import text
 
 from models import db
+from models.base import utcnow
 from ops.caller import OPERATOR, Caller
 from ops.errors import OpError
 from ops.registry import call
-from tests.integration.conftest import append, enable_logging
+from pipelines import embedding, saving
+from tests.integration.conftest import append, enable_logging, wait_until
 
 WRITER = Caller(role="writer", namespaces=("saves", "quiet"))
 SECRET = "my card is 4111 1111 1111 1111, exp 12/29"
@@ -53,6 +58,22 @@ def _found(answer: dict) -> list[tuple[str, str]]:
 def rows(sql: str, **params) -> list:
     with db.session() as s:
         return s.execute(text(sql), params).all()
+
+
+def at_once(*calls: Callable[[], dict]) -> list[dict]:
+    """Each call's answer, the calls started together on threads of their own."""
+    barrier, answers = threading.Barrier(len(calls)), [{} for _ in calls]
+
+    def run(i: int) -> None:
+        barrier.wait()
+        answers[i] = calls[i]()
+
+    racers = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for r in racers:
+        r.start()
+    for r in racers:
+        r.join()
+    return answers
 
 
 def recording(namespace: str) -> bool:
@@ -189,21 +210,28 @@ def test_a_stored_message_that_reads_as_high_now_is_refused(worker):
 
 
 def test_two_concurrent_saves_of_a_new_message_store_one_row(worker):
-    thread, answers = _thread(), []
-    barrier = threading.Barrier(4)
-
-    def one() -> None:
-        barrier.wait()
-        answers.append(save(thread, "m", role="user", content="remember the blue door code changed"))
-
-    workers = [threading.Thread(target=one) for _ in range(4)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
+    thread = _thread()
+    answers = at_once(
+        *[lambda: save(thread, "m", role="user", content="remember the blue door code changed")] * 4
+    )
     assert all(a["saved"] for a in answers) and sum(a["stored"] for a in answers) == 1
     assert len(rows("SELECT 1 FROM turns WHERE thread_id = :t", t=thread)) == 1
     assert len(rows("SELECT 1 FROM embeddings WHERE thread_id = :t AND deleted_at IS NULL", t=thread)) == 1
+
+
+def test_saves_of_one_new_message_through_two_agents_at_once_store_one_row(worker):
+    """The message's identity is its thread and msg_id, not the agent that saves it: of two saves
+    at once in a new thread, by one user or by two, one stores it."""
+    for attempt, (first, second) in enumerate([("ana", "ana"), ("ana", "bo")] * 3):
+        thread = _thread()
+        answers = at_once(
+            partial(save, thread, "m", user=first, agent="planner", role="user", content="the gate code"),
+            partial(save, thread, "m", user=second, agent="coder", role="user", content="the gate code"),
+        )
+        assert sum(a.get("stored", False) for a in answers) == 1, attempt
+        assert len(rows("SELECT 1 FROM turns WHERE thread_id = :t", t=thread)) == 1, attempt
+        if first != second:
+            assert sorted(a["reason"] or "" for a in answers) == ["", "owner_mismatch"], attempt
 
 
 def test_of_two_users_saving_one_unowned_message_the_first_claims_it(worker):
@@ -229,33 +257,17 @@ def test_of_two_users_saving_one_unowned_message_the_first_claims_it(worker):
     assert rows("SELECT user_id FROM embeddings WHERE thread_id = :t", t=thread) == [(winners[0],)]
 
 
-def _save_and_delete_at_once(thread: str) -> dict:
-    barrier, answers = threading.Barrier(2), {}
-
-    def saving() -> None:
-        barrier.wait()
-        answers["save"] = save(thread, "d1", namespace="saves")
-
-    def deleting() -> None:
-        barrier.wait()
-        body = {"namespace": "saves", "thread_id": thread, "confirm_thread_id": thread}
-        answers["delete"] = call("conversation.delete", OPERATOR, body)
-
-    racers = [threading.Thread(target=saving), threading.Thread(target=deleting)]
-    for r in racers:
-        r.start()
-    for r in racers:
-        r.join()
-    return answers
-
-
 def test_a_save_racing_a_thread_delete_never_leaves_a_saved_message_in_a_deleted_thread(worker):
     for attempt in range(5):
         thread = _thread()
         for i in range(3):
             append("saves", thread, f"turn {i} of a thread about to go", msg_id=f"d{i}")
-        answers = _save_and_delete_at_once(thread)
-        assert answers["save"]["saved"] or answers["save"]["reason"] == "deleted", attempt
+        body = {"namespace": "saves", "thread_id": thread, "confirm_thread_id": thread}
+        saved, _ = at_once(
+            partial(save, thread, "d1", namespace="saves"),
+            partial(call, "conversation.delete", OPERATOR, body),
+        )
+        assert saved["saved"] or saved["reason"] == "deleted", attempt
         assert not rows("SELECT 1 FROM turns WHERE thread_id = :t AND deleted_at IS NULL", t=thread)
         assert not rows(
             "SELECT 1 FROM embeddings WHERE thread_id = :t AND deleted_at IS NULL AND is_saved", t=thread
@@ -334,6 +346,35 @@ def test_an_embedding_that_lands_after_a_save_carries_the_flag():
     assert rows(
         "SELECT is_saved, user_id, vector IS NOT NULL FROM embeddings WHERE thread_id = :t", t=thread
     ) == [(True, "ana", True)]
+
+
+def test_a_vector_stored_while_an_unsave_commits_does_not_flag_the_row_again(worker):
+    """The embedding stage's write copies a saved turn's flag to its row: it must read the flag as
+    the unsave left it, not as its snapshot from before the unsave's commit."""
+    thread = _thread()
+    append("saves", thread, "the vault combination changes monthly", msg_id="u1")
+    assert save(thread, "u1", namespace="saves")["indexed"]
+    [(row_id, digest, said, vector, model)] = rows(
+        "SELECT id, digest, text, vector::text, model FROM embeddings WHERE thread_id = :t", t=thread
+    )
+    late = embedding.Pending(row_id, said, digest)
+
+    def store() -> None:  # a vector made again (a retry, a model change) lands meanwhile
+        with db.session() as s:
+            embedding.store(s, [late], [json.loads(vector)], model)
+
+    writer = threading.Thread(target=store)
+    with db.session() as s:
+        message = saving.Message("saves", thread, "u1", "ana", "default")
+        assert saving.unsave(s, message, recording=True, now=utcnow()).found
+        writer.start()
+        wait_until(
+            lambda: rows("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'"),
+            what="the vector's write to wait for the unsave",
+        )
+    writer.join(timeout=30)
+    assert rows("SELECT is_saved, saved_at FROM embeddings WHERE id = :id", id=row_id) == [(False, None)]
+    assert not _found(search_saved("vault combination", namespace="saves", search_mode="semantic"))
 
 
 def test_unsave_keeps_a_recorded_turn_and_removes_one_only_the_save_kept(worker):
