@@ -258,13 +258,15 @@ def test_of_two_users_saving_one_unowned_message_the_first_claims_it(worker):
 
 
 def test_a_save_racing_a_thread_delete_never_leaves_a_saved_message_in_a_deleted_thread(worker):
-    for attempt in range(5):
+    for attempt in range(6):
         thread = _thread()
         for i in range(3):
             append("saves", thread, f"turn {i} of a thread about to go", msg_id=f"d{i}")
         body = {"namespace": "saves", "thread_id": thread, "confirm_thread_id": thread}
+        # A stored message, or (every other attempt) a new one the save would store.
+        new = {"role": "user", "content": "a message saved as its thread goes"} if attempt % 2 else {}
         saved, _ = at_once(
-            partial(save, thread, "d1", namespace="saves"),
+            partial(save, thread, "n1" if new else "d1", namespace="saves", **new),
             partial(call, "conversation.delete", OPERATOR, body),
         )
         assert saved["saved"] or saved["reason"] == "deleted", attempt
