@@ -43,11 +43,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,7 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 import psycopg  # noqa: E402
-from harness import log, percentile, rounded  # noqa: E402
+from harness import embedded_database, log, percentile, rounded  # noqa: E402
 
 DIMS, CENTRES, THREAD_TURNS = 384, 2_000, 100
 MODEL = "synthetic"
@@ -177,28 +174,14 @@ def main() -> None:
     parser.add_argument("--keep-home", action="store_true")
     args = parser.parse_args()
 
-    home = Path(tempfile.mkdtemp(prefix="loom-bench-filtered-"))
-    os.environ["LOOM_HOME"] = str(home)
-    for name in ("LOOM_DATABASE_URL", "LOOM_REDIS_URL"):
-        os.environ.pop(name, None)
-    from models import db, migrate
-    from models.settings import get_settings
+    from models import db
     from pipelines import search
-    from services import postgres
 
-    get_settings.cache_clear()
     rng = np.random.default_rng(args.seed)
     centres = unit(rng.standard_normal((CENTRES, DIMS)))
     sizes = {"big": args.big, "mid": search.EXACT_SCAN_ROWS, "small": 1_000}
     out: dict = {"sizes": sizes, "exact_scan_rows": search.EXACT_SCAN_ROWS}
-    try:
-        log(f"starting the embedded PostgreSQL in {home}")
-        postgres.start(home)
-        url = postgres.url(home)
-        os.environ["LOOM_DATABASE_URL"] = url
-        get_settings.cache_clear()
-        db.reset_engine()
-        migrate.upgrade(url)
+    with embedded_database("filtered", args.keep_home) as url:
         with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
             out["postgres"] = conn.execute("SHOW server_version").fetchone()[0]
             conn.execute("DROP INDEX ix_embeddings_vector_hnsw")
@@ -235,15 +218,6 @@ def main() -> None:
                 results[name][plan] = {**timing(ms), "recall_at_10": round(recall, 3)}
             log(f"  {results[name]}")
         out["scopes"] = results
-    finally:
-        db.reset_engine()
-        try:
-            postgres.stop(home)
-        finally:
-            if args.keep_home:
-                log(f"kept {home}")
-            else:
-                shutil.rmtree(home, ignore_errors=True)
     print(json.dumps(out))
 
 

@@ -2,8 +2,10 @@
 token, turn recording on, and watch the database until the worker has embedded what was appended
 (appending is in ``appender.py``, CPU accounting in ``cpu.py``, the data set in ``longmemeval.py``).
 
-Nothing here reaches into Loom's code paths: the benchmarks drive Loom the way a user does (the
-`loom` command and the HTTP API) and only read its database to see progress.
+``Loom`` reaches into none of Loom's code paths: those benchmarks drive Loom the way a user does
+(the `loom` command and the HTTP API) and only read its database to see progress. The benchmarks
+of one query path at scale (filtered, lexical, saved and substring search) call Loom's code
+in-process against ``embedded_database``, a bare migrated PostgreSQL they load with COPY.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -55,6 +58,38 @@ def rounded(value: float | None, digits: int = 2) -> float | None:
 
 
 # --- running Loom --------------------------------------------------------------------------------
+
+
+@contextmanager
+def embedded_database(name: str, keep_home: bool = False) -> Iterator[str]:
+    """A fresh embedded PostgreSQL in a throwaway LOOM_HOME, migrated to the head: yields its URL,
+    which LOOM_DATABASE_URL (and the engine of this process) point at meanwhile. Leaving stops
+    it and removes the home, unless ``keep_home``."""
+    home = Path(tempfile.mkdtemp(prefix=f"loom-bench-{name}-"))
+    os.environ["LOOM_HOME"] = str(home)
+    os.environ.pop("LOOM_DATABASE_URL", None)
+    from models import db, migrate
+    from models.settings import get_settings
+    from services import postgres
+
+    try:
+        log(f"starting the embedded PostgreSQL in {home}")
+        postgres.start(home)
+        url = postgres.url(home)
+        os.environ["LOOM_DATABASE_URL"] = url
+        get_settings.cache_clear()
+        db.reset_engine()
+        migrate.upgrade(url)
+        yield url
+    finally:
+        db.reset_engine()
+        try:
+            postgres.stop(home)
+        finally:
+            if keep_home:
+                log(f"kept {home}")
+            else:
+                shutil.rmtree(home, ignore_errors=True)
 
 
 def free_port() -> int:

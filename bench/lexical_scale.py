@@ -22,12 +22,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -37,7 +34,7 @@ if str(ROOT) not in sys.path:
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import psycopg  # noqa: E402
-from harness import log, percentile, rounded  # noqa: E402
+from harness import embedded_database, log, percentile, rounded  # noqa: E402
 from longmemeval import DEFAULT_DATA, load_records  # noqa: E402
 from substring import load, planted_codes, sentences  # noqa: E402
 
@@ -113,25 +110,11 @@ def main() -> None:
     parser.add_argument("--keep-home", action="store_true")
     args = parser.parse_args()
 
-    home = Path(tempfile.mkdtemp(prefix="loom-bench-lexical-"))
-    os.environ["LOOM_HOME"] = str(home)
-    for name in ("LOOM_DATABASE_URL", "LOOM_REDIS_URL"):
-        os.environ.pop(name, None)
-    from models import db, migrate
-    from models.settings import get_settings
-    from services import postgres
+    from models import db
 
-    get_settings.cache_clear()
     rng = random.Random(args.seed)
     out: dict = {"turns": args.turns}
-    try:
-        log(f"starting the embedded PostgreSQL in {home}")
-        postgres.start(home)
-        url = postgres.url(home)
-        os.environ["LOOM_DATABASE_URL"] = url
-        get_settings.cache_clear()
-        db.reset_engine()
-        migrate.upgrade(url)
+    with embedded_database("lexical", args.keep_home) as url:
         with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
             out["postgres"] = conn.execute("SHOW server_version").fetchone()[0]
             conn.execute("DROP INDEX ix_turns_content_trgm")  # not read here; the load is faster
@@ -152,15 +135,6 @@ def main() -> None:
         out["budgets"] = {
             str(b): {"ms": time_budget(questions, b), "turns_brought": brought(questions, b)} for b in budgets
         }
-    finally:
-        db.reset_engine()
-        try:
-            postgres.stop(home)
-        finally:
-            if args.keep_home:
-                log(f"kept {home}")
-            else:
-                shutil.rmtree(home, ignore_errors=True)
     print(json.dumps(out))
 
 

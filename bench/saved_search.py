@@ -23,10 +23,8 @@ import argparse
 import json
 import os
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,7 +35,7 @@ if str(ROOT) not in sys.path:
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import psycopg  # noqa: E402
-from harness import log, percentile, rounded  # noqa: E402
+from harness import embedded_database, log, percentile, rounded  # noqa: E402
 from longmemeval import DEFAULT_DATA, load_records, unique_sessions  # noqa: E402
 
 NS, USER = "bench-saved", "ana"
@@ -156,19 +154,14 @@ def main() -> None:
     parser.add_argument("--keep-home", action="store_true")
     args = parser.parse_args()
 
-    home = Path(tempfile.mkdtemp(prefix="loom-bench-saved-"))
-    os.environ["LOOM_HOME"] = str(home)
-    os.environ.pop("LOOM_DATABASE_URL", None)
     # The ops import the broker module, which wants an address; a search never sends a message.
     os.environ["LOOM_REDIS_URL"] = "redis://127.0.0.1:9/0"
-    from models import db, migrate
+    from models import db
     from models.settings import get_settings
     from ops.caller import OPERATOR
     from ops.registry import call
     from providers.embedders import get_embedder
-    from services import postgres
 
-    get_settings.cache_clear()
     rng = random.Random(args.seed)
     every = turns(args.data)
     pool = [every[i % len(every)] for i in range(args.saved + args.others)]
@@ -178,22 +171,15 @@ def main() -> None:
         rng.choice(others) if rng.random() < 0.2 else None for _ in range(args.others)
     ]
     out: dict = {"saved": args.saved, "others": args.others}
-    try:
-        log(f"embedding {args.saved:,} saved messages")
-        started = time.perf_counter()
-        embedder = get_embedder()
-        cut = get_settings().embed_max_chars
-        vectors = []
-        for start in range(0, args.saved, 64):
-            vectors += embedder.embed([content[:cut] for _, _, content in pool[start : start + 64]])
-        out["embed_s"] = round(time.perf_counter() - started, 1)
-        log(f"starting the embedded PostgreSQL in {home}")
-        postgres.start(home)
-        url = postgres.url(home)
-        os.environ["LOOM_DATABASE_URL"] = url
-        get_settings.cache_clear()
-        db.reset_engine()
-        migrate.upgrade(url)
+    log(f"embedding {args.saved:,} saved messages")
+    started = time.perf_counter()
+    embedder = get_embedder()
+    cut = get_settings().embed_max_chars
+    vectors = []
+    for start in range(0, args.saved, 64):
+        vectors += embedder.embed([content[:cut] for _, _, content in pool[start : start + 64]])
+    out["embed_s"] = round(time.perf_counter() - started, 1)
+    with embedded_database("saved", args.keep_home) as url:
         with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
             out["postgres"] = conn.execute("SHOW server_version").fetchone()[0]
             started = time.perf_counter()
@@ -226,15 +212,6 @@ def main() -> None:
             }
             log(f"  {mode}: {results[mode]}")
         out["modes"] = results
-    finally:
-        db.reset_engine()
-        try:
-            postgres.stop(home)
-        finally:
-            if args.keep_home:
-                log(f"kept {home}")
-            else:
-                shutil.rmtree(home, ignore_errors=True)
     print(json.dumps(out))
 
 
