@@ -1,9 +1,24 @@
 """Tables, settings and the database session. Importing this registers every table."""
 
 from models.conversation import Embedding, Thread, Turn
+from models.memory import Loom, LoomSession, MemoryEvidence, MemoryThread, NightWeaving
 from models.namespace import ApiToken, Namespace
 from models.pass_run import PassRun
 from models.stage_run import StageRun
 from models.transcript import Transcript
 
-__all__ = ["ApiToken", "Embedding", "Namespace", "PassRun", "StageRun", "Thread", "Transcript", "Turn"]
+__all__ = [
+    "ApiToken",
+    "Embedding",
+    "Loom",
+    "LoomSession",
+    "MemoryEvidence",
+    "MemoryThread",
+    "Namespace",
+    "NightWeaving",
+    "PassRun",
+    "StageRun",
+    "Thread",
+    "Transcript",
+    "Turn",
+]

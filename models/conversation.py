@@ -31,6 +31,8 @@ class Thread(SQLModel, table=True):
     meta: dict[str, Any] = Field(default_factory=dict, sa_column=jsonb())
     run_id: str | None = Field(default=None, max_length=256)
     turn_count: int = 0
+    # The sequence number of the thread's last written turn (``Turn.seq``), taken under its lock.
+    last_seq: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, server_default="0"))
     created_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
     last_turn_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())  # never moves back
     deleted_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
@@ -77,6 +79,9 @@ class Turn(SQLModel, table=True):
     # stage judges turns of an older version again.
     screened_with: int = Field(default=0, sa_column=Column(SmallInteger, nullable=False, server_default="0"))
     ts: datetime = Field(default_factory=utcnow, sa_column=timestamp())
+    # Its place in the thread's writing order (1, 2, …; none before migration 0018): what a
+    # LoomSession's lastSequence and consolidatedUpToSequence count.
+    seq: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     deleted_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
     # conversation.save_message's flag (pipelines.saving): saved by its owner, ``user_id``.
     is_saved: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default="false"))

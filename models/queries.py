@@ -8,13 +8,14 @@ from sqlalchemy import text
 # the thread is not deleted: this agent's copy of the turn (unless its key, (namespace, thread_id,
 # agent, msg_id), is already in turn_keys, which holds it unique across the monthly partitions of
 # turns: the key is inserted first and the turn takes the id drawn for it), its thread created or
-# counted, and, when the turn is to be embedded
-# and no live embedding row of the thread holds the same message and text (another agent's copy
-# shares that one), its embedding row and the pending stage run.
+# counted (the thread's next sequence number, under the row's lock, is the turn's ``seq``), the
+# LoomSessions of this agent's interaction run on the thread moved on to it, and, when the turn is
+# to be embedded and no live embedding row of the thread holds the same message and text (another
+# agent's copy shares that one), its embedding row and the pending stage run.
 # ``gate`` locks the thread row first and reads its newest version (FOR UPDATE re-reads a row
 # changed since the statement's snapshot): an append waiting on a conversation.delete sees the
 # tombstone and writes nothing, and a delete waiting on an append sees its turn. Every part after
-# the turn selects FROM turn, so a duplicate, a deleted thread or a namespace that does not record
+# the key selects FROM key or FROM turn, so a duplicate, a deleted thread or a namespace that does not record
 # writes nothing. The embedding row's id is drawn here, so its run's subject and key are spelled
 # here as ``workers.stages.Stage`` spells them (``subject_kind:id``, ``stage:id:<first 16 of the
 # text's digest>``). Answers (recording, deleted, turn id or null, run id or null).
@@ -33,20 +34,30 @@ WITH recording AS (
     FROM recording WHERE enabled AND NOT EXISTS (SELECT FROM gate WHERE deleted)
     ON CONFLICT (namespace, thread_id, agent, msg_id) DO NOTHING
     RETURNING turn_id
-), turn AS (
-    INSERT INTO turns (id, namespace, thread_id, agent, msg_id, role, content, reasoning, user_id,
-                       run_id, metadata, tokens, sensitivity, screened_with, ts)
-    SELECT turn_id, %(namespace)s, %(thread_id)s, %(agent)s, %(msg_id)s, %(role)s, %(content)s,
-           %(reasoning)s, %(user_id)s, %(run_id)s, CAST(%(metadata)s AS jsonb), %(tokens)s,
-           %(sensitivity)s, %(screened_with)s, %(ts)s
-    FROM key
-    RETURNING id
 ), thread AS (
-    INSERT INTO threads (namespace, thread_id, agent, metadata, turn_count, created_at, last_turn_at)
-    SELECT %(namespace)s, %(thread_id)s, %(agent)s, '{}', 1, %(ts)s, %(ts)s FROM turn
+    INSERT INTO threads (namespace, thread_id, agent, metadata, turn_count, created_at, last_turn_at,
+                         last_seq)
+    SELECT %(namespace)s, %(thread_id)s, %(agent)s, '{}', 1, %(ts)s, %(ts)s, 1 FROM key
     ON CONFLICT (namespace, thread_id)
     DO UPDATE SET turn_count = threads.turn_count + 1,
-                  last_turn_at = greatest(threads.last_turn_at, EXCLUDED.last_turn_at)
+                  last_turn_at = greatest(threads.last_turn_at, EXCLUDED.last_turn_at),
+                  last_seq = threads.last_seq + 1
+    RETURNING last_seq
+), turn AS (
+    INSERT INTO turns (id, namespace, thread_id, agent, msg_id, role, content, reasoning, user_id,
+                       run_id, metadata, tokens, sensitivity, screened_with, ts, seq)
+    SELECT turn_id, %(namespace)s, %(thread_id)s, %(agent)s, %(msg_id)s, %(role)s, %(content)s,
+           %(reasoning)s, %(user_id)s, %(run_id)s, CAST(%(metadata)s AS jsonb), %(tokens)s,
+           %(sensitivity)s, %(screened_with)s, %(ts)s, (SELECT last_seq FROM thread)
+    FROM key
+    RETURNING id, seq
+), session AS (
+    UPDATE loom_sessions s
+    SET last_sequence = greatest(s.last_sequence, turn.seq),
+        last_turn_at = greatest(s.last_turn_at, %(ts)s), awaiting_night = true, date_updated = %(now)s
+    FROM turn
+    WHERE s.namespace = %(namespace)s AND s.thread_id = %(thread_id)s AND s.agent_name = %(agent)s
+      AND s.interaction_process_id = %(interaction)s
 ), embedding AS (
     INSERT INTO embeddings (turn_id, namespace, thread_id, agent, msg_id, role, run_id, user_id, text,
                             digest, created_at)

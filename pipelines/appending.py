@@ -12,7 +12,7 @@ import psycopg
 from models import partitions, queries
 from models.base import utcnow
 from models.settings import get_settings
-from pipelines import embedding, keys, screening
+from pipelines import embedding, keys, looms, screening
 
 STORED, DUPLICATE, LOGGING_DISABLED, DELETED = "stored", "duplicate", "logging_disabled", "deleted"
 EXPIRED = "expired"  # said before the retention TTL's cutoff: it would be removed at once
@@ -90,6 +90,8 @@ def write(conn: psycopg.Connection, turn: NewTurn, embedding_stage: RunSpelling)
         "embed_digest": keys.digest(text),
         "stage": embedding_stage.name,
         "subject_kind": embedding_stage.subject_kind,
+        "interaction": looms.interaction_id(turn.namespace, turn.thread_id, turn.run_id),
+        "now": utcnow(),
     }
     try:
         answer = conn.execute(queries.APPEND_TURN, params).fetchone()

@@ -167,12 +167,26 @@ def _store(s: Session, m: Message, recording: bool, now: datetime) -> bool:
     ).scalar()
     if turn_id is None:
         return False
+    seq = s.execute(
+        text("""
+            INSERT INTO threads (namespace, thread_id, agent, metadata, turn_count, created_at, last_turn_at,
+                                 last_seq)
+            VALUES (:ns, :thread, :agent, '{}', 1, :ts, :ts, 1)
+            ON CONFLICT (namespace, thread_id)
+            DO UPDATE SET turn_count = threads.turn_count + 1,
+                          last_turn_at = greatest(threads.last_turn_at, EXCLUDED.last_turn_at),
+                          last_seq = threads.last_seq + 1
+            RETURNING last_seq
+        """),
+        {"ns": m.namespace, "thread": m.thread_id, "agent": m.agent, "ts": said},
+    ).scalar_one()
     s.execute(
         text("""
             INSERT INTO turns (id, namespace, thread_id, agent, msg_id, role, content, user_id, run_id,
-                               metadata, sensitivity, screened_with, ts, is_saved, saved_at, stored_by_save)
+                               metadata, sensitivity, screened_with, ts, seq, is_saved, saved_at,
+                               stored_by_save)
             VALUES (:id, :ns, :thread, :agent, :msg, :role, :content, :user, :run, '{}', 'none',
-                    :screened_with, :ts, true, :now, :only_saved)
+                    :screened_with, :ts, :seq, true, :now, :only_saved)
         """),
         {
             "id": turn_id,
@@ -186,19 +200,10 @@ def _store(s: Session, m: Message, recording: bool, now: datetime) -> bool:
             "run": m.run_id,
             "screened_with": screening.RULES_VERSION,
             "ts": said,
+            "seq": seq,
             "now": now,
             "only_saved": not recording,
         },
-    )
-    s.execute(
-        text("""
-            INSERT INTO threads (namespace, thread_id, agent, metadata, turn_count, created_at, last_turn_at)
-            VALUES (:ns, :thread, :agent, '{}', 1, :ts, :ts)
-            ON CONFLICT (namespace, thread_id)
-            DO UPDATE SET turn_count = threads.turn_count + 1,
-                          last_turn_at = greatest(threads.last_turn_at, EXCLUDED.last_turn_at)
-        """),
-        {"ns": m.namespace, "thread": m.thread_id, "agent": m.agent, "ts": said},
     )
     return True
 

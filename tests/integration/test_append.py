@@ -1,5 +1,7 @@
 """conversation.append: the recording switch, idempotency, the outbox write, screening."""
 
+import threading
+
 from sqlalchemy import text
 from sqlmodel import func, select
 
@@ -166,3 +168,23 @@ def test_a_turn_keeps_the_time_it_was_said_and_a_time_in_the_future_is_refused(c
         assert says in refused.json()["error"], refused.json()
     with db.session() as s:
         assert not s.exec(select(Turn).where(Turn.namespace == "said", Turn.content.like("at %"))).first()
+
+
+def test_each_turn_a_thread_gains_takes_the_next_sequence_number_whoever_writes_it():
+    enable_logging("ns")
+    thread = "sequenced"
+    append("ns", thread, "first", msg_id="a", agent="planner")
+    append("ns", thread, "first", msg_id="a", agent="coder")  # the coder's copy is a turn of its own
+    append("ns", thread, "first", msg_id="a", agent="planner")  # a duplicate takes no number
+    threads = [
+        threading.Thread(target=append, args=("ns", thread, f"turn {i}"), kwargs={"msg_id": f"c{i}"})
+        for i in range(8)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    with db.session() as s:
+        seqs = s.exec(select(Turn.seq).where(Turn.thread_id == thread).order_by(Turn.id)).all()
+        last = s.exec(select(Thread.last_seq).where(Thread.thread_id == thread)).one()
+    assert sorted(seqs) == list(range(1, 11)) and last == 10
