@@ -10,7 +10,10 @@ scored with BM25 proper, over all the query's lexemes,
 
 with tf the lexeme's positions in the turn and dl its words (``turns.lexical_length``). The corpus is the
 turns of the search's namespaces: df per lexeme is counted per query (exactly up to ``EXACT_DF``,
-estimated past it), N and avgdl are kept for ``CORPUS_SECONDS``."""
+estimated past it), N and avgdl are kept for ``CORPUS_SECONDS``.
+
+The same leg ranks the other documents with lexemes (``Documents``): one user's saved messages
+and a loom's memory threads, each a small corpus of its own counted per query."""
 
 import math
 import time
@@ -43,8 +46,35 @@ _shares: tuple[float, dict[str, float]] = (float("-inf"), {})  # (when, lexeme -
 
 
 @dataclass(frozen=True)
+class Documents:
+    """What the leg ranks: a table with ``lexemes`` and ``lexical_length`` (aliased ``t``), the
+    condition of the documents it reads, and what one document is: a row, or (``unit``) the rows
+    that share those columns, counted once, such as the agents' copies of one message."""
+
+    table: str
+    indexed: str
+    unit: str | None = None
+    id_column: str = "t.id"  # what ``Scored.id`` is
+
+    @property
+    def counted(self) -> str:
+        """The select list of a document frequency's rows (no DISTINCT for rows: its LIMIT stops
+        early)."""
+        return f"DISTINCT {self.unit}" if self.unit else "1"
+
+    @property
+    def number(self) -> str:
+        return f"count(DISTINCT ({self.unit}))" if self.unit else "count(*)"
+
+
+TURNS = Documents("turns", INDEXED)
+MESSAGES = Documents("turns", INDEXED, unit="t.thread_id, t.msg_id")  # a corpus of saved messages
+MEMORY_THREADS = Documents("memory_threads", "t.cut_at IS NULL", id_column="t.row_id")
+
+
+@dataclass(frozen=True)
 class Scored:
-    turn_id: int
+    id: int  # the document's (Documents.id_column)
     score: float
 
 
@@ -112,18 +142,16 @@ def table_shares(s: Session) -> dict[str, float]:
 
 
 def frequencies(
-    s: Session, lexemes: list[str], within: str, params: dict, n: int, per_message: bool = False
+    s: Session, lexemes: list[str], within: str, params: dict, n: int, documents: Documents = TURNS
 ) -> dict[str, int]:
-    """Each lexeme's document frequency among the ``n`` turns ``within`` admits (``per_message``:
-    among their messages, each counted once whichever agents' copies hold it): counted up to
-    EXACT_DF, estimated past it."""
-    held = "DISTINCT t.thread_id, t.msg_id" if per_message else "1"
+    """Each lexeme's document frequency among the ``n`` documents ``within`` admits: counted up
+    to EXACT_DF, estimated past it (from the turns' statistics)."""
     rows = s.execute(
         text(
             f"""
             SELECT l, (SELECT count(*) FROM (
-                          SELECT {held} FROM turns t
-                          WHERE {within} AND {INDEXED} AND t.lexemes @@ quote_literal(l)::tsquery
+                          SELECT {documents.counted} FROM {documents.table} t
+                          WHERE {within} AND {documents.indexed} AND t.lexemes @@ quote_literal(l)::tsquery
                           LIMIT :exact) x)
             FROM unnest(CAST(:lexemes AS text[])) l
             """
@@ -140,20 +168,26 @@ def frequencies(
 
 
 def search(
-    s: Session, lexemes: list[str], scope: str, params: dict, limit: int, own_corpus: str | None = None
+    s: Session,
+    lexemes: list[str],
+    scope: str,
+    params: dict,
+    limit: int,
+    own_corpus: str | None = None,
+    documents: Documents = TURNS,
 ) -> list[Scored]:
-    """The best ``limit`` turns by BM25 among those ``scope`` (a SQL condition on ``t`` with its
-    ``params``, which name the ``namespaces``) admits. The corpus is the turns of those namespaces,
-    or the messages ``own_corpus`` (a condition like ``scope``, on the same params) admits, each
-    counted once and for this query: a small corpus of its own, such as one user's saved messages."""
+    """The best ``limit`` documents by BM25 among those ``scope`` (a SQL condition on ``t`` with
+    its ``params``) admits. The corpus is the turns of the ``namespaces`` the params name, or the
+    documents ``own_corpus`` (a condition like ``scope``, on the same params) admits, counted for
+    this query: a small corpus of its own, such as one user's saved messages or a loom."""
     if not lexemes:
         return []
     if own_corpus is not None:
         within = own_corpus
         n, avgdl = s.execute(
             text(
-                "SELECT count(DISTINCT (t.thread_id, t.msg_id)), coalesce(avg(t.lexical_length), 1) "
-                f"FROM turns t WHERE {INDEXED} AND {own_corpus}"
+                f"SELECT {documents.number}, coalesce(avg(t.lexical_length), 1) "
+                f"FROM {documents.table} t WHERE {documents.indexed} AND {own_corpus}"
             ),
             params,
         ).one()
@@ -161,7 +195,7 @@ def search(
     else:
         within = "t.namespace = ANY(:namespaces)"
         n, avgdl = corpus(s, params["namespaces"])
-    dfs = frequencies(s, lexemes, within, params, n, per_message=own_corpus is not None)
+    dfs = frequencies(s, lexemes, within, params, n, documents)
     brought_by = bringing(dfs, n)
     if not brought_by:
         return []
@@ -173,16 +207,16 @@ def search(
                          AS w(lexeme, w)),
             q AS (SELECT string_agg(quote_literal(l), ' | ')::tsquery AS query
                   FROM unnest(CAST(:bringing AS text[])) l)
-            SELECT t.id, sum(
+            SELECT {documents.id_column} AS id, sum(
                 idf.w * u.tf * (:k1 + 1) / (u.tf + :k1 * (1 - :b + :b * t.lexical_length / :avgdl))
             ) AS score
-            FROM turns t, q,
+            FROM {documents.table} t, q,
                  LATERAL (SELECT lexeme, coalesce(array_length(positions, 1), 1) AS tf
                           FROM unnest(t.lexemes)) u
                  JOIN idf ON idf.lexeme = u.lexeme
-            WHERE t.lexemes @@ q.query AND {INDEXED} AND {scope}
-            GROUP BY t.id
-            ORDER BY score DESC, t.id DESC
+            WHERE t.lexemes @@ q.query AND {documents.indexed} AND {scope}
+            GROUP BY 1
+            ORDER BY score DESC, 1 DESC
             LIMIT :limit
             """
         ),
@@ -197,4 +231,4 @@ def search(
             "limit": limit,
         },
     ).all()
-    return [Scored(turn_id, float(score)) for turn_id, score in rows]
+    return [Scored(found, float(score)) for found, score in rows]

@@ -245,14 +245,17 @@ def by_lexical(s: Session, query_text: str, f: Filters, limit: int) -> list[Hit]
     scope, params = scope_sql(f)
     # One user's saved messages are a corpus of their own, whatever else narrows the search: its
     # statistics come from them alone.
-    own_corpus = f"t.namespace = ANY(:namespaces) AND {SAVED_BY}" if f.saved_by else None
-    scored = lexical.search(s, lexemes, scope, params, limit * COPIES_READ, own_corpus)
+    if f.saved_by:
+        own_corpus, documents = f"t.namespace = ANY(:namespaces) AND {SAVED_BY}", lexical.MESSAGES
+    else:
+        own_corpus, documents = None, lexical.TURNS
+    scored = lexical.search(s, lexemes, scope, params, limit * COPIES_READ, own_corpus, documents)
     if not scored:
         return []
-    turns = {t.id: t for t in s.exec(select(Turn).where(col(Turn.id).in_([x.turn_id for x in scored])))}
+    turns = {t.id: t for t in s.exec(select(Turn).where(col(Turn.id).in_([x.id for x in scored])))}
     hits: dict[tuple[str, str, str], Hit] = {}
     for x in scored:  # best first: the first copy of a message stands for it
-        turn = turns[x.turn_id]
+        turn = turns[x.id]
         hits.setdefault((turn.namespace, turn.thread_id, turn.msg_id), _hit(turn, None, x.score))
     return list(hits.values())[:limit]
 
