@@ -1,7 +1,9 @@
-"""The HTTP layer: ``POST /v1/<op name>`` with a JSON body, ``GET /healthz``. Thin: authenticate,
+"""The HTTP layer: ``POST /v1/<op name>`` with a JSON body, ``GET /healthz``, and
+``GET /looms/by-id/{id}/sessions`` (looms.sessions, its body from the path and query). Thin: authenticate,
 read the body (bounded), hand it to ``ops.registry.call``; every caller mistake is a 4xx with a
 reason, and any other error a JSON answer (``api.errors``)."""
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -47,6 +49,15 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
         # which walks every value of the answer again.
         return JSONResponse(answer)
 
+    @app.get("/looms/by-id/{loom_id}/sessions", include_in_schema=False)
+    async def loom_sessions(loom_id: str, request: Request) -> Response:
+        """looms.sessions by the loom's id, its filters as query parameters."""
+        body = {"loom_id": loom_id, **request.query_params}
+        answer = await run_in_threadpool(
+            _call, "looms.sessions", request.headers.get("authorization"), query_body(body)
+        )
+        return JSONResponse(answer)
+
     return app
 
 
@@ -66,5 +77,17 @@ async def _read_body(request: Request, cap: int) -> bytes:
 
 
 def _handle(op_name: str, authorization: str | None, body: bytes) -> dict | Streamed:
+    return _call(op_name, authorization, parse_body(body))
+
+
+def _call(op_name: str, authorization: str | None, body: object) -> dict | Streamed:
     caller = authenticate(authorization)
-    return registry.call(op_name, caller, parse_body(body))
+    return registry.call(op_name, caller, body)
+
+
+def query_body(params: dict[str, str]) -> dict:
+    """A GET route's query parameters as an op's body: numbers and booleans as JSON reads them."""
+    return {
+        name: json.loads(value) if value in ("true", "false") or value.isdigit() else value
+        for name, value in params.items()
+    }

@@ -98,6 +98,10 @@ class Settings(BaseSettings):
     conversation_titler_min_turns: int = Field(default=4, ge=1)
     conversation_titler_max_threads_per_pass: int = Field(default=10, ge=1, le=10_000)
 
+    # --- memory (looms, memory threads, sessions) -----------------------------------------------
+    # A session's tapestry (what its agent wakes up knowing) holds at most this many characters.
+    tapestry_max_chars: int = Field(default=4_000, ge=200, le=100_000)
+
 
 @lru_cache
 def get_settings() -> Settings:

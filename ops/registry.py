@@ -13,6 +13,8 @@ from ops import (
     conversation_saved,
     conversation_write,
     erasure,
+    looms,
+    memory,
     search,
 )
 from ops.caller import Caller
@@ -65,6 +67,15 @@ OPS: dict[str, Op] = {
     ),
     "erasure.request": Op("admin", erasure.ErasureRequest, erasure.ErasureAnswer, erasure.request),
     "erasure.export": Op("admin", erasure.ExportRequest, erasure.ExportAnswer, erasure.export),  # Streamed
+    "looms.list": Op("viewer", looms.ListRequest, looms.ListAnswer, looms.list_looms),
+    "looms.sessions": Op("viewer", looms.SessionsRequest, looms.SessionsAnswer, looms.list_sessions),
+    "context.pack": Op("writer", looms.PackRequest, looms.PackAnswer, looms.pack),
+    "memory.set": Op("writer", memory.SetRequest, memory.SetAnswer, memory.set_thread),
+    "memory.search": Op("viewer", memory.SearchRequest, memory.SearchAnswer, memory.search_threads),
+    "memory.pin": Op("writer", memory.ThreadRequest, memory.ThreadAnswer, memory.pin),
+    "memory.cut": Op("writer", memory.ThreadRequest, memory.ThreadAnswer, memory.cut),
+    "memory.reframe": Op("writer", memory.ReframeRequest, memory.ReframeAnswer, memory.reframe),
+    "memory.inspect": Op("viewer", memory.InspectRequest, memory.InspectAnswer, memory.inspect),
 }
 
 

@@ -74,7 +74,7 @@ POOL_MIN, POOL_FACTOR, POOL_MAX = 50, 5, 500
 RRF_K = 10  # small: the top of each list counts most (tuned on the LongMemEval file, bench/README.md)
 
 
-def _query_vector(query: str) -> tuple[list[float] | None, str | None, str | None]:
+def query_vector(query: str) -> tuple[list[float] | None, str | None, str | None]:
     """(the query's vector, the model that made it, why there is none)."""
     try:
         embedder = get_embedder()
@@ -115,7 +115,7 @@ def ranked(req: Ranking, filters: search.Filters, shown: Callable[..., dict] | N
     clock, candidates = _Clock(), {}
     vector = model = error = None
     if req.search_mode != "lexical":
-        vector, model, error = clock.timed("embed", lambda: _query_vector(req.query))
+        vector, model, error = clock.timed("embed", lambda: query_vector(req.query))
     pool = min(max(req.limit * POOL_FACTOR, POOL_MIN), POOL_MAX)
     with db.session() as s:
         if req.search_mode == "semantic" and vector is not None:

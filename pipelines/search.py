@@ -7,8 +7,10 @@ Every leg answers one hit per message: the vector leg one per live embedding row
 logged the same text share it), the others the best (or newest) copy of each message they read. A
 search scoped to an agent finds the messages of which that agent holds a live copy."""
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TypeVar
 
 from sqlalchemy import exists, func, text
 from sqlalchemy.orm import aliased
@@ -260,23 +262,36 @@ def by_lexical(s: Session, query_text: str, f: Filters, limit: int) -> list[Hit]
     return list(hits.values())[:limit]
 
 
-def fuse(semantic: list[Hit], found: list[Hit], lexical_weight: float, k: int, limit: int) -> list[Hit]:
-    """Reciprocal-rank fusion: a message scores (1 - w) / (k + its vector rank) + w / (k + its BM25
-    rank), summed over the legs that found it, w the lexical weight."""
-    merged: dict[tuple[str, str, str], Hit] = {}
+H = TypeVar("H")  # a hit of a search: a Hit, or a memory thread found (pipelines.memory.Found)
+
+
+def message_key(hit: Hit) -> Hashable:
+    return (hit.namespace, hit.thread_id, hit.msg_id)
+
+
+def fuse(
+    semantic: list[H],
+    found: list[H],
+    lexical_weight: float,
+    k: int,
+    limit: int,
+    key: Callable[[H], Hashable] = message_key,
+) -> list[H]:
+    """Reciprocal-rank fusion: a document (a message, by default) scores (1 - w) / (k + its vector
+    rank) + w / (k + its BM25 rank), summed over the legs that found it, w the lexical weight. The
+    hits are dataclasses with the fields of ``Hit``'s ranks and scores."""
+    merged: dict[Hashable, H] = {}
     for rank, hit in enumerate(semantic, 1):
-        merged[(hit.namespace, hit.thread_id, hit.msg_id)] = replace(
-            hit, semantic_rank=rank, score=(1 - lexical_weight) / (k + rank)
-        )
+        merged[key(hit)] = replace(hit, semantic_rank=rank, score=(1 - lexical_weight) / (k + rank))
     for rank, hit in enumerate(found, 1):
-        key = (hit.namespace, hit.thread_id, hit.msg_id)
+        key_ = key(hit)
         share = lexical_weight / (k + rank)
-        if key in merged:
-            seen = merged[key]
-            merged[key] = replace(
+        if key_ in merged:
+            seen = merged[key_]
+            merged[key_] = replace(
                 seen, lexical_score=hit.lexical_score, lexical_rank=rank, score=seen.score + share
             )
         else:
-            merged[key] = replace(hit, lexical_rank=rank, score=share)
+            merged[key_] = replace(hit, lexical_rank=rank, score=share)
     ranked = sorted(merged.values(), key=lambda h: (-h.score, h.semantic_rank or limit + 1))
     return ranked[:limit]

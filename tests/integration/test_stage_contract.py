@@ -27,6 +27,7 @@ import cli
 from models import db
 from models.conversation import Embedding, Thread, Turn, TurnKey
 from models.erasure import ErasureEvent
+from models.memory import MemoryThread
 from models.settings import get_settings
 from models.stage_run import FAILED, RUNNING, SKIPPED, SUCCEEDED, StageRun
 from models.transcript import Transcript
@@ -101,7 +102,7 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
                 raise embedders.EmbedderUnavailable("embedder is down")
             return self.inner.embed(texts)
 
-    monkeypatch.setattr("workers.stages.embedding.get_embedder", Counting)
+    monkeypatch.setattr("workers.stages.embedding.get_embedder", Counting)  # the memory stage's too
     monkeypatch.setattr("workers.stages.compaction.get_embedder", Counting)
 
     written: list[str] = []
@@ -120,6 +121,23 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
         with db.session() as s:
             row = s.exec(select(Embedding.id).where(Embedding.turn_id == turn_id)).one()
             return s.exec(select(StageRun.id).where(StageRun.subject == f"embedding:{row}")).one()
+
+    def memory_embedding_run(name: str) -> int:
+        body = {"namespace": NS, "content": f"a memory to embed for {name}", "tags": [name]}
+        thread = call("memory.set", OPERATOR, body)["thread"]
+        with db.session() as s:
+            row = s.exec(select(MemoryThread.row_id).where(MemoryThread.id == thread["id"])).one()
+            return s.exec(select(StageRun.id).where(StageRun.subject == f"memory_thread:{row}")).one()
+
+    def memory_state(name: str) -> tuple:
+        with db.session() as s:
+            return tuple(
+                s.exec(
+                    select(MemoryThread.id, MemoryThread.vector.is_not(None)).where(
+                        MemoryThread.tags.contains([name])
+                    )
+                ).all()
+            )
 
     def compaction_run(name: str) -> int:
         transcript(name, 16)
@@ -230,6 +248,7 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
         "screening": Scenario(screening_run, screening_state, lambda: len(judged)),
         "ingest": Scenario(ingest_run, turns_state, lambda: len(written)),
         "embedding": Scenario(embedding_run, turns_state, lambda: len(embedded)),
+        "memory_embedding": Scenario(memory_embedding_run, memory_state, lambda: len(embedded)),
         "compaction": Scenario(compaction_run, turns_state, lambda: len(llm.chat_calls) + len(embedded)),
         "title": Scenario(title_run, turns_state, lambda: len(llm.chat_calls)),
     }

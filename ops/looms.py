@@ -1,0 +1,247 @@
+"""looms.list, looms.sessions (also ``GET /looms/by-id/{id}/sessions``) and context.pack.
+
+A LoomSession is served as the seed's object: every field by its exact name, camelCase, arrays
+``[]`` when empty and scalars ``null``, uuids, UTC datetimes (``session_object``)."""
+
+import base64
+import json
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from pydantic import Field
+from sqlalchemy import text
+from sqlmodel import col, select
+
+from models import db
+from models.base import utcnow
+from models.memory import Loom, LoomSession, MemoryThread
+from models.settings import get_settings
+from ops.caller import Caller
+from ops.errors import invalid
+from ops.memory import LoomOp, ThreadShape, shown, the_loom
+from ops.schemas import Answer, OpRequest
+from pipelines import memory, sessions, tapestry
+
+
+class ProposedThread(Answer):
+    content: str
+    kind: str
+    weight: float
+    subjects: list[str]
+    tags: list[str]
+    cues: list[str]
+    until: datetime | None
+    basis: str
+
+
+class SessionObject(Answer):
+    loomId: UUID  # noqa: N815 (the seed's names, throughout)
+    interactionProcessId: UUID  # noqa: N815
+    agentName: str  # noqa: N815
+    agentId: UUID | None  # noqa: N815
+    tapestry: str | None
+    tapestryWovenAt: datetime | None  # noqa: N815
+    subjects: list[str]
+    tapestryThreadIds: list[UUID]  # noqa: N815
+    suggestedThreadIds: list[UUID]  # noqa: N815
+    heldBackThreadIds: list[UUID]  # noqa: N815
+    cuedThreadIds: list[UUID]  # noqa: N815
+    heldThreadIds: list[UUID]  # noqa: N815
+    pendingGiftThreadIds: list[UUID]  # noqa: N815
+    recalledThreadIds: list[UUID]  # noqa: N815
+    wovenThreadIds: list[UUID]  # noqa: N815
+    seenThreadIds: list[UUID]  # noqa: N815
+    pendingProposals: list[ProposedThread]  # noqa: N815
+    lastTurnAt: datetime | None  # noqa: N815
+    lastSequence: int  # noqa: N815
+    awaitingNight: bool  # noqa: N815
+    consolidatedUpToSequence: int  # noqa: N815
+    judgedThreadIds: list[UUID]  # noqa: N815
+    consolidatedByNightWeavingId: UUID | None  # noqa: N815
+    knownThreadIds: list[UUID]  # noqa: N815
+    tenantId: UUID  # noqa: N815
+    id: UUID
+    dateCreated: datetime  # noqa: N815
+    dateUpdated: datetime  # noqa: N815
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, UUID):
+        return str(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, list):
+        return [_json(item) for item in value]
+    return value
+
+
+# Each of the seed's fields is the snake-case column of the same name.
+_COLUMN_OF = {_camel(name): name for name in LoomSession.model_fields}
+
+
+def session_object(session: LoomSession) -> dict:
+    return {field: _json(getattr(session, _COLUMN_OF[field])) for field in SessionObject.model_fields}
+
+
+class ListRequest(OpRequest):
+    pass
+
+
+class LoomShape(Answer):
+    id: UUID
+    name: str
+    isDefault: bool  # noqa: N815
+    dateCreated: datetime  # noqa: N815
+
+
+class ListAnswer(Answer):
+    namespace: str
+    looms: list[LoomShape]
+
+
+def list_looms(caller: Caller, req: ListRequest) -> dict:
+    namespace = caller.namespace(req.namespace)
+    with db.session() as s:
+        memory.default_loom(s, namespace)
+        looms = s.exec(
+            select(Loom).where(Loom.namespace == namespace).order_by(Loom.created_at, Loom.name)
+        ).all()
+        return {
+            "namespace": namespace,
+            "looms": [
+                {
+                    "id": str(loom.id),
+                    "name": loom.name,
+                    "isDefault": loom.is_default,
+                    "dateCreated": loom.created_at.isoformat(),
+                }
+                for loom in looms
+            ],
+        }
+
+
+class SessionsRequest(LoomOp):
+    agent_name: str | None = Field(default=None, min_length=1, max_length=128)
+    awaiting_night: bool | None = None
+    limit: int = Field(default=50, ge=1, le=200)
+    cursor: str | None = Field(default=None, max_length=200)
+
+
+class SessionsAnswer(Answer):
+    loomId: UUID  # noqa: N815
+    sessions: list[SessionObject]
+    nextCursor: str | None  # noqa: N815
+
+
+def _cursor(session: LoomSession) -> str:
+    return base64.urlsafe_b64encode(
+        json.dumps([session.date_created.isoformat(), str(session.id)]).encode()
+    ).decode()
+
+
+def _position(cursor: str) -> tuple[datetime, UUID]:
+    try:
+        created, session_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        return datetime.fromisoformat(created), UUID(session_id)
+    except (ValueError, TypeError) as exc:
+        raise invalid("cursor is not one this op gave", "cursor") from exc
+
+
+def list_sessions(caller: Caller, req: SessionsRequest) -> dict:
+    """The loom's sessions, newest first, a page at a time."""
+    with db.session() as s:
+        loom = the_loom(s, caller, req)
+        query = select(LoomSession).where(LoomSession.loom_id == loom.id)
+        if req.agent_name is not None:
+            query = query.where(LoomSession.agent_name == req.agent_name)
+        if req.awaiting_night is not None:
+            query = query.where(LoomSession.awaiting_night == req.awaiting_night)
+        if req.cursor is not None:
+            created, session_id = _position(req.cursor)
+            query = query.where(
+                text("(loom_sessions.date_created, loom_sessions.id) < (:created, :sid)").bindparams(
+                    created=created, sid=session_id
+                )
+            )
+        rows = s.exec(
+            query.order_by(col(LoomSession.date_created).desc(), col(LoomSession.id).desc()).limit(
+                req.limit + 1
+            )
+        ).all()
+        page = rows[: req.limit]
+        return {
+            "loomId": str(loom.id),
+            "sessions": [session_object(row) for row in page],
+            "nextCursor": _cursor(page[-1]) if len(rows) > req.limit else None,
+        }
+
+
+class PackRequest(LoomOp):
+    thread_id: str = Field(min_length=1, max_length=256)  # the conversation the agent is in
+    run_id: str | None = Field(default=None, min_length=1, max_length=256)
+    # The interaction's subject inputs; whoever sent messages in the thread is added.
+    subjects: list[str] = Field(default_factory=list, max_length=32)
+
+
+class PackAnswer(Answer):
+    session: SessionObject
+    tapestry: str | None
+    gifts: list[ThreadShape]  # given by another agent of the run, offered now
+    proposals: list[ProposedThread]
+
+
+SENDERS = text("""
+SELECT DISTINCT user_id FROM turns
+WHERE namespace = :ns AND thread_id = :thread AND user_id IS NOT NULL AND deleted_at IS NULL
+ORDER BY user_id LIMIT 32
+""")
+
+
+def pack(caller: Caller, req: PackRequest) -> dict:
+    """The agent's context for this turn: its tapestry (woven now when this is its first turn in
+    the session, then fixed), and what waits to be offered (gifts, proposals), offered once."""
+    if any(not 1 <= len(subject) <= 200 for subject in req.subjects):
+        raise invalid("each subject is 1 to 200 characters", "subjects")
+    now = utcnow()
+    with db.session() as s:
+        loom = the_loom(s, caller, req)
+        session = sessions.open_session(s, loom, sessions.Where(req.thread_id, req.run_id, req.agent), now)
+        if session.tapestry_woven_at is None:
+            senders = s.execute(SENDERS, {"ns": loom.namespace, "thread": req.thread_id}).scalars().all()
+            subjects = list(dict.fromkeys([*senders, *req.subjects]))
+            threads = s.exec(
+                select(MemoryThread).where(MemoryThread.loom_id == loom.id, *memory.live(now))
+            ).all()
+            woven = tapestry.choose(list(threads), subjects, get_settings().tapestry_max_chars)
+            session.tapestry = tapestry.render(woven)
+            session.tapestry_woven_at = now
+            session.subjects = subjects
+            sessions.record(s, session, {"tapestry_thread_ids": [t.id for t in woven]}, now)
+        gifts = s.exec(
+            select(MemoryThread).where(
+                col(MemoryThread.id).in_(session.pending_gift_thread_ids), *memory.live(now)
+            )
+        ).all()
+        proposals = list(session.pending_proposals)
+        if session.pending_gift_thread_ids or proposals:
+            offered = [thread.id for thread in gifts]
+            session.known_thread_ids = [
+                *session.known_thread_ids,
+                *(i for i in offered if i not in session.known_thread_ids),
+            ]
+            session.pending_gift_thread_ids, session.pending_proposals = [], []
+            session.date_updated = now
+            s.add(session)
+        s.flush()
+        return {
+            "session": session_object(session),
+            "tapestry": session.tapestry,
+            "gifts": [shown(thread) for thread in gifts],
+            "proposals": proposals,
+        }

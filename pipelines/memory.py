@@ -1,0 +1,213 @@
+"""Memory threads: writing them, their vectors, and finding them. Plain functions in the caller's
+transaction; the ops request the embedding run (``workers.stages.memory_embedding``).
+
+A memory thread is screened like a turn: one that reads as high is never stored. Its text is
+embedded (the first ``LOOM_EMBED_MAX_CHARS`` characters, as a turn's) and has lexemes, so it is
+found by the same hybrid search as turns: a vector leg (cosine, exact over the loom: a loom is a
+small corpus), a BM25 leg (``pipelines.lexical``, the loom its own corpus) and reciprocal-rank
+fusion (``pipelines.search.fuse``, by thread id). A thread that was cut, or whose ``until`` has
+passed, is neither woven nor returned."""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from uuid import UUID, uuid4
+
+from pgvector import Vector
+from sqlalchemy import text
+from sqlalchemy.dialects.postgresql import insert
+from sqlmodel import Session, col, or_, select
+
+from models.base import utcnow
+from models.memory import Loom, MemoryThread
+from models.settings import get_settings
+from pipelines import embedding, keys, lexical, screening
+
+DEFAULT_LOOM = "default"
+
+
+def default_loom(s: Session, namespace: str) -> Loom:
+    """The namespace's default loom, made on first use."""
+    s.exec(
+        insert(Loom)
+        .values(id=uuid4(), namespace=namespace, name=DEFAULT_LOOM, is_default=True, created_at=utcnow())
+        .on_conflict_do_nothing()
+    )
+    return s.exec(select(Loom).where(Loom.namespace == namespace, col(Loom.is_default).is_(True))).one()
+
+
+def loom_of(s: Session, namespace: str, loom_id: UUID | None) -> Loom | None:
+    """The loom asked for, if it is the namespace's; the default loom when none is named."""
+    if loom_id is None:
+        return default_loom(s, namespace)
+    return s.exec(select(Loom).where(Loom.id == loom_id, Loom.namespace == namespace)).first()
+
+
+def live(now: datetime):
+    """The memory threads that are woven and returned: not cut, and not past their ``until``."""
+    return (
+        col(MemoryThread.cut_at).is_(None),
+        or_(col(MemoryThread.until).is_(None), col(MemoryThread.until) > now),
+    )
+
+
+@dataclass
+class NewMemory:
+    content: str
+    kind: str
+    weight: float
+    basis: str
+    subjects: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    cues: list[str] = field(default_factory=list)
+    until: datetime | None = None
+    agent: str | None = None
+    run_id: str | None = None
+    evidence_ids: list[int] = field(default_factory=list)
+    source_key: str | None = None  # an extraction's: writing the same fact twice is one thread
+
+
+def embedded_text(content: str) -> str:
+    return embedding.embedding_text(content, get_settings().embed_max_chars)
+
+
+def write(s: Session, loom: Loom, new: NewMemory, now: datetime) -> MemoryThread | None:
+    """Store a memory thread (None, storing nothing, when its text reads as high). With a
+    ``source_key`` already written in this loom, the thread that key wrote is answered."""
+    if screening.is_high(new.content):
+        return None
+    if new.source_key is not None:
+        found = s.exec(
+            select(MemoryThread).where(
+                MemoryThread.loom_id == loom.id, MemoryThread.source_key == new.source_key
+            )
+        ).first()
+        if found is not None:
+            return found
+    # Its number is drawn here: the ORM would send the column's empty value, not take its default.
+    row = MemoryThread(
+        row_id=s.execute(
+            text("SELECT nextval(pg_get_serial_sequence('memory_threads', 'row_id'))")
+        ).scalar_one(),
+        id=uuid4(),
+        loom_id=loom.id,
+        namespace=loom.namespace,
+        digest=keys.digest(embedded_text(new.content)),
+        created_at=now,
+        updated_at=now,
+        **vars(new),
+    )
+    s.add(row)
+    s.flush()
+    return row
+
+
+def reframe(s: Session, thread: MemoryThread, content: str, now: datetime) -> bool:
+    """Write the thread's new text in place (False, changing nothing, when it reads as high); its
+    vector is made again (its digest changes)."""
+    if screening.is_high(content):
+        return False
+    thread.content = content
+    thread.digest = keys.digest(embedded_text(content))
+    thread.vector = None
+    thread.model = None
+    thread.embedded_at = None
+    thread.updated_at = now
+    s.add(thread)
+    s.flush()
+    return True
+
+
+# --- the embedding stage's reads and writes (workers.stages.memory_embedding) ---------------------
+
+
+def load_pending(s: Session, row_ids: list[int]) -> list[embedding.Pending]:
+    rows = s.exec(
+        select(MemoryThread.row_id, MemoryThread.content, MemoryThread.digest).where(
+            col(MemoryThread.row_id).in_(row_ids), col(MemoryThread.cut_at).is_(None)
+        )
+    ).all()
+    return [embedding.Pending(row_id, embedded_text(content), digest) for row_id, content, digest in rows]
+
+
+STORE_VECTORS = text("""
+UPDATE memory_threads m
+SET vector = v.vector, model = :model, embed_error = NULL, embedded_at = :now
+FROM unnest(CAST(:ids AS bigint[]), CAST(:digests AS text[]), CAST(:vectors AS vector[]))
+     AS v(row_id, digest, vector)
+WHERE m.row_id = v.row_id AND m.digest = v.digest AND m.cut_at IS NULL
+RETURNING m.row_id
+""")
+
+
+def store_vectors(
+    s: Session, batch: list[embedding.Pending], vectors: list[list[float]], model: str
+) -> dict[int, str]:
+    """Write each vector unless its thread was cut or reframed while the model ran."""
+    written = set(
+        s.execute(
+            STORE_VECTORS,
+            {
+                "ids": [pending.id for pending in batch],
+                "digests": [pending.digest for pending in batch],
+                "vectors": [Vector(vector).to_text() for vector in vectors],
+                "model": model,
+                "now": utcnow(),
+            },
+        ).scalars()
+    )
+    return {
+        pending.id: embedding.SUCCEEDED if pending.id in written else embedding.DELETED for pending in batch
+    }
+
+
+def record_error(s: Session, row_ids: list[int], error: str) -> None:
+    s.execute(
+        text("UPDATE memory_threads SET embed_error = :error WHERE row_id = ANY(:ids)"),
+        {"error": error, "ids": row_ids},
+    )
+
+
+# --- finding them ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Found:
+    thread: MemoryThread
+    similarity: float | None = None
+    lexical_score: float | None = None
+    semantic_rank: int | None = None
+    lexical_rank: int | None = None
+    score: float | None = None
+
+    @property
+    def key(self) -> UUID:
+        return self.thread.id
+
+
+def by_vector(
+    s: Session, loom_id: UUID, vector: list[float], model: str, limit: int, floor: float, now: datetime
+) -> list[Found]:
+    """The loom's live threads nearest the query's vector (made by the same model), at or above
+    the similarity floor."""
+    distance = MemoryThread.vector.cosine_distance(vector)
+    rows = s.exec(
+        select(MemoryThread, (1 - distance).label("similarity"))
+        .where(MemoryThread.loom_id == loom_id, MemoryThread.model == model, *live(now))
+        .order_by(distance)
+        .limit(limit)
+    ).all()
+    return [Found(thread, float(similarity)) for thread, similarity in rows if similarity >= floor]
+
+
+def by_lexical(s: Session, loom_id: UUID, query: str, limit: int, now: datetime) -> list[Found]:
+    """The loom's live threads by BM25, the loom their corpus."""
+    lexemes = list(dict.fromkeys(lexical.query_lexemes(s, query)))
+    scope = "t.loom_id = :loom AND (t.until IS NULL OR t.until > :now)"
+    scored = lexical.search(
+        s, lexemes, scope, {"loom": loom_id, "now": now}, limit, scope, lexical.MEMORY_THREADS
+    )
+    threads = {
+        t.row_id: t
+        for t in s.exec(select(MemoryThread).where(col(MemoryThread.row_id).in_([x.id for x in scored])))
+    }
+    return [Found(threads[x.id], lexical_score=x.score) for x in scored]

@@ -1,0 +1,118 @@
+"""LoomSessions: one agent's time with a loom in one interaction run, on one conversation thread.
+
+A session is opened by the first memory op that names it (``context.pack`` on the agent's first
+turn, or any op that records what the agent was shown or touched) and is unique by (loom,
+interaction run, agent). Appends move ``lastSequence``, ``lastTurnAt`` and ``awaitingNight`` on
+(``models.queries.APPEND_TURN``); the ops record thread ids into its lists (``record``); night
+weaving consolidates it. Transcripts are not mined on their own: only a session's turns are."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID, uuid4
+
+from sqlalchemy import text
+from sqlalchemy.dialects.postgresql import insert
+from sqlmodel import Session, select
+
+from models.memory import Loom, LoomSession
+from pipelines import looms
+
+# The lists a session records thread ids into (``record``).
+LISTS = frozenset(
+    {
+        "tapestry_thread_ids",
+        "suggested_thread_ids",
+        "held_back_thread_ids",
+        "cued_thread_ids",
+        "held_thread_ids",
+        "pending_gift_thread_ids",
+        "recalled_thread_ids",
+        "woven_thread_ids",
+        "seen_thread_ids",
+        "judged_thread_ids",
+    }
+)
+# Recorded there, a thread is not known to the agent: held back (it never saw it), judged (night
+# weaving's bookkeeping) or a gift not offered yet (it becomes known when offered).
+UNSEEN = frozenset({"held_back_thread_ids", "judged_thread_ids", "pending_gift_thread_ids"})
+
+
+@dataclass(frozen=True)
+class Where:
+    """What names a session in a request: the conversation thread, its run and the agent."""
+
+    thread_id: str
+    run_id: str | None
+    agent: str
+
+
+# The furthest point of the agent's turns of this run on the thread: where a session opened late
+# starts from (night weaving still reads it from the beginning).
+LAST_SEQUENCE = text("""
+SELECT coalesce(max(seq), 0), max(ts) FROM turns
+WHERE namespace = :ns AND thread_id = :thread AND agent = :agent
+  AND coalesce(run_id, '') = coalesce(:run, '') AND deleted_at IS NULL
+""")
+
+
+def open_session(s: Session, loom: Loom, where: Where, now: datetime) -> LoomSession:
+    """The session, made on first use, locked for the caller's transaction."""
+    interaction = looms.interaction_id(loom.namespace, where.thread_id, where.run_id)
+    last, last_at = s.execute(
+        LAST_SEQUENCE,
+        {"ns": loom.namespace, "thread": where.thread_id, "agent": where.agent, "run": where.run_id},
+    ).one()
+    s.exec(
+        insert(LoomSession)
+        .values(
+            id=uuid4(),
+            loom_id=loom.id,
+            namespace=loom.namespace,
+            thread_id=where.thread_id,
+            run_id=where.run_id,
+            tenant_id=looms.tenant_id(loom.namespace),
+            interaction_process_id=interaction,
+            agent_name=where.agent,
+            last_sequence=last,
+            last_turn_at=last_at,
+            awaiting_night=last > 0,
+            date_created=now,
+            date_updated=now,
+        )
+        .on_conflict_do_nothing(index_elements=["loom_id", "interaction_process_id", "agent_name"])
+    )
+    return s.exec(
+        select(LoomSession)
+        .where(
+            LoomSession.loom_id == loom.id,
+            LoomSession.interaction_process_id == interaction,
+            LoomSession.agent_name == where.agent,
+        )
+        .with_for_update()
+    ).one()
+
+
+def record(s: Session, session: LoomSession, lists: dict[str, list[UUID]], now: datetime) -> None:
+    """Add thread ids to the session's lists (each once, in order), and to ``known`` those the
+    agent was shown or touched."""
+    touched = False
+    for name, ids in lists.items():
+        if name not in LISTS:
+            raise ValueError(f"{name} is not a list of thread ids of a session")
+        held = getattr(session, name)
+        added = [i for i in dict.fromkeys(ids) if i not in held]
+        if added:
+            setattr(session, name, [*held, *added])
+            touched = True
+    known = [
+        i
+        for name, ids in lists.items()
+        if name not in UNSEEN
+        for i in ids
+        if i not in session.known_thread_ids
+    ]
+    if known:
+        session.known_thread_ids = [*session.known_thread_ids, *dict.fromkeys(known)]
+    if touched or known:
+        session.date_updated = now
+        s.add(session)
