@@ -134,6 +134,7 @@ class SessionsRequest(LoomOp):
 
 
 class SessionsAnswer(Answer):
+    namespace: str
     loomId: UUID  # noqa: N815
     sessions: list[SessionObject]
     nextCursor: str | None  # noqa: N815
@@ -176,6 +177,7 @@ def list_sessions(caller: Caller, req: SessionsRequest) -> dict:
         ).all()
         page = rows[: req.limit]
         return {
+            "namespace": loom.namespace,
             "loomId": str(loom.id),
             "sessions": [session_object(row) for row in page],
             "nextCursor": _cursor(page[-1]) if len(rows) > req.limit else None,
@@ -190,6 +192,7 @@ class PackRequest(LoomOp):
 
 
 class PackAnswer(Answer):
+    namespace: str
     session: SessionObject
     tapestry: str | None
     gifts: list[ThreadShape]  # given by another agent of the run, offered now
@@ -240,6 +243,7 @@ def pack(caller: Caller, req: PackRequest) -> dict:
             s.add(session)
         s.flush()
         return {
+            "namespace": loom.namespace,
             "session": session_object(session),
             "tapestry": session.tapestry,
             "gifts": [shown(thread) for thread in gifts],

@@ -115,6 +115,7 @@ class SetRequest(SessionOp):
 
 
 class SetAnswer(Answer):
+    namespace: str
     stored: bool
     reason: Literal["high_sensitivity"] | None = None
     thread: ThreadShape | None = None
@@ -137,10 +138,15 @@ def set_thread(caller: Caller, req: SetRequest) -> dict:
         )
         thread = memory.write(s, loom, new, utcnow())
         if thread is None:
-            return {"stored": False, "reason": "high_sensitivity", "thread": None}
+            return {
+                "namespace": loom.namespace,
+                "stored": False,
+                "reason": "high_sensitivity",
+                "thread": None,
+            }
         run = embed_later(s, thread)
         record(s, loom, req, {"woven_thread_ids": [thread.id]})
-        answer = {"stored": True, "reason": None, "thread": shown(thread)}
+        answer = {"namespace": loom.namespace, "stored": True, "reason": None, "thread": shown(thread)}
     wake(run)
     return answer
 
@@ -156,6 +162,7 @@ class MemoryHit(ThreadShape):
 
 
 class SearchAnswer(Answer):
+    namespace: str
     loomId: UUID  # noqa: N815
     mode: Literal["hybrid", "vector", "lexical"]
     hits: list[MemoryHit]
@@ -189,6 +196,7 @@ def search_threads(caller: Caller, req: SearchRequest) -> dict:
             hits = [hit for hit in hits if hit.thread.kind in req.kinds]
         record(s, loom, req, {"recalled_thread_ids": [hit.thread.id for hit in hits]})
         answer = {
+            "namespace": loom.namespace,
             "loomId": str(loom.id),
             "mode": mode,
             "hits": [
@@ -209,6 +217,7 @@ class ThreadRequest(SessionOp):
 
 
 class ThreadAnswer(Answer):
+    namespace: str
     thread: ThreadShape
 
 
@@ -231,7 +240,7 @@ def pin(caller: Caller, req: ThreadRequest) -> dict:
         thread.pinned, thread.updated_at = True, utcnow()
         s.add(thread)
         record(s, loom, req, {"held_thread_ids": [thread.id], "woven_thread_ids": [thread.id]})
-        return {"thread": shown(thread)}
+        return {"namespace": loom.namespace, "thread": shown(thread)}
 
 
 def cut(caller: Caller, req: ThreadRequest) -> dict:
@@ -242,7 +251,7 @@ def cut(caller: Caller, req: ThreadRequest) -> dict:
         thread.cut_at = thread.updated_at = utcnow()
         s.add(thread)
         record(s, loom, req, {"woven_thread_ids": [thread.id]})
-        return {"thread": shown(thread)}
+        return {"namespace": loom.namespace, "thread": shown(thread)}
 
 
 class ReframeRequest(ThreadRequest):
@@ -250,6 +259,7 @@ class ReframeRequest(ThreadRequest):
 
 
 class ReframeAnswer(Answer):
+    namespace: str
     reframed: bool
     reason: Literal["high_sensitivity"] | None = None
     thread: ThreadShape
@@ -262,11 +272,16 @@ def reframe(caller: Caller, req: ReframeRequest) -> dict:
         loom = the_loom(s, caller, req)
         thread = _the_thread(s, loom, req.thread)
         if not memory.reframe(s, thread, req.content, utcnow()):
-            return {"reframed": False, "reason": "high_sensitivity", "thread": shown(thread)}
+            return {
+                "namespace": loom.namespace,
+                "reframed": False,
+                "reason": "high_sensitivity",
+                "thread": shown(thread),
+            }
         thread.basis = "Reframed"
         run = embed_later(s, thread)
         record(s, loom, req, {"woven_thread_ids": [thread.id]})
-        answer = {"reframed": True, "reason": None, "thread": shown(thread)}
+        answer = {"namespace": loom.namespace, "reframed": True, "reason": None, "thread": shown(thread)}
     wake(run)
     return answer
 
@@ -277,6 +292,7 @@ class InspectRequest(SessionOp):
 
 
 class InspectAnswer(Answer):
+    namespace: str
     loomId: UUID  # noqa: N815
     threads: list[ThreadShape]
 
@@ -292,4 +308,8 @@ def inspect(caller: Caller, req: InspectRequest) -> dict:
             query.order_by(MemoryThread.weight.desc(), MemoryThread.created_at.desc()).limit(req.limit)
         ).all()
         record(s, loom, req, {"seen_thread_ids": [thread.id for thread in threads]})
-        return {"loomId": str(loom.id), "threads": [shown(thread) for thread in threads]}
+        return {
+            "namespace": loom.namespace,
+            "loomId": str(loom.id),
+            "threads": [shown(thread) for thread in threads],
+        }

@@ -11,7 +11,8 @@ from models import db
 from models.conversation import Thread, Turn
 from models.namespace import ROLES, Namespace, role_rank
 from models.settings import get_settings
-from ops.registry import OPS
+from ops.caller import OPERATOR
+from ops.registry import OPS, call
 from tests.integration.conftest import append, enable_logging
 
 MINE, OTHER = "roles-mine", "roles-other"
@@ -56,7 +57,22 @@ BODIES: dict[str, Callable[[str], dict]] = {
     },
     "erasure.request": lambda unique: {"user_id": f"nobody-{unique}"},
     "erasure.export": lambda unique: {"user_id": f"nobody-{unique}"},
+    "looms.list": lambda unique: {},
+    "looms.sessions": lambda unique: {"agent_name": unique},
+    "context.pack": lambda unique: {"thread_id": "t", "run_id": unique},
+    "memory.set": lambda unique: {"content": f"remembered {unique}"},
+    "memory.search": lambda unique: {"query": unique, "search_mode": "lexical"},
+    "memory.pin": lambda unique: {"thread": memory_thread(unique)},
+    "memory.cut": lambda unique: {"thread": memory_thread(unique)},
+    "memory.reframe": lambda unique: {"thread": memory_thread(unique), "content": f"said anew {unique}"},
+    "memory.inspect": lambda unique: {"limit": 1},
 }
+
+
+def memory_thread(unique: str) -> str:
+    """A memory thread of MINE's default loom to pin, cut or reframe (a token of OTHER is refused
+    before it is looked up)."""
+    return call("memory.set", OPERATOR, {"namespace": MINE, "content": f"a thread {unique}"})["thread"]["id"]
 
 
 @pytest.fixture(scope="module", autouse=True)
