@@ -1,6 +1,7 @@
-"""The memory ops: memory.set, memory.search, memory.pin, memory.cut, memory.reframe and
-memory.inspect. A memory thread is served with the seed's names (camelCase); an op that names a
-session (``thread_id``, with ``run_id`` and the agent) records what it showed or touched there.
+"""The memory ops: memory.set, memory.search, memory.pin, memory.cut, memory.reframe,
+memory.inspect and memory.give. A memory thread is served with the seed's names (camelCase); an
+op that names a session (``thread_id``, with ``run_id`` and the agent) records what it showed or
+touched there.
 
 Writes never call a model: memory.set and memory.reframe store the text and request the embedding
 stage's run, which the worker does; until then the thread is found by its words."""
@@ -18,7 +19,7 @@ from models.memory import BASES, KINDS, WEIGHT_MAX, WEIGHT_MIN, Loom, MemoryThre
 from models.settings import get_settings
 from ops import search as searching
 from ops.caller import Caller
-from ops.errors import not_found
+from ops.errors import invalid, not_found
 from ops.schemas import Answer, OpRequest
 from pipelines import memory, search, sessions
 from workers import ledger, outbox
@@ -313,3 +314,29 @@ def inspect(caller: Caller, req: InspectRequest) -> dict:
             "loomId": str(loom.id),
             "threads": [shown(thread) for thread in threads],
         }
+
+
+class GiveRequest(ThreadRequest):
+    thread_id: str = Field(min_length=1, max_length=256)  # the conversation both agents are in
+    to_agent: str = Field(min_length=1, max_length=128)
+
+
+class GiveAnswer(Answer):
+    namespace: str
+    thread: ThreadShape
+    session: UUID  # the receiving agent's session, where the gift waits
+
+
+def give(caller: Caller, req: GiveRequest) -> dict:
+    """Give a thread to another agent of the same run: it waits in that agent's session
+    (``pendingGiftThreadIds``) until its next context.pack offers it."""
+    if req.to_agent == req.agent:
+        raise invalid("an agent gives a thread to another agent, not to itself", "to_agent")
+    with db.session() as s:
+        loom = the_loom(s, caller, req)
+        thread = _the_thread(s, loom, req.thread)
+        receiver = sessions.open_session(
+            s, loom, sessions.Where(req.thread_id, req.run_id, req.to_agent), utcnow()
+        )
+        sessions.record(s, receiver, {"pending_gift_thread_ids": [thread.id]}, utcnow())
+        return {"namespace": loom.namespace, "thread": shown(thread), "session": str(receiver.id)}

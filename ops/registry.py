@@ -76,6 +76,7 @@ OPS: dict[str, Op] = {
     "memory.cut": Op("writer", memory.ThreadRequest, memory.ThreadAnswer, memory.cut),
     "memory.reframe": Op("writer", memory.ReframeRequest, memory.ReframeAnswer, memory.reframe),
     "memory.inspect": Op("viewer", memory.InspectRequest, memory.InspectAnswer, memory.inspect),
+    "memory.give": Op("writer", memory.GiveRequest, memory.GiveAnswer, memory.give),
 }
 
 

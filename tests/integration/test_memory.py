@@ -144,6 +144,27 @@ def test_ops_record_what_the_agent_was_shown_and_touched(worker):
     assert {t["id"] for t in shown} <= set(session["seenThreadIds"]) <= set(session["knownThreadIds"])
 
 
+def test_a_gift_waits_in_the_receivers_session_and_is_offered_once():
+    chat = f"t-{uuid.uuid4().hex[:6]}"
+    thread = remember("the client signs on Monday")
+    given = op(
+        "memory.give", thread=thread["id"], thread_id=chat, run_id="r-1", agent="sales", to_agent="legal"
+    )
+    waiting = op("looms.sessions", agent_name="legal")["sessions"][0]
+    assert waiting["id"] == given["session"] and waiting["pendingGiftThreadIds"] == [thread["id"]]
+    assert thread["id"] not in waiting["knownThreadIds"]  # not offered yet
+    offered = op("context.pack", thread_id=chat, run_id="r-1", agent="legal")
+    assert [gift["id"] for gift in offered["gifts"]] == [thread["id"]]
+    assert (
+        offered["session"]["pendingGiftThreadIds"] == []
+        and thread["id"] in offered["session"]["knownThreadIds"]
+    )
+    assert op("context.pack", thread_id=chat, run_id="r-1", agent="legal")["gifts"] == []
+    with pytest.raises(OpError) as to_itself:
+        op("memory.give", thread=thread["id"], thread_id=chat, agent="legal", to_agent="legal")
+    assert to_itself.value.status == 422
+
+
 def test_a_loom_of_another_namespace_is_not_found():
     other = call("looms.list", OPERATOR, {"namespace": "elsewhere"})["looms"][0]["id"]
     with pytest.raises(OpError) as refused:
