@@ -15,6 +15,7 @@ from ops import (
     erasure,
     looms,
     memory,
+    memory_extraction,
     search,
 )
 from ops.caller import Caller
@@ -77,6 +78,15 @@ OPS: dict[str, Op] = {
     "memory.reframe": Op("writer", memory.ReframeRequest, memory.ReframeAnswer, memory.reframe),
     "memory.inspect": Op("viewer", memory.InspectRequest, memory.InspectAnswer, memory.inspect),
     "memory.give": Op("writer", memory.GiveRequest, memory.GiveAnswer, memory.give),
+    "memory.set_from_messages": Op(
+        "writer",
+        memory_extraction.SetFromMessagesRequest,
+        memory_extraction.SetFromMessagesAnswer,
+        memory_extraction.set_from_messages,
+    ),
+    "memory.recall": Op(
+        "viewer", memory_extraction.RecallRequest, memory_extraction.RecallAnswer, memory_extraction.recall
+    ),
 }
 
 

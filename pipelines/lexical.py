@@ -12,8 +12,9 @@ with tf the lexeme's positions in the turn and dl its words (``turns.lexical_len
 turns of the search's namespaces: df per lexeme is counted per query (exactly up to ``EXACT_DF``,
 estimated past it), N and avgdl are kept for ``CORPUS_SECONDS``.
 
-The same leg ranks the other documents with lexemes (``Documents``): one user's saved messages
-and a loom's memory threads, each a small corpus of its own counted per query."""
+The same leg ranks the other documents with lexemes (``Documents``): one user's saved messages,
+a loom's memory threads and the messages its extractions read, each a small corpus of its own
+counted per query."""
 
 import math
 import time
@@ -70,6 +71,7 @@ class Documents:
 TURNS = Documents("turns", INDEXED)
 MESSAGES = Documents("turns", INDEXED, unit="t.thread_id, t.msg_id")  # a corpus of saved messages
 MEMORY_THREADS = Documents("memory_threads", "t.cut_at IS NULL", id_column="t.row_id")
+MEMORY_EVIDENCE = Documents("memory_evidence", "t.sensitivity <> 'high'")  # what extraction read
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,11 @@ BODIES: dict[str, Callable[[str], dict]] = {
     "memory.cut": lambda unique: {"thread": memory_thread(unique)},
     "memory.reframe": lambda unique: {"thread": memory_thread(unique), "content": f"said anew {unique}"},
     "memory.inspect": lambda unique: {"limit": 1},
+    "memory.set_from_messages": lambda unique: {
+        "thread_id": "t",
+        "messages": [{"role": "user", "content": f"I moved to Porto {unique}"}],
+    },
+    "memory.recall": lambda unique: {"query": unique},
     "memory.give": lambda unique: {"thread": memory_thread(unique), "thread_id": "t", "to_agent": unique},
 }
 

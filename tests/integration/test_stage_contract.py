@@ -34,6 +34,7 @@ from models.transcript import Transcript
 from ops.caller import OPERATOR
 from ops.registry import call
 from tests.integration.conftest import append, enable_logging
+from tests.support.openai_server import words_reply
 from workers import ledger, stages
 
 NS = "contract"
@@ -136,6 +137,31 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
                     select(MemoryThread.id, MemoryThread.vector.is_not(None)).where(
                         MemoryThread.tags.contains([name])
                     )
+                ).all()
+            )
+
+    def extraction_run(name: str) -> int:
+        def facts(request: dict) -> dict:  # one fact citing the first line; other stages' answers as ever
+            if "facts" not in json.dumps(request.get("tools", request["messages"][0])):
+                return words_reply(request)
+            return {"facts": [{"content": f"{name} runs the billing export", "lines": [1]}]}
+
+        llm.reply = facts
+        body = {
+            "namespace": NS,
+            "thread_id": name,
+            "run_id": name,
+            "messages": [{"role": "user", "content": f"I run the billing export ({name})"}],
+        }
+        return call("memory.set_from_messages", OPERATOR, body)["run"]["id"]
+
+    def extraction_state(name: str) -> tuple:
+        with db.session() as s:
+            return tuple(
+                s.exec(
+                    select(MemoryThread.content, MemoryThread.evidence_ids)
+                    .where(MemoryThread.run_id == name)
+                    .order_by(MemoryThread.row_id)
                 ).all()
             )
 
@@ -249,6 +275,7 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
         "ingest": Scenario(ingest_run, turns_state, lambda: len(written)),
         "embedding": Scenario(embedding_run, turns_state, lambda: len(embedded)),
         "memory_embedding": Scenario(memory_embedding_run, memory_state, lambda: len(embedded)),
+        "extraction": Scenario(extraction_run, extraction_state, lambda: len(llm.chat_calls)),
         "compaction": Scenario(compaction_run, turns_state, lambda: len(llm.chat_calls) + len(embedded)),
         "title": Scenario(title_run, turns_state, lambda: len(llm.chat_calls)),
     }

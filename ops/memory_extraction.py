@@ -1,0 +1,161 @@
+"""memory.set_from_messages and memory.recall: turning messages into memories in the worker, and
+reading back the messages extraction read.
+
+set_from_messages keeps every message as evidence at once (whether or not the namespace records
+transcripts) and requests the extraction run; ``defer: true`` answers with the run straight away,
+``defer: false`` waits a bounded time for its outcome. Either way the model is asked by the worker,
+never by the op. memory.recall searches that evidence: by BM25 over its words, and by a time
+window, in time order, when it has no query."""
+
+from datetime import datetime
+from typing import Literal
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlmodel import col, select
+
+from models import db
+from models.base import utcnow
+from models.memory import MemoryEvidence
+from ops.caller import Caller
+from ops.errors import invalid
+from ops.memory import SessionOp, the_loom
+from ops.runs import RunAnswer, run_public, started
+from ops.schemas import Answer, SaidAt
+from pipelines import extraction, keys, lexical, screening
+from pipelines.excerpts import around
+from workers.stages.extraction import EXTRACTION, request
+
+
+class MessageIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["user", "assistant", "system", "tool"]
+    content: str = Field(min_length=1, max_length=100_000)
+    msg_id: str | None = Field(default=None, min_length=1, max_length=128)
+    ts: SaidAt | None = None
+    user_id: str | None = Field(default=None, min_length=1, max_length=256)
+
+
+class SetFromMessagesRequest(SessionOp):
+    thread_id: str = Field(min_length=1, max_length=256)  # the conversation the messages are of
+    messages: list[MessageIn] = Field(min_length=1, max_length=500)
+    defer: bool = True  # false: wait for the extraction's outcome (at most wait_seconds)
+    wait_seconds: float = Field(default=30, gt=0, le=120)
+
+
+class SetFromMessagesAnswer(Answer):
+    namespace: str
+    loomId: UUID  # noqa: N815
+    evidence: int  # the messages kept as evidence
+    run: RunAnswer
+
+
+def set_from_messages(caller: Caller, req: SetFromMessagesRequest) -> dict:
+    now = utcnow()
+    messages = [
+        extraction.Message(
+            role=m.role,
+            content=m.content,
+            msg_id=m.msg_id or keys.derived_msg_id(req.thread_id, m.role, m.content),
+            ts=m.ts or now,
+            user_id=m.user_id,
+        )
+        for m in req.messages
+    ]
+    if len({m.msg_id for m in messages}) != len(messages):
+        raise invalid("two messages share a msg_id (or role and content, when it is not given)", "messages")
+    with db.session() as s:
+        loom = the_loom(s, caller, req)
+        ids = extraction.keep(s, loom, req.thread_id, req.run_id, req.agent, messages, now)
+        run = request(s, loom, ids, req.agent, req.run_id)
+    run = started(EXTRACTION.name, run, not req.defer, req.wait_seconds)
+    return {"namespace": loom.namespace, "loomId": str(loom.id), "evidence": len(ids), "run": run_public(run)}
+
+
+class RecallRequest(SessionOp):
+    query: str | None = Field(default=None, min_length=1, max_length=4000)
+    since: datetime | None = None
+    until: datetime | None = None
+    limit: int = Field(default=20, ge=1, le=100)
+
+
+class Recalled(Answer):
+    id: int
+    thread_id: str
+    msg_id: str
+    role: str
+    agent: str
+    ts: datetime
+    score: float | None
+    excerpt: str
+
+
+class RecallAnswer(Answer):
+    namespace: str
+    loomId: UUID  # noqa: N815
+    mode: Literal["lexical", "time"]
+    hits: list[Recalled]
+
+
+EXCERPT_CHARS = 400
+
+
+def recall(caller: Caller, req: RecallRequest) -> dict:
+    """The evidence extraction read, by its words or its time (a message that reads as high is
+    never returned)."""
+    if req.since and req.until and req.since > req.until:
+        raise invalid("since is after until", "since")
+    with db.session() as s:
+        loom = the_loom(s, caller, req)
+        window, params = "t.loom_id = :loom", {"loom": loom.id}
+        for bound, op in (("since", ">="), ("until", "<=")):
+            if getattr(req, bound) is not None:
+                window += f" AND t.ts {op} :{bound}"
+                params[bound] = getattr(req, bound)
+        if req.thread_id is not None:
+            window += " AND t.thread_id = :thread"
+            params["thread"] = req.thread_id
+        scores: dict[int, float] = {}
+        if req.query:
+            lexemes = list(dict.fromkeys(lexical.query_lexemes(s, req.query)))
+            scored = lexical.search(
+                s, lexemes, window, params, req.limit, "t.loom_id = :loom", lexical.MEMORY_EVIDENCE
+            )
+            scores = {x.id: x.score for x in scored}
+            rows = {
+                e.id: e
+                for e in s.exec(select(MemoryEvidence).where(col(MemoryEvidence.id).in_(list(scores))))
+            }
+            found = [rows[i] for i in scores]
+        else:
+            query = select(MemoryEvidence).where(
+                MemoryEvidence.loom_id == loom.id, MemoryEvidence.sensitivity != screening.HIGH
+            )
+            if req.since is not None:
+                query = query.where(MemoryEvidence.ts >= req.since)
+            if req.until is not None:
+                query = query.where(MemoryEvidence.ts <= req.until)
+            if req.thread_id is not None:
+                query = query.where(MemoryEvidence.thread_id == req.thread_id)
+            found = list(
+                s.exec(query.order_by(col(MemoryEvidence.ts), col(MemoryEvidence.id)).limit(req.limit))
+            )
+        return {
+            "namespace": loom.namespace,
+            "loomId": str(loom.id),
+            "mode": "lexical" if req.query else "time",
+            "hits": [
+                {
+                    "id": e.id,
+                    "thread_id": e.thread_id,
+                    "msg_id": e.msg_id,
+                    "role": e.role,
+                    "agent": e.agent,
+                    "ts": e.ts.isoformat(),
+                    "score": scores.get(e.id),
+                    "excerpt": around(e.content, req.query or "", EXCERPT_CHARS),
+                }
+                for e in found
+            ],
+        }

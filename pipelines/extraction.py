@@ -1,0 +1,139 @@
+"""Extraction: turning messages handed to memory.set_from_messages into memory threads.
+
+The op keeps each message as evidence (``memory_evidence``: the turns extraction read, whether or
+not the namespace records transcripts; ``memory.recall`` reads them) and requests one extraction
+run for the batch. The stage numbers the messages that may be sent (never one that reads as high,
+nor a line that would read as high as cut), asks the LLM for typed facts citing those numbers, and
+writes each fact as an ``Extracted`` memory thread with the evidence it cites. A fact is keyed by
+its loom and text (``source_key``), so extracting the same batch twice writes each fact once."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+from uuid import UUID
+
+from pydantic import BaseModel, Field
+from sqlalchemy import text
+from sqlmodel import Session, col, select
+
+from models.memory import Loom, MemoryEvidence
+from pipelines import keys, memory, screening
+
+INSTRUCTIONS = (
+    "You extract durable memories from a conversation. List the facts worth remembering later: "
+    "who the people are, what they prefer, plan, decided, did or own, and how to do things that "
+    "were worked out. Write each fact as one short self-contained sentence that names who it is "
+    "about. Cite the numbers of the lines each fact comes from. Leave out greetings, questions and "
+    "anything the lines do not state. Return no facts when there are none."
+)
+LINE_CHARS = 2_000  # of one message, in the prompt
+
+
+class Fact(BaseModel):
+    content: str = Field(min_length=1, max_length=2_000, description="the fact, one sentence")
+    kind: Literal["Semantic", "Episodic", "Procedural"] = Field(
+        default="Semantic", description="Semantic: a fact; Episodic: an event; Procedural: how to do a thing"
+    )
+    subjects: list[str] = Field(default_factory=list, description="the people and things it is about")
+    lines: list[int] = Field(default_factory=list, description="the numbers of the lines it comes from")
+
+
+class Facts(BaseModel):
+    facts: list[Fact] = Field(default_factory=list, description="the memories, possibly none")
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str
+    content: str
+    msg_id: str
+    ts: datetime
+    user_id: str | None = None
+
+
+KEEP = text("""
+INSERT INTO memory_evidence (loom_id, namespace, thread_id, msg_id, agent, role, content, user_id, run_id,
+                             ts, sensitivity, created_at)
+SELECT :loom, :ns, :thread, m.msg_id, :agent, m.role, m.content, m.user_id, :run, m.ts, m.sensitivity, :now
+FROM unnest(CAST(:msg_ids AS text[]), CAST(:roles AS text[]), CAST(:contents AS text[]),
+            CAST(:users AS text[]), CAST(:ts AS timestamptz[]), CAST(:sensitivities AS text[]))
+     AS m(msg_id, role, content, user_id, ts, sensitivity)
+ON CONFLICT (loom_id, thread_id, msg_id) DO UPDATE SET msg_id = EXCLUDED.msg_id  -- kept as it was
+RETURNING id
+""")
+
+
+def keep(
+    s: Session,
+    loom: Loom,
+    thread_id: str,
+    run_id: str | None,
+    agent: str,
+    messages: list[Message],
+    now: datetime,
+) -> list[int]:
+    """Keep the messages as evidence (screened; a message kept before stays as it was); their ids."""
+    ids = s.execute(
+        KEEP,
+        {
+            "loom": loom.id,
+            "ns": loom.namespace,
+            "thread": thread_id,
+            "agent": agent,
+            "run": run_id,
+            "now": now,
+            "msg_ids": [m.msg_id for m in messages],
+            "roles": [m.role for m in messages],
+            "contents": [m.content for m in messages],
+            "users": [m.user_id for m in messages],
+            "ts": [m.ts for m in messages],
+            "sensitivities": [screening.screen(m.content).level for m in messages],
+        },
+    ).scalars()
+    return sorted(ids)
+
+
+def prompt(evidence: list[MemoryEvidence], budget: int) -> tuple[str, list[MemoryEvidence]]:
+    """The numbered lines sent (never one that reads as high) within ``budget`` characters, and
+    the evidence each number stands for (line n is ``sent[n - 1]``)."""
+    lines, sent, room = [], [], budget
+    for row in sorted(evidence, key=lambda e: (e.ts, e.id)):
+        if row.sensitivity == screening.HIGH:
+            continue
+        content = row.content if len(row.content) <= LINE_CHARS else row.content[:LINE_CHARS] + " […]"
+        line = f"[{len(sent) + 1}] {row.role}: {content}"
+        if screening.is_high(line) or len(line) + 1 > room:
+            continue
+        lines.append(line)
+        sent.append(row)
+        room -= len(line) + 1
+    return "\n".join(lines), sent
+
+
+def memories(loom_id: UUID, facts: Facts, sent: list[MemoryEvidence], agent: str, run_id: str | None):
+    """The facts as memory threads to write: each screened (one that reads as high is dropped),
+    with the evidence its line numbers cite."""
+    out = []
+    for fact in facts.facts:
+        content = " ".join(fact.content.split())
+        if not content or screening.is_high(content):
+            continue
+        cited = [sent[n - 1].id for n in dict.fromkeys(fact.lines) if 1 <= n <= len(sent)]
+        out.append(
+            memory.NewMemory(
+                content=content,
+                kind=fact.kind,
+                weight=0.5,
+                basis="Extracted",
+                subjects=[subject[:200] for subject in fact.subjects if subject.strip()][:32],
+                agent=agent,
+                run_id=run_id,
+                evidence_ids=cited,
+                source_key=keys.digest(str(loom_id), content.casefold())[:32],
+            )
+        )
+    return out
+
+
+def load(s: Session, ids: list[int]) -> list[MemoryEvidence]:
+    return list(s.exec(select(MemoryEvidence).where(col(MemoryEvidence.id).in_(ids))))

@@ -1,0 +1,73 @@
+"""The extraction stage: one run a batch of messages handed to memory.set_from_messages (its
+subject the batch's first evidence row, its version the digest of all of them). The work is
+``pipelines.extraction``'s; the model is asked outside any transaction, and without a provider the
+run is skipped (the stock fake provider extracts nothing)."""
+
+import logging
+from uuid import UUID
+
+from sqlmodel import Session
+
+from models import db
+from models.base import utcnow
+from models.memory import Loom
+from models.settings import get_settings
+from models.stage_run import SKIPPED, SUCCEEDED, StageRun
+from pipelines import extraction, keys, memory, screening
+from providers import llm
+from workers import ledger, outbox
+from workers.stages import Stage, close, one_at_a_time, register, retry_later
+from workers.stages import actor as stage_actor
+from workers.stages.memory_embedding import MEMORY_EMBEDDING
+
+log = logging.getLogger(__name__)
+
+STAGE = "extraction"
+
+
+@stage_actor(STAGE)
+def extract(run_ids: list[int]) -> None:
+    one_at_a_time(EXTRACTION, run_ids, _work)
+
+
+EXTRACTION = register(Stage(STAGE, extract, subject_kind="evidence", chunk=1))
+
+
+def request(s: Session, loom: Loom, evidence_ids: list[int], agent: str, run_id: str | None) -> StageRun:
+    """The run of one batch (asking twice for the same messages is one run)."""
+    params = {"loom_id": str(loom.id), "evidence_ids": evidence_ids, "agent": agent, "run_id": run_id}
+    version = keys.digest(*(str(i) for i in evidence_ids))[:16]
+    return ledger.request(s, EXTRACTION, evidence_ids[0], version, params, revive=True)
+
+
+def _work(run: StageRun) -> None:
+    with db.session() as s:
+        evidence = extraction.load(s, run.params["evidence_ids"])
+    budget = get_settings().llm_prompt_max_chars - len(extraction.INSTRUCTIONS) - 200
+    prompt, sent = extraction.prompt(evidence, budget)
+    if not sent:
+        return close(run, SKIPPED, reason="nothing-to-send")
+    if screening.is_high(prompt):  # each line passed; together they read as high
+        return close(run, SKIPPED, reason="prompt-high-sensitivity")
+    try:
+        with ledger.leased([run]):
+            facts = llm.get_llm().ask(extraction.Facts, extraction.INSTRUCTIONS, prompt)
+    except llm.NoProvider:
+        return close(run, SKIPPED, reason=llm.NO_PROVIDER_REASON)
+    except llm.LLMFailed as exc:
+        return retry_later(EXTRACTION, run, f"extraction failed: {exc}")
+    loom_id = UUID(run.params["loom_id"])
+    new = extraction.memories(loom_id, facts, sent, run.params["agent"], run.params["run_id"])
+    with db.session() as s:
+        loom = s.get(Loom, loom_id)
+        now = utcnow()
+        threads = [thread for item in new if (thread := memory.write(s, loom, item, now)) is not None]
+        runs = [ledger.request(s, MEMORY_EMBEDDING, t.row_id, t.digest[:16], {}) for t in threads]
+        result = {"facts": len(facts.facts), "memories": len({t.id for t in threads}), "sent": len(sent)}
+        if not ledger.finish(s, [run], SUCCEEDED, result=result):
+            s.rollback()  # another worker holds the run now: it writes them
+            return None
+    pending = [r.id for r in runs if r.status == "pending"]
+    if pending:
+        outbox.wake(MEMORY_EMBEDDING.name, pending)
+    return None
