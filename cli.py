@@ -9,6 +9,7 @@ import logging
 import re
 import sys
 import time
+import uuid
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -28,6 +29,10 @@ namespaces_app = typer.Typer(no_args_is_help=True, help="Namespaces and their re
 passes_app = typer.Typer(no_args_is_help=True, help="The periodic passes: list them, run one by hand.")
 screening_app = typer.Typer(no_args_is_help=True, help="Screening: apply new rules to stored turns.")
 erasure_app = typer.Typer(no_args_is_help=True, help="Erasure: the log of requests, and a person's export.")
+night_app = typer.Typer(
+    invoke_without_command=True,
+    help="Night weaving: consolidate the LoomSessions awaiting the night now, or list the weavings.",
+)
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(runs_app, name="runs")
 app.add_typer(db_app, name="db")
@@ -35,6 +40,7 @@ app.add_typer(namespaces_app, name="namespaces")
 app.add_typer(passes_app, name="passes")
 app.add_typer(screening_app, name="screening")
 app.add_typer(erasure_app, name="erasure")
+app.add_typer(night_app, name="night-weave")
 
 out = Console()
 err = Console(stderr=True)
@@ -460,6 +466,71 @@ def _fire(chosen, wait: bool, timeout: int) -> None:
         time.sleep(0.5)
     counts = Counter(r.status for r in runs)
     out.print(", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+
+
+@night_app.callback()
+def night_weave(
+    ctx: typer.Context,
+    loom: Annotated[str | None, typer.Option(help="only this loom's sessions (its id)")] = None,
+    wait: Annotated[bool, typer.Option(help="wait for the sessions to be consolidated")] = False,
+    timeout: Annotated[int, typer.Option(help="seconds --wait waits at most")] = 3600,
+) -> None:
+    """Weave the night now, as the nightly pass does: a run for each session awaiting the night
+    (for system cron, or an operator). `loom night-weave list` shows the weavings."""
+    if ctx.invoked_subcommand is not None:
+        return
+    _check_range("--timeout", timeout, range(1, 86_401))
+    try:
+        loom_id = uuid.UUID(loom) if loom is not None else None
+    except ValueError as exc:
+        raise fail(f"--loom: {loom!r} is not a loom id (a uuid; `loom op looms.list` shows them)") from exc
+    with services.running(start=None):
+        from schedules.registry import passes
+        from workers.stages.night_weaving import weave_night
+
+        scheduled = passes()["night_weaving"]
+        _fire(dataclasses.replace(scheduled, run=lambda: weave_night(loom_id, by="operator")), wait, timeout)
+
+
+@night_app.command("list")
+def night_weave_list(
+    limit: Annotated[int, typer.Option(help="the newest weavings shown")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object a line")] = False,
+) -> None:
+    """The night weavings, newest first: when, by whom, the sessions sent and consolidated, the
+    episodes woven and the threads judged."""
+    _check_range("--limit", limit, range(1, 100_001))
+    with services.running(start="database"):
+        from sqlmodel import col, select
+
+        from models import db
+        from models.memory import NightWeaving
+
+        with db.session() as s:
+            weavings = s.exec(
+                select(NightWeaving).order_by(col(NightWeaving.started_at).desc()).limit(limit)
+            ).all()
+    if as_json:
+        for w in weavings:
+            out.print(json.dumps(w.model_dump(mode="json")), markup=False, highlight=False, soft_wrap=True)
+        return
+    from rich import box
+
+    columns = ("id", "loom", "started", "finished", "sessions", "consolidated", "episodes", "judged", "by")
+    table = Table(*columns, box=box.SIMPLE)
+    for w in weavings:
+        table.add_row(
+            str(w.id),
+            str(w.loom_id or "all"),
+            _when(w.started_at),
+            _when(w.finished_at),
+            str(w.sessions),
+            str(w.consolidated),
+            str(w.episodes),
+            str(w.judged),
+            w.by,
+        )
+    out.print(table)
 
 
 @erasure_app.command("list")

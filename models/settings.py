@@ -9,7 +9,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from apscheduler.triggers.cron import CronTrigger
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -101,6 +102,16 @@ class Settings(BaseSettings):
     # --- memory (looms, memory threads, sessions) -----------------------------------------------
     # A session's tapestry (what its agent wakes up knowing) holds at most this many characters.
     tapestry_max_chars: int = Field(default=4_000, ge=200, le=100_000)
+    # Night weaving: when the nightly pass fires (a cron expression, the scheduler's time zone is
+    # UTC), and the most turns of a session one night reads (the rest wait for the next nights).
+    night_weaving_cron: str = "0 3 * * *"
+    night_weaving_max_turns: int = Field(default=200, ge=1, le=10_000)
+
+    @field_validator("night_weaving_cron")
+    @classmethod
+    def _a_crontab(cls, value: str) -> str:
+        CronTrigger.from_crontab(value, timezone="UTC")  # a ValueError names what is wrong
+        return value
 
 
 @lru_cache

@@ -6,12 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from apscheduler.triggers.base import BaseTrigger
+from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from models.settings import get_settings
 from workers import outbox
 from workers.stages.compaction import compact_grown
 from workers.stages.embedding import reembed_outdated
+from workers.stages.night_weaving import weave_night
 from workers.stages.retention import plan_partitions
 from workers.stages.screening import rescreen_outdated
 from workers.stages.titles import title_untitled
@@ -43,7 +45,11 @@ def passes() -> dict[str, Pass]:
         # After an upgrade that changed the screening rules: the turns judged by older rules.
         ("rescreen", settings.rescreen_interval_seconds, rescreen_outdated, True),
     ]
-    return {
+    scheduled = {
         name: Pass(name, IntervalTrigger(seconds=seconds), run, at_start)
         for name, seconds, run, at_start in every
     }
+    # The nightly consolidation of LoomSessions, at a time of day rather than an interval.
+    night = CronTrigger.from_crontab(settings.night_weaving_cron, timezone="UTC")
+    scheduled["night_weaving"] = Pass("night_weaving", night, weave_night)
+    return scheduled

@@ -20,14 +20,14 @@ from datetime import datetime
 
 import pytest
 from sqlalchemy import text
-from sqlmodel import select
+from sqlmodel import col, select
 from typer.testing import CliRunner
 
 import cli
 from models import db
 from models.conversation import Embedding, Thread, Turn, TurnKey
 from models.erasure import ErasureEvent
-from models.memory import MemoryThread
+from models.memory import LoomSession, MemoryThread
 from models.settings import get_settings
 from models.stage_run import FAILED, RUNNING, SKIPPED, SUCCEEDED, StageRun
 from models.transcript import Transcript
@@ -86,6 +86,7 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
     from pipelines import appending
     from providers import embedders
     from workers.stages import compaction, erasure, ingest, retention, titles
+    from workers.stages import night_weaving as night
     from workers.stages import screening as rescreening
 
     enable_logging(NS)
@@ -140,13 +141,21 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
                 ).all()
             )
 
-    def extraction_run(name: str) -> int:
-        def facts(request: dict) -> dict:  # one fact citing the first line; other stages' answers as ever
-            if "facts" not in json.dumps(request.get("tools", request["messages"][0])):
-                return words_reply(request)
-            return {"facts": [{"content": f"{name} runs the billing export", "lines": [1]}]}
+    def lists_reply(name: str):
+        """Answers an extraction (facts) or a night weaving (episodes) with one item citing line 1,
+        and any other stage's request as ever."""
 
-        llm.reply = facts
+        def reply(request: dict) -> dict:
+            schema = json.dumps(request.get("tools", request["messages"][0]))
+            for field in ("facts", "episodes"):
+                if f'"{field}"' in schema:
+                    return {field: [{"content": f"{name} runs the billing export", "lines": [1]}]}
+            return words_reply(request)
+
+        return reply
+
+    def extraction_run(name: str) -> int:
+        llm.reply = lists_reply(name)
         body = {
             "namespace": NS,
             "thread_id": name,
@@ -164,6 +173,30 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
                     .order_by(MemoryThread.row_id)
                 ).all()
             )
+
+    def night_weaving_run(name: str) -> int:
+        llm.reply = lists_reply(name)
+        transcript(name, 4)
+        where = {"namespace": NS, "thread_id": name}
+        session = call("context.pack", OPERATOR, where)["session"]["id"]
+        sent = night.weave_night()
+        with db.session() as s:
+            row = s.exec(select(LoomSession.row_id).where(LoomSession.id == session)).one()
+            return s.exec(
+                select(StageRun.id).where(
+                    StageRun.subject == f"loom_session:{row}", col(StageRun.id).in_(sent)
+                )
+            ).one()
+
+    def night_state(name: str) -> tuple:
+        with db.session() as s:
+            session = s.exec(select(LoomSession).where(LoomSession.thread_id == name)).one()
+            woven = s.exec(
+                select(MemoryThread.content, MemoryThread.basis)
+                .where(MemoryThread.namespace == NS, MemoryThread.basis == "Woven")
+                .where(MemoryThread.content.contains(name))
+            ).all()
+        return session.consolidated_up_to_sequence, session.awaiting_night, tuple(woven)
 
     def compaction_run(name: str) -> int:
         transcript(name, 16)
@@ -276,6 +309,7 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
         "embedding": Scenario(embedding_run, turns_state, lambda: len(embedded)),
         "memory_embedding": Scenario(memory_embedding_run, memory_state, lambda: len(embedded)),
         "extraction": Scenario(extraction_run, extraction_state, lambda: len(llm.chat_calls)),
+        "night_weaving": Scenario(night_weaving_run, night_state, lambda: len(llm.chat_calls)),
         "compaction": Scenario(compaction_run, turns_state, lambda: len(llm.chat_calls) + len(embedded)),
         "title": Scenario(title_run, turns_state, lambda: len(llm.chat_calls)),
     }

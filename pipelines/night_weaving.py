@@ -1,0 +1,197 @@
+"""Night weaving's work on one LoomSession: the turns to read, the episodes they make, the judgement
+of what was suggested, and the writes that consolidate the session. Plain functions; the stage in
+``workers/stages/night_weaving.py`` adds claiming, the model call and retries.
+
+Each night reads only the session's turns after ``consolidatedUpToSequence`` (at most
+``LOOM_NIGHT_WEAVING_MAX_TURNS``: a long conversation is consolidated night after night) and weaves
+them into ``Episodic`` memory threads (basis ``Woven``) with the turns as their evidence: with the
+LLM through instructor, or, without a provider, one episode the deterministic builder writes (who,
+when, and the key turns). A turn that reads as high is never sent nor quoted.
+
+Each thread suggested in the session and not judged yet is judged once: used when it was recalled,
+woven or held in the session, and its weight rises by ``REINFORCE`` (to at most 1); unused, and its
+weight is multiplied by ``DECAY`` (to at least 0). A thread held back after vetting and never used is
+not counted as unused: it stays unjudged, and may be used later."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID
+
+from pydantic import BaseModel, Field
+from sqlalchemy import text
+from sqlmodel import Session, col, select
+
+from models.memory import WEIGHT_MAX, WEIGHT_MIN, LoomSession, MemoryEvidence, MemoryThread
+from pipelines import extraction, keys, memory, screening
+
+REINFORCE, DECAY = 0.1, 0.9
+LINE_CHARS = 1_000  # of one turn, in the prompt
+KEY_TURN_CHARS = 200  # of one turn the deterministic builder quotes
+INSTRUCTIONS = (
+    "You weave an agent's conversation into episodes it can remember later. Write one to five "
+    "episodes, each a short paragraph in the past tense: what happened, who took part, what was "
+    "decided or learned, and when. Cite the numbers of the lines each episode comes from."
+)
+
+
+class Episode(BaseModel):
+    content: str = Field(min_length=1, max_length=2_000, description="the episode, a short paragraph")
+    subjects: list[str] = Field(default_factory=list, description="the people and things in it")
+    lines: list[int] = Field(default_factory=list, description="the numbers of the lines it comes from")
+
+
+class Episodes(BaseModel):
+    episodes: list[Episode] = Field(default_factory=list, max_length=5)
+
+
+@dataclass(frozen=True)
+class Turn:
+    seq: int
+    msg_id: str
+    role: str
+    content: str
+    user_id: str | None
+    ts: datetime
+    sensitivity: str
+
+
+NEW_TURNS = text("""
+SELECT seq, msg_id, role, content, user_id, ts, sensitivity FROM turns
+WHERE namespace = :ns AND thread_id = :thread AND agent = :agent AND coalesce(run_id, '') = coalesce(:run, '')
+  AND seq > :after AND seq <= :up_to AND deleted_at IS NULL AND role IN ('user', 'assistant')
+ORDER BY seq
+LIMIT :limit
+""")
+
+
+def new_turns(s: Session, session: LoomSession, up_to: int, limit: int) -> list[Turn]:
+    """The session's turns after what was consolidated, up to ``up_to``, at most ``limit``."""
+    rows = s.execute(
+        NEW_TURNS,
+        {
+            "ns": session.namespace,
+            "thread": session.thread_id,
+            "agent": session.agent_name,
+            "run": session.run_id,
+            "after": session.consolidated_up_to_sequence,
+            "up_to": up_to,
+            "limit": limit,
+        },
+    ).all()
+    return [Turn(*row) for row in rows]
+
+
+def sendable(turns: list[Turn]) -> list[Turn]:
+    return [t for t in turns if t.sensitivity != screening.HIGH and not screening.is_high(_line(0, t))]
+
+
+def _line(n: int, turn: Turn) -> str:
+    content = turn.content if len(turn.content) <= LINE_CHARS else turn.content[:LINE_CHARS] + " […]"
+    return f"[{n}] {turn.ts:%Y-%m-%d %H:%M} {turn.role}: {content}"
+
+
+def prompt(turns: list[Turn], budget: int) -> tuple[str, list[Turn]]:
+    """The numbered lines sent, within ``budget`` characters, and the turn each number stands for."""
+    lines, sent, room = [], [], budget
+    for turn in turns:
+        line = _line(len(sent) + 1, turn)
+        if len(line) + 1 > room or screening.is_high(line):
+            continue
+        lines.append(line)
+        sent.append(turn)
+        room -= len(line) + 1
+    return "\n".join(lines), sent
+
+
+def built(session: LoomSession, turns: list[Turn]) -> Episodes:
+    """The deterministic builder's episode: who, when, and the key turns (the first and last thing
+    the user said, the agent's last answer), none that reads as high."""
+    if not turns:
+        return Episodes()
+    people = list(dict.fromkeys(t.user_id for t in turns if t.user_id))
+    users = [t for t in turns if t.role == "user"]
+    answers = [t for t in turns if t.role == "assistant"]
+    key = list(dict.fromkeys([*users[:1], *users[-1:], *answers[-1:]]))
+    quoted = "; ".join(f'{t.role}: "{_cut(t.content)}"' for t in sorted(key, key=lambda t: t.seq))
+    when = f"{turns[0].ts:%Y-%m-%d %H:%M}" + (
+        f" to {turns[-1].ts:%Y-%m-%d %H:%M}" if turns[-1].ts != turns[0].ts else ""
+    )
+    who = session.agent_name + (f" with {', '.join(people)}" if people else "")
+    content = f"{when} (UTC): {who}, {len(turns)} turns. Key turns: {quoted}."
+    return Episodes(
+        episodes=[Episode(content=content, subjects=people, lines=[turns.index(t) + 1 for t in key])]
+    )
+
+
+def _cut(content: str) -> str:
+    flat = " ".join(content.split())
+    return flat if len(flat) <= KEY_TURN_CHARS else flat[:KEY_TURN_CHARS] + " …"
+
+
+def judge(session: LoomSession) -> tuple[list[UUID], list[UUID]]:
+    """(used, unused): the suggested threads not judged yet; a held-back one never used is neither."""
+    used_in = set(session.recalled_thread_ids) | set(session.woven_thread_ids) | set(session.held_thread_ids)
+    pending = [
+        t for t in dict.fromkeys(session.suggested_thread_ids) if t not in set(session.judged_thread_ids)
+    ]
+    used = [t for t in pending if t in used_in]
+    unused = [t for t in pending if t not in used_in and t not in set(session.held_back_thread_ids)]
+    return used, unused
+
+
+REWEIGH = text("""
+UPDATE memory_threads
+SET weight = CASE WHEN id = ANY(:used) THEN least(weight + :step, :max)
+                  ELSE greatest(weight * :factor, :min) END,
+    updated_at = :now
+WHERE id = ANY(:used) OR id = ANY(:unused)
+""")
+
+
+def reweigh(s: Session, used: list[UUID], unused: list[UUID], now: datetime) -> None:
+    """Reinforce the used threads and decay the unused, within [WEIGHT_MIN, WEIGHT_MAX]."""
+    if used or unused:
+        params = {"step": REINFORCE, "max": WEIGHT_MAX, "factor": DECAY, "min": WEIGHT_MIN}
+        s.execute(REWEIGH, {**params, "used": used, "unused": unused, "now": now})
+
+
+def woven(
+    s: Session, session: LoomSession, episodes: Episodes, sent: list[Turn], loom, now: datetime
+) -> list[MemoryThread]:
+    """Write the episodes as memory threads, the turns they cite kept as their evidence. Keyed by
+    the session and the range it consolidates, so weaving the same range again writes nothing new."""
+    evidence = extraction.keep(
+        s,
+        loom,
+        session.thread_id,
+        session.run_id,
+        session.agent_name,
+        [extraction.Message(t.role, t.content, t.msg_id, t.ts, t.user_id) for t in sent],
+        now,
+    )
+    by_msg = dict(
+        s.exec(
+            select(MemoryEvidence.msg_id, MemoryEvidence.id).where(col(MemoryEvidence.id).in_(evidence))
+        ).all()
+    )
+    span = f"{sent[0].seq}-{sent[-1].seq}" if sent else "none"
+    threads = []
+    for i, episode in enumerate(episodes.episodes):
+        content = " ".join(episode.content.split())
+        if not content or screening.is_high(content):
+            continue
+        cited = [by_msg[sent[n - 1].msg_id] for n in dict.fromkeys(episode.lines) if 1 <= n <= len(sent)]
+        new = memory.NewMemory(
+            content=content,
+            kind="Episodic",
+            weight=0.5,
+            basis="Woven",
+            subjects=[subject[:200] for subject in episode.subjects if subject.strip()][:32],
+            agent=session.agent_name,
+            run_id=session.run_id,
+            evidence_ids=cited,
+            source_key=keys.digest(str(session.id), span, str(i))[:32],
+        )
+        if (thread := memory.write(s, loom, new, now)) is not None:
+            threads.append(thread)
+    return threads

@@ -1,0 +1,149 @@
+"""The night weaving stage and the nightly pass that feeds it.
+
+The pass (``weave_night``, on ``LOOM_NIGHT_WEAVING_CRON``, or `loom night-weave`) only enqueues: it
+records a night weaving and requests one run for each session awaiting the night, keyed by (session,
+``lastSequence``), so firing the same night twice sends nothing new. A run consolidates its session
+(``pipelines.night_weaving``): the model is asked outside any transaction, then the episodes, the
+judgement, the weights and the session's advance are written in one transaction with the run's
+close and the night weaving's counts. Killed at any point, a session is consolidated for its range
+or untouched; a failed run is retried by `loom runs retry` alone."""
+
+import logging
+from uuid import UUID, uuid4
+
+from sqlalchemy import text
+from sqlmodel import Session, col, select
+
+from models import db
+from models.base import utcnow
+from models.memory import Loom, LoomSession, NightWeaving
+from models.settings import get_settings
+from models.stage_run import PENDING, SKIPPED, SUCCEEDED, StageRun
+from pipelines import night_weaving, screening
+from providers import llm
+from workers import ledger, outbox
+from workers.stages import Stage, close, one_at_a_time, register, retry_later
+from workers.stages import actor as stage_actor
+from workers.stages.memory_embedding import MEMORY_EMBEDDING
+
+log = logging.getLogger(__name__)
+
+STAGE = "night_weaving"
+
+
+@stage_actor(STAGE)
+def weave(run_ids: list[int]) -> None:
+    one_at_a_time(NIGHT_WEAVING, run_ids, _work)
+
+
+NIGHT_WEAVING = register(Stage(STAGE, weave, subject_kind="loom_session", chunk=1))
+
+
+def weave_night(loom_id: UUID | None = None, by: str = "scheduler") -> list[int]:
+    """The nightly pass: a night weaving recorded, and a run for each session awaiting the night
+    (of one loom, or of every loom). Returns the runs sent."""
+    now = utcnow()
+    with db.session() as s:
+        weaving = NightWeaving(id=uuid4(), loom_id=loom_id, started_at=now, by=by)
+        s.add(weaving)
+        query = select(LoomSession.row_id, LoomSession.last_sequence).where(col(LoomSession.awaiting_night))
+        if loom_id is not None:
+            query = query.where(LoomSession.loom_id == loom_id)
+        params = {"night_weaving_id": str(weaving.id)}
+        runs = [
+            ledger.request(s, NIGHT_WEAVING, row_id, str(last), {**params, "up_to": last})
+            for row_id, last in s.exec(query.order_by(LoomSession.row_id)).all()
+        ]
+        pending = [run.id for run in runs if run.status == PENDING]
+        weaving.sessions = len(pending)
+        if not pending:
+            weaving.finished_at = now
+        s.add(weaving)
+    if pending:
+        outbox.send(STAGE, pending)
+    return pending
+
+
+def _work(run: StageRun) -> None:
+    settings = get_settings()
+    up_to = run.params["up_to"]
+    with db.session() as s:
+        session = s.exec(
+            select(LoomSession).where(LoomSession.row_id == NIGHT_WEAVING.subject_id(run.subject))
+        ).first()
+        if session is None:
+            return close(run, SKIPPED, reason="deleted")
+        if session.consolidated_up_to_sequence >= up_to:
+            return close(run, SKIPPED, reason="consolidated")
+        read = night_weaving.new_turns(s, session, up_to, settings.night_weaving_max_turns + 1)
+    # More than a night's share waits: this night reads its share, the next nights the rest.
+    if len(read) > settings.night_weaving_max_turns:
+        read = read[: settings.night_weaving_max_turns]
+        read_to = read[-1].seq
+    else:
+        read_to = up_to
+    turns = night_weaving.sendable(read)
+    episodes, sent = night_weaving.Episodes(), turns
+    if turns:
+        budget = settings.llm_prompt_max_chars - len(night_weaving.INSTRUCTIONS) - 200
+        prompt, sent = night_weaving.prompt(turns, budget)
+        try:
+            if screening.is_high(prompt):  # each line passed; together they read as high
+                raise llm.NoProvider("the prompt reads as high")
+            with ledger.leased([run]):
+                episodes = llm.get_llm().ask(night_weaving.Episodes, night_weaving.INSTRUCTIONS, prompt)
+        except llm.NoProvider:  # the deterministic builder weaves instead
+            episodes, sent = night_weaving.built(session, turns), turns
+        except llm.LLMFailed as exc:
+            return retry_later(NIGHT_WEAVING, run, f"night weaving failed: {exc}")
+    _consolidate(run, session.id, read_to, episodes, sent)
+    return None
+
+
+def _consolidate(run: StageRun, session_id: UUID, read_to: int, episodes, sent) -> None:
+    """Everything the night writes for the session, in one transaction with the run's close."""
+    now = utcnow()
+    with db.session() as s:
+        session = s.exec(select(LoomSession).where(LoomSession.id == session_id).with_for_update()).one()
+        if session.consolidated_up_to_sequence >= read_to:
+            ledger.finish(s, [run], SKIPPED, reason="consolidated")
+            return
+        loom = s.get(Loom, session.loom_id)
+        threads = night_weaving.woven(s, session, episodes, sent, loom, now)
+        used, unused = night_weaving.judge(session)
+        night_weaving.reweigh(s, used, unused, now)
+        weaving_id = UUID(run.params["night_weaving_id"])
+        session.judged_thread_ids = [*session.judged_thread_ids, *used, *unused]
+        session.consolidated_up_to_sequence = read_to
+        session.consolidated_by_night_weaving_id = weaving_id
+        session.awaiting_night = session.last_sequence > read_to
+        session.date_updated = now
+        s.add(session)
+        result = {"episodes": len(threads), "judged": len(used) + len(unused), "consolidated_up_to": read_to}
+        if not ledger.finish(s, [run], SUCCEEDED, result=result):
+            s.rollback()  # another worker holds the run now: it consolidates the session
+            return
+        embedding_runs = [ledger.request(s, MEMORY_EMBEDDING, t.row_id, t.digest[:16], {}) for t in threads]
+        _count(s, weaving_id, run.id, episodes=len(threads), judged=len(used) + len(unused), now=now)
+    pending = [r.id for r in embedding_runs if r.status == PENDING]
+    if pending:
+        outbox.wake(MEMORY_EMBEDDING.name, pending)
+
+
+def _count(s: Session, weaving_id: UUID, run_id: int, episodes: int, judged: int, now) -> None:
+    """Add a consolidated session to its night weaving; the last of its runs to close finishes it
+    (under the weaving's row lock, so of two closing at once the later sees the other closed)."""
+    weaving = s.exec(select(NightWeaving).where(NightWeaving.id == weaving_id).with_for_update()).one()
+    weaving.consolidated += 1
+    weaving.episodes += episodes
+    weaving.judged += judged
+    open_runs = s.execute(
+        text(
+            "SELECT count(*) FROM stage_runs WHERE stage = :stage AND params->>'night_weaving_id' = :id "
+            "AND status IN ('pending', 'running') AND id <> :me"
+        ),
+        {"stage": STAGE, "id": str(weaving_id), "me": run_id},
+    ).scalar_one()
+    if not open_runs:
+        weaving.finished_at = now
+    s.add(weaving)
