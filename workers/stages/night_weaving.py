@@ -2,7 +2,7 @@
 
 The pass (``weave_night``, on ``LOOM_NIGHT_WEAVING_CRON``, or `loom night-weave`) only enqueues: it
 records a night weaving and requests one run for each session awaiting the night, keyed by (session,
-``lastSequence``), so firing the same night twice sends nothing new. A run consolidates its session
+``consolidatedUpToSequence``, ``lastSequence``), so firing the same night twice sends nothing new. A run consolidates its session
 (``pipelines.night_weaving``): the model is asked outside any transaction, then the episodes, the
 judgement, the weights and the session's advance are written in one transaction with the run's
 close and the night weaving's counts. Killed at any point, a session is consolidated for its range
@@ -46,13 +46,17 @@ def weave_night(loom_id: UUID | None = None, by: str = "scheduler") -> list[int]
     with db.session() as s:
         weaving = NightWeaving(id=uuid4(), loom_id=loom_id, started_at=now, by=by)
         s.add(weaving)
-        query = select(LoomSession.row_id, LoomSession.last_sequence).where(col(LoomSession.awaiting_night))
+        query = select(
+            LoomSession.row_id, LoomSession.consolidated_up_to_sequence, LoomSession.last_sequence
+        ).where(col(LoomSession.awaiting_night))
         if loom_id is not None:
             query = query.where(LoomSession.loom_id == loom_id)
         params = {"night_weaving_id": str(weaving.id)}
+        # Keyed by the range the night is to read: a session consolidated only in part (more turns
+        # than a night's share) gets the next night's run for the rest.
         runs = [
-            ledger.request(s, NIGHT_WEAVING, row_id, str(last), {**params, "up_to": last})
-            for row_id, last in s.exec(query.order_by(LoomSession.row_id)).all()
+            ledger.request(s, NIGHT_WEAVING, row_id, f"{done}-{last}", {**params, "up_to": last})
+            for row_id, done, last in s.exec(query.order_by(LoomSession.row_id)).all()
         ]
         pending = [run.id for run in runs if run.status == PENDING]
         weaving.sessions = len(pending)

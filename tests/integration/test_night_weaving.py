@@ -1,0 +1,182 @@
+"""Night weaving on the real database, broker, workers and the local LLM server: the pass and
+`loom night-weave`, episodes with their evidence (never a high turn sent or quoted), the
+deterministic builder, the judgement of suggested threads, night after night, and a night run
+twice."""
+
+import json
+import uuid
+from datetime import UTC, datetime
+
+from freezegun import freeze_time
+from sqlalchemy import text
+from typer.testing import CliRunner
+
+import cli
+from models import db
+from ops.caller import OPERATOR
+from ops.registry import call
+from schedules.registry import passes
+from tests.integration.conftest import append, enable_logging, settled, wait_until
+from workers.stages.night_weaving import weave_night
+
+SECRET = "my card is 4111 1111 1111 1111, exp 12/29"
+
+
+def namespace() -> str:
+    name = f"night-{uuid.uuid4().hex[:8]}"
+    enable_logging(name)
+    return name
+
+
+def op(ns: str, name: str, **body) -> dict:
+    return call(name, OPERATOR, {"namespace": ns, **body})
+
+
+def conversation(ns: str, chat: str, turns: list[tuple[str, str]], agent: str = "guide") -> None:
+    for i, (role, content) in enumerate(turns):
+        said = f"2026-11-0{1 + i // 3}T1{i % 10}:00:00Z"
+        append(
+            ns,
+            chat,
+            content,
+            role=role,
+            agent=agent,
+            run_id="run-1",
+            user_id="dana",
+            msg_id=f"{chat}-{i}",
+            ts=said,
+        )
+
+
+def session_of(ns: str, chat: str, agent: str = "guide") -> dict:
+    return op(ns, "context.pack", thread_id=chat, run_id="run-1", agent=agent)["session"]
+
+
+def night() -> list[int]:
+    sent = weave_night()
+    wait_until(settled, what="the night's runs")
+    return sent
+
+
+TALK = [
+    ("user", "We should move the weekly sync to Thursdays."),
+    ("assistant", "Agreed: the weekly sync moves to Thursdays from next week."),
+    ("user", SECRET),
+    ("user", "Also, Dana owns the release checklist now."),
+]
+
+
+def episodes_citing(request: dict) -> dict:
+    return {
+        "episodes": [
+            {"content": "Dana moved the weekly sync to Thursdays", "subjects": ["Dana"], "lines": [1, 2]}
+        ]
+    }
+
+
+def test_a_session_is_woven_into_episodes_and_consolidated(llm, worker):
+    llm.reply = episodes_citing
+    ns, chat = namespace(), "sync"
+    session = session_of(ns, chat)  # the session opens before its turns
+    conversation(ns, chat, TALK)
+    assert op(ns, "looms.sessions")["sessions"][0]["awaitingNight"] is True
+    sent = night()
+    assert len(sent) == 1
+    assert not any("4111" in m["content"] for call_ in llm.chat_calls for m in call_)
+    after = op(ns, "looms.sessions")["sessions"][0]
+    assert after["id"] == session["id"] and after["consolidatedUpToSequence"] == after["lastSequence"] == 4
+    assert after["awaitingNight"] is False and after["consolidatedByNightWeavingId"]
+    [episode] = op(ns, "memory.inspect", kinds=["Episodic"])["threads"]
+    assert (episode["basis"], episode["content"]) == ("Woven", "Dana moved the weekly sync to Thursdays")
+    assert len(episode["evidenceIds"]) == 2
+    with db.session() as s:
+        weaving = s.execute(
+            text("SELECT sessions, consolidated, episodes, finished_at FROM night_weavings WHERE id = :id"),
+            {"id": after["consolidatedByNightWeavingId"]},
+        ).one()
+    assert weaving[:3] == (1, 1, 1) and weaving.finished_at is not None
+    # The same night again: nothing awaits it, nothing is sent, nothing changes.
+    assert night() == []
+    assert op(ns, "looms.sessions")["sessions"][0] == after
+
+
+def test_without_a_provider_the_builder_records_who_when_and_the_key_turns(worker):
+    ns, chat = namespace(), "builder"
+    conversation(ns, chat, TALK)
+    session_of(ns, chat)
+    night()
+    [episode] = op(ns, "memory.inspect", kinds=["Episodic"])["threads"]
+    content = episode["content"]
+    assert "guide with dana" in content and "2026-11-01" in content
+    assert "weekly sync to Thursdays" in content and "release checklist" in content
+    assert "4111" not in content
+
+
+def test_each_suggested_thread_is_judged_once_used_reinforced_unused_decayed_held_back_left(llm, worker):
+    llm.reply = lambda request: {"episodes": []}
+    ns, chat = namespace(), "judged"
+    used, unused, held_back = (
+        op(ns, "memory.set", content=f"thread {name}", weight=0.5)["thread"]["id"] for name in ("a", "b", "c")
+    )
+    conversation(ns, chat, TALK[:2])
+    session = session_of(ns, chat)
+    with db.session() as s:  # suggested in the session; one recalled (used), one held back after vetting
+        s.execute(
+            text(
+                "UPDATE loom_sessions SET suggested_thread_ids = CAST(:suggested AS uuid[]), "
+                "recalled_thread_ids = CAST(:used AS uuid[]), held_back_thread_ids = CAST(:held AS uuid[]) "
+                "WHERE id = :id"
+            ),
+            {
+                "suggested": [used, unused, held_back],
+                "used": [used],
+                "held": [held_back],
+                "id": session["id"],
+            },
+        )
+        s.commit()
+    night()
+
+    def weights() -> dict:
+        return {t["id"]: t["weight"] for t in op(ns, "memory.inspect")["threads"]}
+
+    assert weights() == {used: 0.6, unused: 0.45, held_back: 0.5}
+    judged = op(ns, "looms.sessions")["sessions"][0]["judgedThreadIds"]
+    assert sorted(judged) == sorted([used, unused])
+    append(ns, chat, "the next night's turn", agent="guide", run_id="run-1", msg_id="late")
+    night()
+    assert weights() == {used: 0.6, unused: 0.45, held_back: 0.5}  # judged once
+
+
+def test_a_long_conversation_is_consolidated_night_after_night(worker, loom_env):
+    loom_env(LOOM_NIGHT_WEAVING_MAX_TURNS="3")
+    ns, chat = namespace(), "long"
+    conversation(ns, chat, [("user", f"point number {i}") for i in range(5)])
+    session_of(ns, chat)
+    night()
+    first = op(ns, "looms.sessions")["sessions"][0]
+    assert (first["consolidatedUpToSequence"], first["awaitingNight"]) == (3, True)
+    night()
+    second = op(ns, "looms.sessions")["sessions"][0]
+    assert (second["consolidatedUpToSequence"], second["awaitingNight"]) == (5, False)
+    newest, oldest = op(ns, "memory.inspect", kinds=["Episodic"])["threads"]  # each night read its own
+    assert "point number 3" in newest["content"] and "point number 0" not in newest["content"]
+    assert "point number 0" in oldest["content"] and "point number 3" not in oldest["content"]
+
+
+def test_the_pass_fires_at_night_and_the_cli_weaves_and_lists(worker):
+    with freeze_time("2026-11-30 12:00:00"):
+        trigger = passes()["night_weaving"].trigger
+        assert trigger.get_next_fire_time(None, datetime.now(UTC)) == datetime(2026, 12, 1, 3, tzinfo=UTC)
+    ns, chat = namespace(), "cli"
+    conversation(ns, chat, TALK[:2])
+    loom = session_of(ns, chat)["loomId"]
+    runner = CliRunner()
+    woven = runner.invoke(cli.app, ["night-weave", "--loom", loom, "--wait", "--timeout", "60"])
+    assert woven.exit_code == 0, woven.output
+    assert "sent 1 runs" in woven.output and "1 succeeded" in woven.output
+    listed = runner.invoke(cli.app, ["night-weave", "list", "--json"])
+    newest = json.loads(listed.output.splitlines()[0])
+    assert (newest["loom_id"], newest["by"], newest["consolidated"]) == (loom, "operator", 1)
+    bad = runner.invoke(cli.app, ["night-weave", "--loom", "nope"])
+    assert bad.exit_code == 2 and "not a loom id" in bad.output
