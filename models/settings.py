@@ -102,6 +102,9 @@ class Settings(BaseSettings):
     # --- memory (looms, memory threads, sessions) -----------------------------------------------
     # A session's tapestry (what its agent wakes up knowing) holds at most this many characters.
     tapestry_max_chars: int = Field(default=4_000, ge=200, le=100_000)
+    # memory.suggest offers a thread only when it is at least this similar to what was said (a
+    # thread without a vector yet: when it shares a word); the rest are held back.
+    memory_suggest_min_similarity: float = Field(default=0.30, ge=-1, le=1)
     # Night weaving: when the nightly pass fires (a cron expression, the scheduler's time zone is
     # UTC), and the most turns of a session one night reads (the rest wait for the next nights).
     night_weaving_cron: str = "0 3 * * *"

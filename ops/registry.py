@@ -16,6 +16,7 @@ from ops import (
     looms,
     memory,
     memory_extraction,
+    memory_suggest,
     search,
 )
 from ops.caller import Caller
@@ -78,6 +79,9 @@ OPS: dict[str, Op] = {
     "memory.reframe": Op("writer", memory.ReframeRequest, memory.ReframeAnswer, memory.reframe),
     "memory.inspect": Op("viewer", memory.InspectRequest, memory.InspectAnswer, memory.inspect),
     "memory.give": Op("writer", memory.GiveRequest, memory.GiveAnswer, memory.give),
+    "memory.suggest": Op(
+        "viewer", memory_suggest.SuggestRequest, memory_suggest.SuggestAnswer, memory_suggest.suggest
+    ),
     "memory.set_from_messages": Op(
         "writer",
         memory_extraction.SetFromMessagesRequest,

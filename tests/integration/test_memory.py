@@ -165,6 +165,40 @@ def test_a_gift_waits_in_the_receivers_session_and_is_offered_once():
     assert to_itself.value.status == 422
 
 
+def test_what_is_said_brings_up_the_threads_it_touches_once_a_session(worker):
+    chat = f"t-{uuid.uuid4().hex[:6]}"
+    staging = remember("the staging database is called pg-stage-04")
+    falcon = remember(
+        "Project Falcon, the new mobile app, launches on the ninth of May", cues=["Project Falcon"]
+    )
+    remember("the cafeteria closes at three on Fridays")
+    wait_until(settled, what="the embeddings")
+    where = {"thread_id": chat, "run_id": "r-2", "agent": "helper"}
+    first = op("memory.suggest", said="which staging database should the tests use?", **where)
+    assert [t["id"] for t in first["suggestions"]][:1] == [staging["id"]]
+    cued = op("memory.suggest", said="any news on project falcon?", **where)["suggestions"]
+    assert cued[0]["id"] == falcon["id"] and cued[0]["cued"] is True
+    session = op("looms.sessions", agent_name="helper")["sessions"][0]
+    assert session["cuedThreadIds"] == [falcon["id"]]
+    assert (
+        {staging["id"], falcon["id"]} <= set(session["suggestedThreadIds"]) <= set(session["knownThreadIds"])
+    )
+    again = op("memory.suggest", said="Project Falcon and the staging database again", **where)["suggestions"]
+    assert not {staging["id"], falcon["id"]} & {t["id"] for t in again}  # offered once a session
+
+
+def test_a_candidate_that_fails_vetting_is_held_back_and_never_shown(worker, loom_env):
+    loom_env(LOOM_MEMORY_SUGGEST_MIN_SIMILARITY="0.99")
+    chat = f"t-{uuid.uuid4().hex[:6]}"
+    falcon = remember("the falcon mascot costume is kept in storage room B", cues=["falcon"])
+    wait_until(settled, what="the embedding")
+    answer = op("memory.suggest", said="did the falcon rocket launch today?", thread_id=chat, agent="helper")
+    assert answer["suggestions"] == [] and answer["heldBack"] == 1
+    session = op("looms.sessions", agent_name="helper")["sessions"][0]
+    assert session["heldBackThreadIds"] == [falcon["id"]] and session["knownThreadIds"] == []
+    assert session["cuedThreadIds"] == [] and session["suggestedThreadIds"] == []
+
+
 def test_a_loom_of_another_namespace_is_not_found():
     other = call("looms.list", OPERATOR, {"namespace": "elsewhere"})["looms"][0]["id"]
     with pytest.raises(OpError) as refused:

@@ -71,6 +71,7 @@ BODIES: dict[str, Callable[[str], dict]] = {
         "messages": [{"role": "user", "content": f"I moved to Porto {unique}"}],
     },
     "memory.recall": lambda unique: {"query": unique},
+    "memory.suggest": lambda unique: {"thread_id": "t", "said": f"what about {unique}"},
     "memory.give": lambda unique: {"thread": memory_thread(unique), "thread_id": "t", "to_agent": unique},
 }
 

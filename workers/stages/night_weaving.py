@@ -1,8 +1,9 @@
 """The night weaving stage and the nightly pass that feeds it.
 
 The pass (``weave_night``, on ``LOOM_NIGHT_WEAVING_CRON``, or `loom night-weave`) only enqueues: it
-records a night weaving and requests one run for each session awaiting the night, keyed by (session,
-``consolidatedUpToSequence``, ``lastSequence``), so firing the same night twice sends nothing new. A run consolidates its session
+records a night weaving and requests one run for each session awaiting the night, keyed by
+(session, ``consolidatedUpToSequence``, ``lastSequence``): firing the same night twice sends nothing
+new, and a session consolidated in part gets a run for the rest. A run consolidates its session
 (``pipelines.night_weaving``): the model is asked outside any transaction, then the episodes, the
 judgement, the weights and the session's advance are written in one transaction with the run's
 close and the night weaving's counts. Killed at any point, a session is consolidated for its range

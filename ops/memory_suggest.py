@@ -1,0 +1,103 @@
+"""memory.suggest: given what was just said in a session, offer the memory threads it touches
+(``pipelines.suggesting`` chooses and vets), and record them in the session: offered ones as
+``suggested`` (those a cue brought also as ``cued``, once a session), rejected ones as
+``heldBack``."""
+
+from uuid import UUID
+
+from pgvector import Vector
+from pydantic import Field
+from sqlalchemy import func, text
+from sqlmodel import select
+
+from models import db
+from models.base import utcnow
+from models.memory import MemoryThread
+from models.settings import get_settings
+from ops import search as searching
+from ops.caller import Caller
+from ops.memory import LoomOp, ThreadShape, shown, the_loom
+from ops.schemas import Answer
+from pipelines import memory, search, sessions, suggesting
+
+
+class SuggestRequest(LoomOp):
+    thread_id: str = Field(min_length=1, max_length=256)  # the conversation, naming the session
+    run_id: str | None = Field(default=None, min_length=1, max_length=256)
+    said: str = Field(min_length=1, max_length=4000)  # what was just said
+    limit: int = Field(default=5, ge=1, le=20)
+
+
+class Suggestion(ThreadShape):
+    cued: bool
+    similarity: float | None
+
+
+class SuggestAnswer(Answer):
+    namespace: str
+    session: UUID
+    suggestions: list[Suggestion]
+    heldBack: int  # noqa: N815 (found, but held back after vetting)
+
+
+SIMILARITY = text("""
+SELECT id, 1 - (vector <=> CAST(:vector AS vector)) FROM memory_threads
+WHERE id = ANY(:ids) AND vector IS NOT NULL AND model = :model
+""")
+
+
+def suggest(caller: Caller, req: SuggestRequest) -> dict:
+    settings = get_settings()
+    vector, model, _ = searching.query_vector(req.said)
+    now = utcnow()
+    pool = max(4 * req.limit, 20)
+    with db.session() as s:
+        loom = the_loom(s, caller, req)
+        session = sessions.open_session(s, loom, sessions.Where(req.thread_id, req.run_id, req.agent), now)
+        semantic = memory.by_vector(s, loom.id, vector, model, pool, -1.0, now) if vector is not None else []
+        found = memory.by_lexical(s, loom.id, req.said, pool, now)
+        ranked = search.fuse(semantic, found, 0.6, searching.RRF_K, pool, key=lambda hit: hit.key)
+        with_cues = s.exec(
+            select(MemoryThread).where(
+                MemoryThread.loom_id == loom.id, func.cardinality(MemoryThread.cues) > 0, *memory.live(now)
+            )
+        ).all()
+        cued_before = set(session.cued_thread_ids)
+        cued = [
+            t
+            for t in with_cues
+            if t.id not in cued_before and any(suggesting.cue_said(c, req.said) for c in t.cues)
+        ]
+        threads = {t.id: t for t in cued} | {hit.thread.id: hit.thread for hit in ranked}
+        similar = {}
+        if vector is not None and threads:
+            params = {"vector": Vector(vector).to_text(), "ids": list(threads), "model": model}
+            rows = s.execute(SIMILARITY, params).all()
+            similar = {row[0]: float(row[1]) for row in rows}
+        lexical = {hit.thread.id for hit in found}
+        cued_ids = {t.id for t in cued}
+        order = [*cued_ids, *(i for i in threads if i not in cued_ids)]
+        candidates = [
+            suggesting.Candidate(threads[i], similar.get(i), i in lexical, i in cued_ids) for i in order
+        ]
+        choice = suggesting.vet(
+            candidates, settings.memory_suggest_min_similarity, set(session.suggested_thread_ids), req.limit
+        )
+        sessions.record(
+            s,
+            session,
+            {
+                "suggested_thread_ids": [c.thread.id for c in choice.offered],
+                "cued_thread_ids": [c.thread.id for c in choice.offered if c.cued],
+                "held_back_thread_ids": [c.thread.id for c in choice.held_back],
+            },
+            now,
+        )
+        return {
+            "namespace": loom.namespace,
+            "session": str(session.id),
+            "suggestions": [
+                {**shown(c.thread), "cued": c.cued, "similarity": c.similarity} for c in choice.offered
+            ],
+            "heldBack": len(choice.held_back),
+        }
