@@ -24,6 +24,10 @@ KINDS = ("Semantic", "Episodic", "Procedural")
 # woven at night from a session's turns, or reframed from an earlier thread.
 BASES = ("Said", "Extracted", "Woven", "Reframed")
 WEIGHT_MIN, WEIGHT_MAX = 0.0, 1.0
+# How a loom takes what extraction finds: Auto writes memory threads; Suggest proposes them to the
+# agent's session (pendingProposals), and the agent weaves those it wants with memory.set.
+AUTO, SUGGEST = "Auto", "Suggest"
+WEAVING_MODES = (AUTO, SUGGEST)
 
 
 def uuids() -> Column:
@@ -41,6 +45,7 @@ class Loom(SQLModel, table=True):
     namespace: str = Field(max_length=128)
     name: str = Field(max_length=128)
     is_default: bool = False
+    weaving_mode: str = Field(default=AUTO, max_length=16)
     created_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
 
 

@@ -1,4 +1,5 @@
-"""looms.list, looms.sessions (also ``GET /looms/by-id/{id}/sessions``) and context.pack.
+"""looms.list, looms.create, looms.update, looms.sessions (also ``GET /looms/by-id/{id}/sessions``)
+and context.pack.
 
 A LoomSession is served as the seed's object: every field by its exact name, camelCase, arrays
 ``[]`` when empty and scalars ``null``, uuids, UTC datetimes (``session_object``)."""
@@ -6,16 +7,17 @@ A LoomSession is served as the seed's object: every field by its exact name, cam
 import base64
 import json
 from datetime import datetime
-from typing import Any
-from uuid import UUID
+from typing import Any, Literal
+from uuid import UUID, uuid4
 
 from pydantic import Field
 from sqlalchemy import text
+from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import col, select
 
 from models import db
 from models.base import utcnow
-from models.memory import Loom, LoomSession, MemoryThread
+from models.memory import AUTO, WEAVING_MODES, Loom, LoomSession, MemoryThread
 from models.settings import get_settings
 from ops.caller import Caller
 from ops.errors import invalid
@@ -97,7 +99,18 @@ class LoomShape(Answer):
     id: UUID
     name: str
     isDefault: bool  # noqa: N815
+    weavingMode: Literal[WEAVING_MODES]  # type: ignore[valid-type]  # noqa: N815
     dateCreated: datetime  # noqa: N815
+
+
+def loom_shape(loom: Loom) -> dict:
+    return {
+        "id": str(loom.id),
+        "name": loom.name,
+        "isDefault": loom.is_default,
+        "weavingMode": loom.weaving_mode,
+        "dateCreated": loom.created_at.isoformat(),
+    }
 
 
 class ListAnswer(Answer):
@@ -112,18 +125,51 @@ def list_looms(caller: Caller, req: ListRequest) -> dict:
         looms = s.exec(
             select(Loom).where(Loom.namespace == namespace).order_by(Loom.created_at, Loom.name)
         ).all()
-        return {
-            "namespace": namespace,
-            "looms": [
-                {
-                    "id": str(loom.id),
-                    "name": loom.name,
-                    "isDefault": loom.is_default,
-                    "dateCreated": loom.created_at.isoformat(),
-                }
-                for loom in looms
-            ],
-        }
+        return {"namespace": namespace, "looms": [loom_shape(loom) for loom in looms]}
+
+
+class CreateRequest(OpRequest):
+    name: str = Field(min_length=1, max_length=128)
+    weaving_mode: Literal[WEAVING_MODES] = AUTO  # type: ignore[valid-type]
+
+
+class LoomAnswer(Answer):
+    namespace: str
+    created: bool  # false: the namespace has a loom of that name, answered as it is
+    loom: LoomShape
+
+
+def create(caller: Caller, req: CreateRequest) -> dict:
+    """Another loom of the namespace (its default one is made on first use)."""
+    namespace = caller.namespace(req.namespace)
+    with db.session() as s:
+        made = s.exec(
+            insert(Loom)
+            .values(
+                id=uuid4(),
+                namespace=namespace,
+                name=req.name,
+                weaving_mode=req.weaving_mode,
+                created_at=utcnow(),
+            )
+            .on_conflict_do_nothing()
+            .returning(Loom.id)
+        ).first()
+        loom = s.exec(select(Loom).where(Loom.namespace == namespace, Loom.name == req.name)).one()
+        return {"namespace": namespace, "created": made is not None, "loom": loom_shape(loom)}
+
+
+class UpdateRequest(LoomOp):
+    weaving_mode: Literal[WEAVING_MODES]  # type: ignore[valid-type]
+
+
+def update(caller: Caller, req: UpdateRequest) -> dict:
+    """Set how the loom takes what extraction finds."""
+    with db.session() as s:
+        loom = the_loom(s, caller, req)
+        loom.weaving_mode = req.weaving_mode
+        s.add(loom)
+        return {"namespace": loom.namespace, "created": False, "loom": loom_shape(loom)}
 
 
 class SessionsRequest(LoomOp):

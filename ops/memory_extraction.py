@@ -68,7 +68,7 @@ def set_from_messages(caller: Caller, req: SetFromMessagesRequest) -> dict:
     with db.session() as s:
         loom = the_loom(s, caller, req)
         ids = extraction.keep(s, loom, req.thread_id, req.run_id, req.agent, messages, now)
-        run = request(s, loom, ids, req.agent, req.run_id)
+        run = request(s, loom, ids, req.thread_id, req.agent, req.run_id)
     run = started(EXTRACTION.name, run, not req.defer, req.wait_seconds)
     return {"namespace": loom.namespace, "loomId": str(loom.id), "evidence": len(ids), "run": run_public(run)}
 

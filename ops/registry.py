@@ -70,6 +70,8 @@ OPS: dict[str, Op] = {
     "erasure.request": Op("admin", erasure.ErasureRequest, erasure.ErasureAnswer, erasure.request),
     "erasure.export": Op("admin", erasure.ExportRequest, erasure.ExportAnswer, erasure.export),  # Streamed
     "looms.list": Op("viewer", looms.ListRequest, looms.ListAnswer, looms.list_looms),
+    "looms.create": Op("admin", looms.CreateRequest, looms.LoomAnswer, looms.create),
+    "looms.update": Op("admin", looms.UpdateRequest, looms.LoomAnswer, looms.update),
     "looms.sessions": Op("viewer", looms.SessionsRequest, looms.SessionsAnswer, looms.list_sessions),
     "context.pack": Op("writer", looms.PackRequest, looms.PackAnswer, looms.pack),
     "memory.set": Op("writer", memory.SetRequest, memory.SetAnswer, memory.set_thread),

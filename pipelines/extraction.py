@@ -137,3 +137,17 @@ def memories(loom_id: UUID, facts: Facts, sent: list[MemoryEvidence], agent: str
 
 def load(s: Session, ids: list[int]) -> list[MemoryEvidence]:
     return list(s.exec(select(MemoryEvidence).where(col(MemoryEvidence.id).in_(ids))))
+
+
+def proposal(new: memory.NewMemory) -> dict:
+    """A fact as the seed's ProposedThread, for a loom that weaves in Suggest mode."""
+    return {
+        "content": new.content,
+        "kind": new.kind,
+        "weight": new.weight,
+        "subjects": list(new.subjects),
+        "tags": list(new.tags),
+        "cues": list(new.cues),
+        "until": new.until.isoformat() if new.until else None,
+        "basis": new.basis,
+    }

@@ -116,3 +116,15 @@ def record(s: Session, session: LoomSession, lists: dict[str, list[UUID]], now: 
     if touched or known:
         session.date_updated = now
         s.add(session)
+
+
+def propose(s: Session, session: LoomSession, proposals: list[dict], now: datetime) -> int:
+    """Add proposed threads (the seed's ProposedThread objects) to the session's pending
+    proposals, a text already pending once; how many were added."""
+    pending = {proposal["content"] for proposal in session.pending_proposals}
+    added = [p for p in proposals if p["content"] not in pending]
+    if added:
+        session.pending_proposals = [*session.pending_proposals, *added]
+        session.date_updated = now
+        s.add(session)
+    return len(added)

@@ -32,8 +32,8 @@ def ns(database) -> str:
     return namespace
 
 
-def op(ns: str, name: str, **body) -> dict:
-    return call(name, OPERATOR, {"namespace": ns, **body})
+def op(ns: str, op_name: str, **body) -> dict:
+    return call(op_name, OPERATOR, {"namespace": ns, **body})
 
 
 def facts_citing(request: dict) -> dict:
@@ -52,7 +52,7 @@ def test_facts_become_memory_threads_with_their_evidence_and_no_prompt_holds_a_h
     answer = op(ns, "memory.set_from_messages", thread_id="chat", messages=MESSAGES, defer=False)
     run = answer["run"]
     assert answer["evidence"] == 4 and run["status"] == SUCCEEDED, run
-    assert run["result"] == {"facts": 3, "memories": 2, "sent": 3}
+    assert run["result"] == {"facts": 3, "memories": 2, "proposed": 0, "sent": 3}
     assert not any("4111" in m["content"] for call_ in llm.chat_calls for m in call_)
     wait_until(settled, what="the memories' embeddings")
     hits = op(ns, "memory.search", query="where does the user live")["hits"]
@@ -90,3 +90,24 @@ def test_two_messages_of_one_identity_are_refused(ns):
     with pytest.raises(OpError) as refused:
         op(ns, "memory.set_from_messages", thread_id="chat", messages=twice)
     assert refused.value.status == 422
+
+
+def test_a_loom_that_weaves_in_suggest_mode_proposes_the_facts_to_the_session(ns, llm, worker):
+    llm.reply = facts_citing
+    loom = op(ns, "looms.create", name="proposing", weaving_mode="Suggest")
+    assert loom["created"] and loom["loom"]["weavingMode"] == "Suggest"
+    assert not op(ns, "looms.create", name="proposing")["created"]  # the same name: the same loom
+    where = {"loom_id": loom["loom"]["id"], "thread_id": "chat", "agent": "guide"}
+    run = op(ns, "memory.set_from_messages", messages=MESSAGES, defer=False, **where)["run"]
+    assert run["status"] == SUCCEEDED and (run["result"]["proposed"], run["result"]["memories"]) == (2, 0)
+    assert not op(ns, "memory.inspect", loom_id=where["loom_id"])["threads"]
+    packed = op(ns, "context.pack", **where)
+    proposals = packed["proposals"]
+    assert sorted(p["content"] for p in proposals) == [
+        "The user lives in Porto and works at the harbour office",
+        "The user's sister Ines visits in June",
+    ]
+    assert all(p["basis"] == "Extracted" and p["until"] is None for p in proposals)
+    assert packed["session"]["pendingProposals"] == [] and op(ns, "context.pack", **where)["proposals"] == []
+    auto = op(ns, "looms.update", loom_id=where["loom_id"], weaving_mode="Auto")
+    assert auto["loom"]["weavingMode"] == "Auto"

@@ -58,6 +58,8 @@ BODIES: dict[str, Callable[[str], dict]] = {
     "erasure.request": lambda unique: {"user_id": f"nobody-{unique}"},
     "erasure.export": lambda unique: {"user_id": f"nobody-{unique}"},
     "looms.list": lambda unique: {},
+    "looms.create": lambda unique: {"name": f"loom-{unique}"},
+    "looms.update": lambda unique: {"weaving_mode": "Auto"},
     "looms.sessions": lambda unique: {"agent_name": unique},
     "context.pack": lambda unique: {"thread_id": "t", "run_id": unique},
     "memory.set": lambda unique: {"content": f"remembered {unique}"},

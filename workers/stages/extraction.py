@@ -1,7 +1,8 @@
 """The extraction stage: one run a batch of messages handed to memory.set_from_messages (its
 subject the batch's first evidence row, its version the digest of all of them). The work is
 ``pipelines.extraction``'s; the model is asked outside any transaction, and without a provider the
-run is skipped (the stock fake provider extracts nothing)."""
+run is skipped (the stock fake provider extracts nothing). In a loom that weaves in ``Suggest``
+mode the facts are proposed to the agent's session (``pendingProposals``) instead of written."""
 
 import logging
 from uuid import UUID
@@ -10,10 +11,10 @@ from sqlmodel import Session
 
 from models import db
 from models.base import utcnow
-from models.memory import Loom
+from models.memory import SUGGEST, Loom
 from models.settings import get_settings
 from models.stage_run import SKIPPED, SUCCEEDED, StageRun
-from pipelines import extraction, keys, memory, screening
+from pipelines import extraction, keys, memory, screening, sessions
 from providers import llm
 from workers import ledger, outbox
 from workers.stages import Stage, close, one_at_a_time, register, retry_later
@@ -33,9 +34,17 @@ def extract(run_ids: list[int]) -> None:
 EXTRACTION = register(Stage(STAGE, extract, subject_kind="evidence", chunk=1))
 
 
-def request(s: Session, loom: Loom, evidence_ids: list[int], agent: str, run_id: str | None) -> StageRun:
+def request(
+    s: Session, loom: Loom, evidence_ids: list[int], thread_id: str, agent: str, run_id: str | None
+) -> StageRun:
     """The run of one batch (asking twice for the same messages is one run)."""
-    params = {"loom_id": str(loom.id), "evidence_ids": evidence_ids, "agent": agent, "run_id": run_id}
+    params = {
+        "loom_id": str(loom.id),
+        "evidence_ids": evidence_ids,
+        "thread_id": thread_id,
+        "agent": agent,
+        "run_id": run_id,
+    }
     version = keys.digest(*(str(i) for i in evidence_ids))[:16]
     return ledger.request(s, EXTRACTION, evidence_ids[0], version, params, revive=True)
 
@@ -61,9 +70,20 @@ def _work(run: StageRun) -> None:
     with db.session() as s:
         loom = s.get(Loom, loom_id)
         now = utcnow()
-        threads = [thread for item in new if (thread := memory.write(s, loom, item, now)) is not None]
-        runs = [ledger.request(s, MEMORY_EMBEDDING, t.row_id, t.digest[:16], {}) for t in threads]
-        result = {"facts": len(facts.facts), "memories": len({t.id for t in threads}), "sent": len(sent)}
+        threads, runs, proposed = [], [], 0
+        if loom.weaving_mode == SUGGEST:  # offered to the agent's session to weave, not written
+            where = sessions.Where(run.params["thread_id"], run.params["run_id"], run.params["agent"])
+            session = sessions.open_session(s, loom, where, now)
+            proposed = sessions.propose(s, session, [extraction.proposal(item) for item in new], now)
+        else:
+            threads = [thread for item in new if (thread := memory.write(s, loom, item, now)) is not None]
+            runs = [ledger.request(s, MEMORY_EMBEDDING, t.row_id, t.digest[:16], {}) for t in threads]
+        result = {
+            "facts": len(facts.facts),
+            "memories": len({t.id for t in threads}),
+            "proposed": proposed,
+            "sent": len(sent),
+        }
         if not ledger.finish(s, [run], SUCCEEDED, result=result):
             s.rollback()  # another worker holds the run now: it writes them
             return None
