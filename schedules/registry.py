@@ -12,8 +12,8 @@ from apscheduler.triggers.interval import IntervalTrigger
 from models.settings import get_settings
 from workers import outbox
 from workers.stages.compaction import compact_grown
-from workers.stages.embedding import reembed_outdated
 from workers.stages.night_weaving import weave_night
+from workers.stages.reembedding import reembed_outdated
 from workers.stages.retention import plan_partitions
 from workers.stages.screening import rescreen_outdated
 from workers.stages.titles import title_untitled

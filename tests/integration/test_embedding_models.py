@@ -12,7 +12,7 @@ from ops.caller import OPERATOR
 from ops.registry import call
 from providers import embedders
 from tests.integration.conftest import append, enable_logging, settled, wait_until
-from workers.stages.embedding import reembed_outdated
+from workers.stages.reembedding import reembed_outdated
 
 TEXTS = (
     "The invoices moved to the new ledger in March.",
@@ -61,6 +61,25 @@ def test_a_model_change_hides_old_vectors_from_search_until_the_pass_reembeds_th
     assert reembed_outdated(limit=10) == []  # nothing left: the pass is idempotent
     hits = search("where did the invoices go?")["hits"]
     assert hits and hits[0]["excerpt"] == TEXTS[0]
+
+
+def test_memory_threads_are_brought_over_by_the_same_pass(worker, openai_embedder, monkeypatch):
+    def memory_search(query: str) -> list[str]:
+        body = {"namespace": "models-memory", "query": query, "search_mode": "semantic"}
+        return [hit["content"] for hit in call("memory.search", OPERATOR, body)["hits"]]
+
+    for text in TEXTS:
+        call("memory.set", OPERATOR, {"namespace": "models-memory", "content": text})
+    wait_until(settled, what="the memory threads' embedding with the remote model")
+    use_local_model(monkeypatch)
+    monkeypatch.setenv("LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY", "-1")
+    get_settings.cache_clear()
+    assert memory_search("where did the invoices go?") == []  # another model's space: not compared
+
+    assert len(reembed_outdated(limit=10)) == 3
+    wait_until(settled, timeout=120, what="re-embedding the memory threads with the local model")
+    assert reembed_outdated(limit=10) == []
+    assert memory_search("where did the invoices go?")[0] == TEXTS[0]
 
 
 def test_a_model_of_another_width_is_refused_at_start(monkeypatch):

@@ -6,13 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
-from models import db, queries
+from models import db
 from models.settings import get_settings
 from models.stage_run import SKIPPED, SUCCEEDED, StageRun
 from pipelines import embedding
-from providers.embedders import configured_model, get_embedder
+from providers.embedders import get_embedder
 from workers import broker, ledger
 from workers.stages import Stage, register
 from workers.stages import actor as stage_actor
@@ -99,21 +99,3 @@ def embed_turns(run_ids: list[int]) -> None:
 
 
 EMBEDDING = register(Stage(STAGE, embed_turns, subject_kind="embedding"))
-
-
-def reembed_outdated(limit: int) -> list[int]:
-    """The re-embedding pass, after the configured model changed: the runs of up to ``limit`` turns
-    whose vector another model made are revived and sent (search only compares vectors of the
-    query's model, so until then those turns are found by no vector search). Returns the runs sent."""
-    with db.session() as s:
-        ids = list(
-            s.execute(
-                queries.OUTDATED_EMBEDDING_RUNS, {"model": configured_model(), "limit": limit}
-            ).scalars()
-        )
-    if not ids:
-        return []
-    revived = ledger.revive(select(StageRun.id).where(col(StageRun.id).in_(ids)))
-    # One wake-up: its claim fills a batch from the pending runs, and a full batch wakes the next.
-    broker.send(embed_turns, [], unless_waiting=True)
-    return revived

@@ -1,0 +1,33 @@
+"""The re-embedding pass, after the configured model changed: search compares only vectors of the
+query's model, so until this pass brings them over, turns and memory threads whose vector another
+model made are found by no vector search. Each pass revives the succeeded embedding runs of up to
+``limit`` of each, and wakes their stage once (its claim fills a batch from the pending runs, and
+a full batch wakes the next)."""
+
+from sqlalchemy import TextClause
+from sqlmodel import col, select
+
+from models import db, queries
+from models.stage_run import StageRun
+from providers.embedders import configured_model
+from workers import broker, ledger
+from workers.stages import Stage
+from workers.stages.embedding import EMBEDDING
+from workers.stages.memory_embedding import MEMORY_EMBEDDING
+
+PLANES: tuple[tuple[Stage, TextClause], ...] = (
+    (EMBEDDING, queries.OUTDATED_EMBEDDING_RUNS),
+    (MEMORY_EMBEDDING, queries.OUTDATED_MEMORY_EMBEDDING_RUNS),
+)
+
+
+def reembed_outdated(limit: int) -> list[int]:
+    """The runs revived and sent, at most ``limit`` of each plane."""
+    sent = []
+    for stage, outdated in PLANES:
+        with db.session() as s:
+            ids = list(s.execute(outdated, {"model": configured_model(), "limit": limit}).scalars())
+        if ids:
+            sent += ledger.revive(select(StageRun.id).where(col(StageRun.id).in_(ids)))
+            broker.send(stage.actor, [], unless_waiting=True)
+    return sent
