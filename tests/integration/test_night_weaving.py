@@ -1,7 +1,7 @@
 """Night weaving on the real database, broker, workers and the local LLM server: the pass and
 `loom night-weave`, episodes with their evidence (never a high turn sent or quoted), the
-deterministic builder, the judgement of suggested threads, night after night, and a night run
-twice."""
+deterministic builder, the judgement of suggested threads, night after night, a night run twice,
+and one session's failed run retried alone."""
 
 import json
 import uuid
@@ -13,10 +13,12 @@ from typer.testing import CliRunner
 
 import cli
 from models import db
+from models.stage_run import FAILED, SUCCEEDED
 from ops.caller import OPERATOR
 from ops.registry import call
 from schedules.registry import passes
 from tests.integration.conftest import append, enable_logging, settled, wait_until
+from workers import ledger
 from workers.stages.night_weaving import weave_night
 
 SECRET = "my card is 4111 1111 1111 1111, exp 12/29"
@@ -180,3 +182,36 @@ def test_the_pass_fires_at_night_and_the_cli_weaves_and_lists(worker):
     assert (newest["loom_id"], newest["by"], newest["consolidated"]) == (loom, "operator", 1)
     bad = runner.invoke(cli.app, ["night-weave", "--loom", "nope"])
     assert bad.exit_code == 2 and "not a loom id" in bad.output
+
+
+def test_a_session_whose_run_failed_is_retried_alone(llm, worker, loom_env):
+    loom_env(LOOM_STAGE_MAX_ATTEMPTS="1")
+    ns = namespace()
+
+    def fails_for_quentin(request: dict) -> dict:
+        if "Quentin" in request["messages"][-1]["content"]:
+            return {"episodes": "not a list"}  # never parses: the run fails
+        return {"episodes": [{"content": "An episode of the night", "lines": [1]}]}
+
+    llm.reply = fails_for_quentin
+    conversation(ns, "fine", TALK[:2], agent="guide")
+    conversation(ns, "broken", [("user", "Quentin renamed the staging bucket.")], agent="scout")
+    session_of(ns, "fine", "guide")
+    session_of(ns, "broken", "scout")
+    sent = night()
+    (failed,) = [run_id for run_id in sent if ledger.get(run_id).status == FAILED]
+    fine = op(ns, "looms.sessions", agent_name="guide")["sessions"][0]
+    broken = op(ns, "looms.sessions", agent_name="scout")["sessions"][0]
+    assert fine["awaitingNight"] is False and broken["awaitingNight"] is True
+
+    mended_episode = {"content": "Quentin renamed the staging bucket", "lines": [1]}
+    llm.reply = lambda request: {"episodes": [mended_episode]}
+    retried = CliRunner().invoke(cli.app, ["runs", "retry", str(failed)])
+    assert retried.exit_code == 0, retried.output
+    wait_until(settled, what="the retried run")
+    assert ledger.get(failed).status == SUCCEEDED
+    mended = op(ns, "looms.sessions", agent_name="scout")["sessions"][0]
+    assert mended["awaitingNight"] is False and mended["consolidatedUpToSequence"] == 1
+    assert op(ns, "looms.sessions", agent_name="guide")["sessions"][0] == fine  # untouched
+    episodes = sorted(t["content"] for t in op(ns, "memory.inspect", kinds=["Episodic"])["threads"])
+    assert episodes == ["An episode of the night", "Quentin renamed the staging bucket"]
