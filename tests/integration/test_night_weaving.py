@@ -4,8 +4,10 @@ deterministic builder, the judgement of suggested threads, night after night, a 
 and one session's failed run retried alone."""
 
 import json
+import threading
 import uuid
 from datetime import UTC, datetime
+from uuid import UUID
 
 from freezegun import freeze_time
 from sqlalchemy import text
@@ -19,6 +21,7 @@ from ops.registry import call
 from schedules.registry import passes
 from tests.integration.conftest import append, enable_logging, settled, wait_until
 from workers import ledger
+from workers.stages import night_weaving as night_stage
 from workers.stages.night_weaving import weave_night
 
 SECRET = "my card is 4111 1111 1111 1111, exp 12/29"
@@ -189,7 +192,7 @@ def test_a_session_whose_run_failed_is_retried_alone(llm, worker, loom_env):
     ns = namespace()
 
     def fails_for_quentin(request: dict) -> dict:
-        if "Quentin" in request["messages"][-1]["content"]:
+        if any("Quentin" in str(message.get("content")) for message in request["messages"]):
             return {"episodes": "not a list"}  # never parses: the run fails
         return {"episodes": [{"content": "An episode of the night", "lines": [1]}]}
 
@@ -215,3 +218,28 @@ def test_a_session_whose_run_failed_is_retried_alone(llm, worker, loom_env):
     assert op(ns, "looms.sessions", agent_name="guide")["sessions"][0] == fine  # untouched
     episodes = sorted(t["content"] for t in op(ns, "memory.inspect", kinds=["Episodic"])["threads"])
     assert episodes == ["An episode of the night", "Quentin renamed the staging bucket"]
+
+
+def test_two_sessions_of_one_night_close_at_once_without_a_deadlock(monkeypatch):
+    """Each close sets its session's night weaving (a key-share lock on the weaving's row through
+    the foreign key) before it counts itself on that row: both reach the count at once here."""
+    ns = namespace()
+    for chat, agent in (("one", "guide"), ("two", "scout")):
+        conversation(ns, chat, TALK[:2], agent=agent)
+        session_of(ns, chat, agent)
+    loom = op(ns, "looms.list")["looms"][0]["id"]
+    runs = weave_night(UUID(loom), "test")
+    both_counting, real_count = threading.Barrier(2, timeout=10), night_stage._count
+
+    def count_together(*args, **kwargs):
+        both_counting.wait()
+        return real_count(*args, **kwargs)
+
+    monkeypatch.setattr(night_stage, "_count", count_together)
+    closing = [threading.Thread(target=night_stage.weave.fn, args=([run_id],)) for run_id in runs]
+    for thread in closing:
+        thread.start()
+    for thread in closing:
+        thread.join(30)
+    assert [(ledger.get(r).status, ledger.get(r).last_error) for r in runs] == [(SUCCEEDED, None)] * 2
+    assert not any(session["awaitingNight"] for session in op(ns, "looms.sessions", loom_id=loom)["sessions"])

@@ -137,8 +137,12 @@ def _consolidate(run: StageRun, session_id: UUID, read_to: int, episodes, sent) 
 
 def _count(s: Session, weaving_id: UUID, run_id: int, episodes: int, judged: int, now) -> None:
     """Add a consolidated session to its night weaving; the last of its runs to close finishes it
-    (under the weaving's row lock, so of two closing at once the later sees the other closed)."""
-    weaving = s.exec(select(NightWeaving).where(NightWeaving.id == weaving_id).with_for_update()).one()
+    (under the weaving's row lock, so of two closing at once the later sees the other closed).
+    FOR NO KEY UPDATE: each close already holds a key-share lock on the row through its session's
+    foreign key, and a plain FOR UPDATE of two closes would wait on each other's."""
+    weaving = s.exec(
+        select(NightWeaving).where(NightWeaving.id == weaving_id).with_for_update(key_share=True)
+    ).one()
     weaving.consolidated += 1
     weaving.episodes += episodes
     weaving.judged += judged
