@@ -31,11 +31,17 @@ _ERRORS = {
     "400": "the body is not valid JSON",
     "401": "no bearer token, or an unknown one",
     "403": "the op needs a higher role, or the token does not cover the namespace",
-    "404": "no such op, or no such thread",
-    "409": "the op needs what this server is not set up with (conversation.compact: an LLM provider)",
+    "404": "no such op, or no such thread (or brief)",
+    "409": (
+        "the op needs what this server is not set up with (conversation.compact: an LLM provider), or a "
+        "compare-and-set failed (session.brief_save with if_revision)"
+    ),
     "413": TOO_LARGE,
     "422": "a field is missing or invalid; `field` names it",
-    "503": "the database is unavailable; retry after `Retry-After` seconds",
+    "503": (
+        "the database is unavailable; retry after `Retry-After` seconds (session.brief_save: every "
+        "model call of its windows failed; send it again)"
+    ),
     "500": "an unexpected error (its details are in the server's log only)",
 }
 

@@ -110,6 +110,19 @@ class Settings(BaseSettings):
     night_weaving_cron: str = "0 3 * * *"
     night_weaving_max_turns: int = Field(default=200, ge=1, le=10_000)
 
+    # --- session briefs ------------------------------------------------------------------------
+    # Events are condensed by the model (its own endpoint when its key is set, else the
+    # deployment's LLM); off: by the deterministic builder. Each window of events is one
+    # brief_window run, at most max_windows a save (the newest). model_calls off (the operator's
+    # switch) stops both: saves of events alone then revise nothing.
+    session_brief_llm: bool = True
+    session_brief_llm_model: str | None = Field(default=None, min_length=1, max_length=256)
+    session_brief_llm_base_url: str | None = None
+    session_brief_llm_api_key: str | None = None
+    session_brief_window_chars: int = Field(default=8_000, ge=500, le=200_000)
+    session_brief_max_windows: int = Field(default=8, ge=1, le=100)
+    session_brief_model_calls: bool = True
+
     @field_validator("night_weaving_cron")
     @classmethod
     def _a_crontab(cls, value: str) -> str:

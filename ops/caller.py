@@ -34,15 +34,25 @@ USER_BOUNDED_OPS = frozenset(
 )
 
 
+# Session briefs are the one plane a token bounded to a user or a session may use in full: each
+# of its briefs is stored under its bounds' prefix (``ops.briefs``).
+BRIEF_OPS = frozenset(
+    {"session.brief_save", "session.brief_get", "session.brief_list", "session.brief_delete"}
+)
+
+
 @dataclass(frozen=True)
 class Caller:
     role: str
     namespaces: tuple[str, ...] | None  # None: the operator, every namespace
     who: str = "operator"  # for the erasure log: "operator", or "token <id>"
     read_scope: str = NAMESPACE_WIDE
-    user_id: str | None = None  # the one user an own_user token is pinned to, if any
+    user_id: str | None = None  # the one user an own_user (or own_session) token is pinned to, if any
+    session_id: str | None = None  # the one session an own_session token is pinned to
 
     def may_call(self, op: str) -> None:
+        if op in BRIEF_OPS:
+            return
         if self.read_scope == OWN_SESSION:
             raise forbidden(
                 "an own_session token is refused by the conversation ops (they have no session axis)"
@@ -112,8 +122,8 @@ def create_token(
         raise invalid(f"read scope must be one of {', '.join(READ_SCOPES)}", "read_scope")
     if read_scope != NAMESPACE_WIDE and len(set(namespaces)) != 1:
         raise invalid(f"an {read_scope} token covers exactly one namespace (its @me)", "namespace")
-    if read_user_id is not None and read_scope != OWN_USER:
-        raise invalid("--read-user-id goes with --read-scope own_user", "read_user_id")
+    if read_user_id is not None and read_scope == NAMESPACE_WIDE:
+        raise invalid("--read-user-id goes with --read-scope own_user or own_session", "read_user_id")
     if read_session_id is not None and read_scope != OWN_SESSION:
         raise invalid("--read-session-id goes with --read-scope own_session", "read_session_id")
     for value, field in ((read_user_id, "read_user_id"), (read_session_id, "read_session_id")):
@@ -189,6 +199,7 @@ def _granted(token_hash: str, _bucket: int) -> Caller:
         who=f"token {row.id}",
         read_scope=row.read_scope,
         user_id=row.read_user_id,
+        session_id=row.read_session_id,
     )
 
 

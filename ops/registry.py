@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ValidationError
 
 from ops import (
+    briefs,
     conversation_ingest,
     conversation_manage,
     conversation_read,
@@ -90,6 +91,10 @@ OPS: dict[str, Op] = {
         memory_extraction.SetFromMessagesAnswer,
         memory_extraction.set_from_messages,
     ),
+    "session.brief_save": Op("writer", briefs.SaveRequest, briefs.SaveAnswer, briefs.save),
+    "session.brief_get": Op("viewer", briefs.GetRequest, briefs.BriefAnswer, briefs.get),
+    "session.brief_list": Op("viewer", briefs.ListRequest, briefs.ListAnswer, briefs.list_briefs),
+    "session.brief_delete": Op("writer", briefs.DeleteRequest, briefs.DeleteAnswer, briefs.delete_brief),
     "memory.recall": Op(
         "viewer", memory_extraction.RecallRequest, memory_extraction.RecallAnswer, memory_extraction.recall
     ),

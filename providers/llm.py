@@ -49,17 +49,17 @@ class FakeLLM:
 
 
 class OpenAICompatibleLLM:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, base_url: str | None, model: str, api_key: str | None) -> None:
         import instructor
         import openai
 
-        if not settings.llm_base_url:
+        if not base_url:
             raise LLMFailed("LOOM_LLM_BASE_URL is not set")
-        self.name = settings.llm_model
+        self.name = model
         self._prompt_max_chars = settings.llm_prompt_max_chars
         client = openai.OpenAI(
-            base_url=settings.llm_base_url,
-            api_key=settings.llm_api_key or "unused",
+            base_url=base_url,
+            api_key=api_key or "unused",
             timeout=settings.llm_timeout_seconds,
             max_retries=settings.llm_max_retries,
         )
@@ -100,6 +100,7 @@ def reset_llm() -> None:
     """Forget the built provider (after the settings changed)."""
     with _build_lock:
         _build.cache_clear()
+        _build_brief.cache_clear()
 
 
 def configured() -> bool:
@@ -121,5 +122,25 @@ def note_unconfigured(log: logging.Logger, what: str) -> None:
 def _build() -> LLM:
     settings = get_settings()
     if settings.llm_provider == "openai":
-        return OpenAICompatibleLLM(settings)
+        return OpenAICompatibleLLM(settings, settings.llm_base_url, settings.llm_model, settings.llm_api_key)
     return FakeLLM()
+
+
+def get_brief_llm() -> LLM:
+    """The model that revises session briefs: its own (``LOOM_SESSION_BRIEF_LLM_*``) when its key
+    is set, else the deployment's (the fake one when none is configured)."""
+    with _build_lock:
+        return _build_brief()
+
+
+@lru_cache
+def _build_brief() -> LLM:
+    settings = get_settings()
+    if settings.session_brief_llm_api_key:
+        return OpenAICompatibleLLM(
+            settings,
+            settings.session_brief_llm_base_url or settings.llm_base_url,
+            settings.session_brief_llm_model or settings.llm_model,
+            settings.session_brief_llm_api_key,
+        )
+    return _build()

@@ -8,6 +8,7 @@ import pytest
 from sqlmodel import select
 
 from models import db
+from models.brief import SessionBrief
 from models.conversation import Thread, Turn
 from models.namespace import ROLES, Namespace, role_rank
 from models.settings import get_settings
@@ -75,7 +76,17 @@ BODIES: dict[str, Callable[[str], dict]] = {
     "memory.recall": lambda unique: {"query": unique},
     "memory.suggest": lambda unique: {"thread_id": "t", "said": f"what about {unique}"},
     "memory.give": lambda unique: {"thread": memory_thread(unique), "thread_id": "t", "to_agent": unique},
+    "session.brief_save": lambda unique: {"brief_key": unique, "sections": {"goal": f"goal {unique}"}},
+    "session.brief_get": lambda unique: {"brief_key": a_brief(unique)},
+    "session.brief_list": lambda unique: {"limit": 1},
+    "session.brief_delete": lambda unique: {"brief_key": unique},
 }
+
+
+def a_brief(unique: str) -> str:
+    """A brief of MINE to read (a token of OTHER is refused before it is looked up)."""
+    body = {"namespace": MINE, "brief_key": f"brief-{unique}", "sections": {"goal": "to read"}}
+    return call("session.brief_save", OPERATOR, body)["brief_key"]
 
 
 def memory_thread(unique: str) -> str:
@@ -110,7 +121,7 @@ def body_for(op: str, namespace: str) -> dict:
 
 
 def state() -> tuple:
-    """Everything an op could write: turns, threads as they are, the recording switches."""
+    """Everything an op could write: turns, threads as they are, the recording switches, briefs."""
     with db.session() as s:
         turns = s.exec(select(Turn.id).order_by(Turn.id)).all()
         threads = [
@@ -121,7 +132,8 @@ def state() -> tuple:
             (n.name, n.conversation_logging_enabled, n.updated_at)
             for n in s.exec(select(Namespace).order_by(Namespace.name))
         ]
-    return turns, threads, switches
+        kept = s.exec(select(SessionBrief.id, SessionBrief.revision).order_by(SessionBrief.id)).all()
+    return turns, threads, switches, kept
 
 
 def test_every_op_of_the_registry_has_a_minimal_body_and_nothing_else_does():
@@ -135,8 +147,9 @@ MATRIX = [(op, role) for op in OPS for role in ROLES]
 def test_a_role_below_the_ops_is_403_and_writes_nothing_and_one_at_or_above_it_is_served(
     client, make_token, op, role
 ):
+    body = body_for(op, MINE)  # first: a body may write what it refers to
     before = state()
-    answer = client.post(f"/v1/{op}", json=body_for(op, MINE), headers=make_token(MINE, role=role))
+    answer = client.post(f"/v1/{op}", json=body, headers=make_token(MINE, role=role))
     if role_rank(role) < role_rank(OPS[op].role):
         assert answer.status_code == 403, answer.text
         assert f"needs the {OPS[op].role} role" in answer.json()["error"]
@@ -151,8 +164,9 @@ def test_a_role_below_the_ops_is_403_and_writes_nothing_and_one_at_or_above_it_i
 def test_a_namespace_the_token_does_not_cover_is_403_for_every_op_and_writes_nothing(
     client, make_token, op, role
 ):
+    body = body_for(op, OTHER)
     before = state()
-    answer = client.post(f"/v1/{op}", json=body_for(op, OTHER), headers=make_token(MINE, role=role))
+    answer = client.post(f"/v1/{op}", json=body, headers=make_token(MINE, role=role))
     assert answer.status_code == 403, answer.text
     if role_rank(role) >= role_rank(OPS[op].role):
         assert repr(OTHER) in answer.json()["error"] and "namespace" in answer.json()["error"]

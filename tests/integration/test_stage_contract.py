@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 
 import cli
 from models import db
+from models.brief import SessionBrief
 from models.conversation import Embedding, Thread, Turn, TurnKey
 from models.erasure import ErasureEvent
 from models.memory import LoomSession, MemoryThread
@@ -143,10 +144,12 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
 
     def lists_reply(name: str):
         """Answers an extraction (facts) or a night weaving (episodes) with one item citing line 1,
-        and any other stage's request as ever."""
+        a brief window with a revision, and any other stage's request as ever."""
 
         def reply(request: dict) -> dict:
             schema = json.dumps(request.get("tools", request["messages"][0]))
+            if '"new_decisions"' in schema:  # a brief window's revision
+                return {"status": f"{name} is moving the export", "new_decisions": [f"{name}: at four"]}
             for field in ("facts", "episodes"):
                 if f'"{field}"' in schema:
                     return {field: [{"content": f"{name} runs the billing export", "lines": [1]}]}
@@ -187,6 +190,20 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
                     StageRun.subject == f"loom_session:{row}", col(StageRun.id).in_(sent)
                 )
             ).one()
+
+    def brief_window_run(name: str) -> int:
+        llm.reply = lists_reply(name)
+        events = [{"kind": "user", "text": f"move the billing export to four ({name})"}]
+        body = {"namespace": NS, "brief_key": name, "events": events, "wait_seconds": 0}
+        (run_id,) = call("session.brief_save", OPERATOR, body)["run_ids"]
+        return run_id
+
+    def brief_state(name: str) -> tuple:
+        with db.session() as s:
+            brief = s.exec(
+                select(SessionBrief).where(SessionBrief.namespace == NS, SessionBrief.brief_key == name)
+            )
+            return tuple((b.revision, json.dumps(b.sections, sort_keys=True)) for b in brief)
 
     def night_state(name: str) -> tuple:
         with db.session() as s:
@@ -310,6 +327,7 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
         "memory_embedding": Scenario(memory_embedding_run, memory_state, lambda: len(embedded)),
         "extraction": Scenario(extraction_run, extraction_state, lambda: len(llm.chat_calls)),
         "night_weaving": Scenario(night_weaving_run, night_state, lambda: len(llm.chat_calls)),
+        "brief_window": Scenario(brief_window_run, brief_state, lambda: len(llm.chat_calls)),
         "compaction": Scenario(compaction_run, turns_state, lambda: len(llm.chat_calls) + len(embedded)),
         "title": Scenario(title_run, turns_state, lambda: len(llm.chat_calls)),
     }

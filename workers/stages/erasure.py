@@ -7,12 +7,13 @@ filters tombstones; only ``erasure.export`` still returns the turns), and the ti
 threads they spoke in are cleared (a title may quote them; the titler makes a new one from what is
 left). Their memory goes from disk: the evidence of their messages, every memory thread citing it
 or naming them as a subject (with its line in any tapestry), the pending proposals of the sessions
-in threads they spoke in, and their name in sessions' subjects. By namespace, every turn,
+in threads they spoke in, and their name in sessions' subjects; and the session briefs a token
+bounded to them stored. By namespace, every turn,
 embedding row and thread is tombstoned and the raw transcripts handed over whole are deleted; with
 ``purge`` turns, their keys, embedding rows, threads and transcripts are deleted from disk. Either
 way the namespace's memory plane (looms, memory threads, evidence, sessions, their night weavings)
-is deleted: it is derived, and nothing exports it. The erasure log gets one ``finished`` event with
-the counts.
+and its session briefs are deleted: they are derived, and nothing exports them. The erasure log
+gets one ``finished`` event with the counts.
 
 Bounded and resumable: each batch of ``LOOM_ERASURE_BATCH`` rows is one transaction that also adds
 its counts to the run's result, and the next batch is found by what is still there, so a run
@@ -108,6 +109,16 @@ BY_USER: dict[str, str | Callable[[Session, dict], int]] = {
             UPDATE loom_sessions SET subjects = array_remove(subjects, :user_id), date_updated = :now
             WHERE id IN (SELECT id FROM loom_sessions
                          WHERE namespace = :namespace AND :user_id = ANY(subjects) LIMIT :n)
+            RETURNING 1
+        )
+        SELECT count(*) FROM gone
+    """,
+    # The briefs a token bounded to them stored (``ops.briefs``: under "~<user>~"), revisions too.
+    "session_briefs": """
+        WITH gone AS (
+            DELETE FROM session_briefs WHERE id IN (
+                SELECT id FROM session_briefs
+                WHERE namespace = :namespace AND starts_with(brief_key, '~' || :user_id || '~') LIMIT :n)
             RETURNING 1
         )
         SELECT count(*) FROM gone
@@ -213,6 +224,7 @@ def _namespace_statements(purge: bool) -> dict[str, str]:
         " JOIN looms l ON l.id = w.loom_id WHERE l.namespace = ANY(:namespaces) LIMIT :n)"
     )
     statements["looms"] = delete("looms")
+    statements["session_briefs"] = delete("session_briefs")  # with their revisions, saves and windows
     if purge:
         statements["threads_removed"] = delete("threads")
     return statements

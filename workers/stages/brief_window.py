@@ -1,0 +1,139 @@
+"""The brief_window stage: one run condenses one window of a save's events into the brief, by
+the model (instructor) or by the deterministic builder, as the save chose. A save's windows revise
+the brief in order: the run of the next window is requested when this one is done (revised,
+failed for good, or not revised), in the same transaction, so two never run at once.
+
+A window whose model call fails is retried with the ledger's backoff; once out of attempts it is
+failed (an operator's ``loom runs retry`` can still revise it later) and the next window goes on.
+The operator's switch (``LOOM_SESSION_BRIEF_MODEL_CALLS=off``) leaves this window and the rest of
+the save not revised; the windows revised before stay."""
+
+from sqlmodel import Session, select
+
+from models import db
+from models.base import utcnow
+from models.brief import FAILED, LLM, NOT_REVISED, PENDING, REVISED, BriefSave, BriefWindow, SessionBrief
+from models.settings import get_settings
+from models.stage_run import SKIPPED, SUCCEEDED, StageRun
+from pipelines import brief_builder, brief_llm, brief_store, screening
+from providers import llm
+from workers import broker, ledger, outbox
+from workers.stages import Stage, close, one_at_a_time, register
+from workers.stages import actor as stage_actor
+
+STAGE = "brief_window"
+
+
+@stage_actor(STAGE)
+def revise(run_ids: list[int]) -> None:
+    one_at_a_time(BRIEF_WINDOW, run_ids, _work)
+
+
+BRIEF_WINDOW = register(Stage(STAGE, revise, subject_kind="brief_window", chunk=1))
+
+
+def request(s: Session, window_id: int) -> StageRun:
+    return ledger.request(s, BRIEF_WINDOW, window_id, "1", {})
+
+
+def _work(run: StageRun) -> None:
+    with db.session() as s:
+        window = s.get(BriefWindow, BRIEF_WINDOW.subject_id(run.subject))
+        if window is None:
+            return close(run, SKIPPED, reason="deleted")
+        if window.status not in (PENDING, FAILED):  # done by an earlier delivery
+            return close(run, SKIPPED, reason=window.status)
+        save = s.get(BriefSave, window.save_id)
+        current = dict(s.get(SessionBrief, save.brief_id).sections)
+        s.expunge_all()
+    if not get_settings().session_brief_model_calls:
+        return _not_revised(run, window.id, "model-calls-off")
+    if save.author != LLM:
+        return _apply(run, window.id, brief_builder.build(current, window.events))
+    budget = get_settings().llm_prompt_max_chars - len(brief_llm.INSTRUCTIONS)
+    prompt = brief_llm.prompt(current, window.events, budget)
+    if screening.is_high(prompt):  # each event passed; together they read as high
+        return _not_revised(run, window.id, "prompt-high-sensitivity")
+    try:
+        with ledger.leased([run]):
+            answer = llm.get_brief_llm().ask(brief_llm.Revision, brief_llm.INSTRUCTIONS, prompt)
+    except llm.NoProvider:  # the model was configured when the save was made, and is not now
+        return _not_revised(run, window.id, llm.NO_PROVIDER_REASON)
+    except llm.LLMFailed as exc:
+        return _failed_attempt(run, window.id, f"brief window failed: {exc}")
+    return _apply(run, window.id, brief_llm.update_from(answer))
+
+
+def _locked_window(s: Session, window_id: int) -> tuple[BriefWindow, BriefSave]:
+    window = s.exec(select(BriefWindow).where(BriefWindow.id == window_id).with_for_update()).one()
+    return window, s.get(BriefSave, window.save_id)
+
+
+def _next(s: Session, save: BriefSave, window: BriefWindow, now) -> list[int]:
+    """After a window is done: the next window's run requested (its id to send once committed),
+    or the save settled when it was the last."""
+    following = s.exec(
+        select(BriefWindow).where(BriefWindow.save_id == save.id, BriefWindow.position == window.position + 1)
+    ).first()
+    brief_store.settle(s, save, now)
+    if following is None or following.status != PENDING:
+        return []
+    run = request(s, following.id)
+    return [run.id] if run.status == PENDING else []
+
+
+def _send(run_ids: list[int]) -> None:
+    if run_ids:
+        outbox.send(STAGE, run_ids)
+
+
+def _apply(run: StageRun, window_id: int, update: dict) -> None:
+    """The window's revision, the window done, the run closed and the next one requested: one
+    transaction, so a run killed anywhere revised the brief once or not at all."""
+    now = utcnow()
+    with db.session() as s:
+        window, save = _locked_window(s, window_id)
+        if window.status not in (PENDING, FAILED):
+            ledger.finish(s, [run], SKIPPED, reason=window.status)
+            return
+        brief = brief_store.locked(s, save.brief_id)
+        refused = brief_store.revise(s, brief, update, save.author, save.session_id, save.id, now)
+        window.status, window.revision, window.error = REVISED, brief.revision, None
+        s.add(window)
+        result = {"revision": brief.revision, "refused_sections": refused}
+        if not ledger.finish(s, [run], SUCCEEDED, result=result):
+            s.rollback()  # another worker holds the run now: it revises
+            return
+        following = _next(s, save, window, now)
+    _send(following)
+
+
+def _not_revised(run: StageRun, window_id: int, reason: str) -> None:
+    """This window and the save's later ones left as they are (those before stay revised)."""
+    now = utcnow()
+    with db.session() as s:
+        window, save = _locked_window(s, window_id)
+        for later in brief_store.windows(s, save.id):
+            if later.position >= window.position and later.status in (PENDING, FAILED):
+                later.status, later.error = NOT_REVISED, reason
+                s.add(later)
+        if not ledger.finish(s, [run], SKIPPED, reason=reason):
+            s.rollback()
+            return
+        brief_store.settle(s, save, now)
+
+
+def _failed_attempt(run: StageRun, window_id: int, error: str) -> None:
+    """Back off and try again; out of attempts, the window failed and the next one goes on."""
+    following: list[int] = []
+    with db.session() as s:
+        retrying = ledger.release(s, [run], error)
+        if not any(run.id in ids for ids in retrying.values()):
+            window, save = _locked_window(s, window_id)
+            if window.status == PENDING:
+                window.status, window.error = FAILED, error
+                s.add(window)
+                following = _next(s, save, window, utcnow())
+    for wait, ids in retrying.items():
+        broker.send(BRIEF_WINDOW.actor, ids, delay=wait)
+    _send(following)
