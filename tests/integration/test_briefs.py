@@ -3,12 +3,15 @@ wrote, events condensed by the worker in windows (the model, the deterministic b
 refusal and partial outcome of the document, revisions, compare-and-set, addressing and bounded
 tokens. The llm fixture checks that no prompt held a high event."""
 
+import json
 import threading
 import uuid
 
 import pytest
 from sqlmodel import col, select
+from typer.testing import CliRunner
 
+import cli
 from models import db
 from models.stage_run import StageRun
 from ops.caller import OPERATOR, create_token
@@ -16,7 +19,7 @@ from ops.errors import OpError
 from ops.registry import call
 from pipelines import briefs
 from providers import llm as providers_llm
-from tests.integration.conftest import enable_logging
+from tests.integration.conftest import enable_logging, settled, wait_until
 
 SECRET = "export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Rk3Lm9"
 
@@ -306,3 +309,56 @@ def test_erasure_takes_a_persons_own_briefs_and_a_namespaces_all(ns, worker):
     assert [b["brief_key"] for b in op(ns, "session.brief_list")["briefs"]] == ["team"]
     whole = call("erasure.request", OPERATOR, {"namespaces": [ns], "wait": True})["run"]
     assert whole["result"]["session_briefs"] == 1 and not op(ns, "session.brief_list")["briefs"]
+
+
+def test_the_brief_model_with_its_own_key_revises_instead_of_the_deployments(ns, llm, worker, loom_env):
+    loom_env(
+        LOOM_SESSION_BRIEF_LLM_MODEL="brief-model",
+        LOOM_SESSION_BRIEF_LLM_BASE_URL=llm.base_url,
+        LOOM_SESSION_BRIEF_LLM_API_KEY="brief-key",
+    )
+    providers_llm.reset_llm()
+    llm.reply = a_revision
+    answer = op(ns, "session.brief_save", brief_key="own-model", events=events(2))
+    assert answer["changed"] and llm.chat_models == ["brief-model"]
+
+
+def test_past_its_wait_a_save_answers_with_the_runs_to_wait_on(ns, llm, worker):
+    llm.reply = a_revision
+    llm.chat_delay = 1.0
+    answer = op(ns, "session.brief_save", brief_key="slow", events=events(2), wait_seconds=0.2)
+    assert (answer["changed"], answer["reason"]) == (False, "pending") and answer["run_ids"]
+    wait_until(settled, what="the save's window")
+    assert op(ns, "session.brief_get", brief_key="slow")["revision"] == 1
+
+
+def test_loom_brief_saves_prints_markdown_lists_and_deletes(ns, tmp_path):
+    runner = CliRunner()
+    base = ["--namespace", ns]
+    sections = tmp_path / "sections.json"
+    sections.write_text(json.dumps({"decisions": ["keep the old ledger read-only"]}))
+    saved = runner.invoke(
+        cli.app,
+        ["brief", "save", *base, "--project", "billing", "--branch", "ledger", "--goal", "Move invoices"]
+        + [
+            "--next-step",
+            "Update the export job",
+            "--next-step",
+            "Tell finance",
+            "--sections",
+            str(sections),
+        ],
+    )
+    assert saved.exit_code == 0, saved.output
+    assert saved.output.strip() == "auto/billing/ledger: revised, revision 1, by model"
+    got = runner.invoke(cli.app, ["brief", "get", *base, "--key", "auto/billing/ledger"])
+    assert got.exit_code == 0 and got.output.startswith(
+        "# Brief auto/billing/ledger\n\n## Goal\nMove invoices"
+    )
+    assert "## Next steps\n- Update the export job\n- Tell finance" in got.output
+    listed = runner.invoke(cli.app, ["brief", "list", *base])
+    assert listed.exit_code == 0 and "auto/billing/ledger  Move invoices" in listed.output
+    bad = runner.invoke(cli.app, ["brief", "save", *base, "--key", "no spaces please", "--goal", "x"])
+    assert bad.exit_code == 2 and bad.output.count("\n") == 1 and "brief_key" in bad.output
+    gone = runner.invoke(cli.app, ["brief", "delete", *base, "--key", "auto/billing/ledger"])
+    assert gone.exit_code == 0 and "deleted" in gone.output

@@ -61,6 +61,7 @@ class FakeOpenAI:
         self.stalled = threading.Event()  # set when a request is held in "stall"
         self.embedding_calls: list[list[str]] = []
         self.chat_calls: list[list[dict]] = []  # every chat request's messages, in order
+        self.chat_models: list[str] = []  # and the model each named
         self.reply: Callable[[dict], dict] = words_reply  # the arguments a chat answer carries
         self.chat_delay = 0.0  # seconds each chat answer waits (a slow model)
         self._failures: list[int] = []  # statuses the next chat requests answer with, in order
@@ -87,6 +88,7 @@ class FakeOpenAI:
         self.stalled.clear()
         self.embedding_calls.clear()
         self.chat_calls.clear()
+        self.chat_models.clear()
         self.reply = words_reply
         self.chat_delay = 0.0
         self._failures.clear()
@@ -124,6 +126,7 @@ class FakeOpenAI:
                 request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 if self.path.endswith("/chat/completions"):
                     fake.chat_calls.append(request["messages"])
+                    fake.chat_models.append(request.get("model"))
                     if fake._failures:
                         return self._send(fake._failures.pop(0), b'{"error": {"message": "model is down"}}')
                 if fake.mode == "fail":
