@@ -38,6 +38,24 @@ if TYPE_CHECKING:
 EMBEDDING_STAGE = "embedding"
 
 
+class Clock:
+    """Seconds spent in database statements, counted from SQLAlchemy's cursor events."""
+
+    def __init__(self) -> None:
+        self.db = 0.0
+
+    def attach(self, engine) -> None:
+        from sqlalchemy import event
+
+        @event.listens_for(engine, "before_cursor_execute")
+        def _start(conn, cursor, statement, params, context, many) -> None:
+            conn.info["started"] = time.perf_counter()
+
+        @event.listens_for(engine, "after_cursor_execute")
+        def _stop(conn, cursor, statement, params, context, many) -> None:
+            self.db += time.perf_counter() - conn.info.pop("started")
+
+
 def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 

@@ -31,26 +31,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import embedded_database, log  # noqa: E402
+from harness import Clock, embedded_database, log  # noqa: E402
 from longmemeval import DEFAULT_DATA, load_records  # noqa: E402
-
-
-class Clock:
-    """Seconds spent in database statements, counted from SQLAlchemy's cursor events."""
-
-    def __init__(self) -> None:
-        self.db = 0.0
-
-    def attach(self, engine) -> None:
-        from sqlalchemy import event
-
-        @event.listens_for(engine, "before_cursor_execute")
-        def _start(conn, cursor, statement, params, context, many) -> None:
-            conn.info["started"] = time.perf_counter()
-
-        @event.listens_for(engine, "after_cursor_execute")
-        def _stop(conn, cursor, statement, params, context, many) -> None:
-            self.db += time.perf_counter() - conn.info.pop("started")
 
 
 def said_at(date: str) -> datetime:
