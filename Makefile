@@ -5,12 +5,14 @@ STAMP := $(VENV)/.installed
 
 .PHONY: up test lint bench-ingest bench-retrieval
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml sdk/python/pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	# The CPU build of torch first, so nothing pulls a CUDA build.
 	$(VENV)/bin/pip install --quiet torch==2.13.0
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	# The Python SDK (importable as `loom`), which the end-to-end tests drive against `loom up`.
+	$(VENV)/bin/pip install --quiet -e sdk/python
 	touch $(STAMP)
 
 up: $(STAMP)

@@ -39,7 +39,7 @@ from models.settings import get_settings
 from models.stage_run import StageRun
 from ops.caller import NAMESPACE_WIDE, OWN_SESSION, Caller
 from ops.errors import OpError, invalid, not_found
-from ops.schemas import Answer
+from ops.schemas import Answer, OpRequest
 from pipelines import brief_events, brief_store, briefs
 from providers import llm
 from workers.stages.brief_window import BRIEF_WINDOW
@@ -48,10 +48,7 @@ from workers.stages.brief_window import request as request_window
 WAIT_POLL_SECONDS = 0.05
 
 
-class BriefOp(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    namespace: str | None = Field(default=None, min_length=1, max_length=128)
+class BriefOp(OpRequest):
     # The user an own_user token that serves many users through one credential acts for.
     user_id: str | None = Field(default=None, min_length=1, max_length=256)
 

@@ -1,0 +1,147 @@
+"""The Python SDK (sdk/python, importable as ``loom``) against a live `loom up`: the document's
+example as written, the sync client, flushing to extraction, typed errors, and retries of a 503
+and of a connection that fails."""
+
+import asyncio
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from loom import Agent, Conflict, ConnectionFailed, Forbidden, Invalid, SyncAgent, Unauthorized, Unavailable
+
+from services import postgres, redis
+from services.ports import free_port
+from tests.e2e.conftest import Loom
+from tests.support.openai_server import FakeOpenAI
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def model():
+    server = FakeOpenAI().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def live(model):
+    """`loom up` with the deployment's LLM on the local server (one call an attempt, one attempt a
+    run, so a failing model fails a brief window at once), recording on in "dev"."""
+    scratch = Path(tempfile.mkdtemp(prefix="loom-sdk-"))
+    loom = Loom(scratch / "home", free_port())
+    loom.env.update(
+        LOOM_LLM_PROVIDER="openai",
+        LOOM_LLM_BASE_URL=model.base_url,
+        LOOM_LLM_MAX_RETRIES="0",
+        LOOM_STAGE_MAX_ATTEMPTS="1",
+    )
+    try:
+        loom.up()
+        loom.cli("namespaces", "logging", "dev", "--on")
+        yield loom
+    finally:
+        if loom.proc and loom.proc.poll() is None:
+            loom.stop()
+        postgres.stop(loom.home)
+        redis.stop(loom.home)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def token(live: Loom, role: str = "writer", namespace: str = "dev") -> str:
+    return live.cli("tokens", "create", "--namespace", namespace, "--role", role).strip()
+
+
+def url(live: Loom) -> str:
+    return f"http://127.0.0.1:{live.port}"
+
+
+def test_the_documents_example_runs_as_written(live, monkeypatch):
+    monkeypatch.setenv("LOOM_TOKEN", token(live))
+
+    async def example():
+        async with Agent("dev", "local", "support-bot", base_url=url(live)) as bot:
+            s = bot.session("thread-42", user_id="u1")
+            resumed = await s.resume(query="resume the billing migration")
+            await s.append(
+                {"role": "user", "content": "We moved invoices to the new ledger."},
+                {"role": "assistant", "content": "Noted; I'll update the export job."},
+            )
+            stored = s.transcript_stored
+            flushed = await s.close()
+            saved = await bot.briefs.save(
+                project="billing",
+                branch="ledger-move",
+                sections={"goal": "Move invoices to the new ledger", "next_steps": ["Update the export job"]},
+            )
+            again = await s.resume()
+            brief = await bot.briefs.get(project="billing")
+            return resumed, stored, flushed, saved, again, brief
+
+    resumed, stored, flushed, saved, again, brief = asyncio.run(example())
+    assert resumed.session["agentName"] == "support-bot" and resumed.tail == []
+    assert stored is True
+    assert flushed["evidence"] == 2 and flushed["run"]["stage"] == "extraction"
+    assert [t["content"] for t in again.tail] == [
+        "We moved invoices to the new ledger.",
+        "Noted; I'll update the export job.",
+    ]
+    assert again.tail[0]["user_id"] == "u1" and again.tail[0]["metadata"]["deployment"] == "local"
+    assert saved["brief_key"] == "auto/billing/ledger-move" and saved["revision"] == 1
+    assert brief["sections"]["next_steps"] == ["Update the export job"]
+
+
+def test_the_sync_client_flushes_every_n_turns_and_says_when_nothing_is_recorded(live):
+    with SyncAgent(
+        "quiet", "local", "helper", base_url=url(live), token=token(live, namespace="quiet"), flush_every=2
+    ) as bot:
+        s = bot.session("t-1", user_id="u2")
+        s.append({"role": "user", "content": "first"})
+        assert s.transcript_stored is False  # "quiet" does not record
+        assert live.sql("SELECT count(*) FROM memory_evidence WHERE namespace = 'quiet'") == [(0,)]
+        s.append({"role": "assistant", "content": "second"})  # the second turn flushes both
+        assert live.sql("SELECT count(*) FROM memory_evidence WHERE namespace = 'quiet'") == [(2,)]
+        assert s.close() is None  # nothing left to flush
+
+
+def test_errors_are_typed(live):
+    with SyncAgent("dev", "local", "bot", base_url=url(live), token="loom_not-a-token") as stranger:
+        with pytest.raises(Unauthorized):
+            stranger.briefs.list()
+    with SyncAgent("dev", "local", "bot", base_url=url(live), token=token(live, "viewer")) as viewer:
+        with pytest.raises(Forbidden):
+            viewer.briefs.save(brief_key="k", sections={"goal": "x"})
+    with SyncAgent("dev", "local", "bot", base_url=url(live), token=token(live)) as bot:
+        with pytest.raises(Invalid) as invalid:
+            bot.briefs.save(brief_key="no spaces", sections={"goal": "x"})
+        assert invalid.value.field == "brief_key"
+        bot.briefs.save(brief_key="cas", sections={"goal": "x"})
+        with pytest.raises(Conflict):
+            bot.briefs.save(brief_key="cas", if_revision=7, sections={"goal": "y"})
+
+
+def test_a_503_is_retried_with_backoff_and_raised_once_retries_run_out(live, model):
+    model.reset()
+    model.reply = lambda request: {"status": "the ledger moved"}
+    with SyncAgent("dev", "local", "bot", base_url=url(live), token=token(live), max_retries=2) as bot:
+        events = [{"kind": "assistant", "text": "moved the ledger"}]
+        model.fail_next(1)  # the first save's only model call: a 503, then the retry revises
+        saved = bot.briefs.save(brief_key="retried", events=events)
+        assert saved["changed"] and len(model.chat_calls) == 2
+        model.mode = "fail"
+        started = time.monotonic()
+        with pytest.raises(Unavailable):
+            bot.briefs.save(brief_key="down", events=events)
+        assert len(model.chat_calls) == 5 and time.monotonic() - started >= 0.75  # 3 tries, 0.25 + 0.5 s
+    model.reset()
+
+
+def test_a_connection_that_fails_is_retried_then_raised():
+    closed = f"http://127.0.0.1:{free_port()}"
+    with SyncAgent("dev", "local", "bot", base_url=closed, token="t", max_retries=2) as bot:
+        started = time.monotonic()
+        with pytest.raises(ConnectionFailed):
+            bot.briefs.list()
+        assert time.monotonic() - started >= 0.75
