@@ -6,6 +6,7 @@ servers are known."""
 import dataclasses
 import json
 import logging
+import os
 import re
 import sys
 import time
@@ -592,6 +593,36 @@ def erasure_export(
         for chunk in answer.chunks:
             sys.stdout.buffer.write(chunk)
         sys.stdout.buffer.write(b"\n")
+
+
+@app.command()
+def mcp(
+    namespace: Annotated[
+        str | None, typer.Option(help="the namespace the tools act in (without LOOM_TOKEN)")
+    ] = None,
+    toolset: Annotated[str, typer.Option(help="core, or all (adds loom_conversation_append)")] = "core",
+    role: Annotated[str, typer.Option(help="the role the tools act with, without LOOM_TOKEN")] = "writer",
+) -> None:
+    """MCP over stdio for a local client (Claude Code, Codex, Cursor…): the tools act in the
+    namespace with the role given, or with the grants of the token in LOOM_TOKEN."""
+    from api import mcp as mcp_server
+    from models.namespace import ROLES
+    from ops.caller import Caller, authenticate
+    from ops.errors import OpError
+
+    _check_choice("--toolset", toolset, mcp_server.TOOLSETS)
+    _check_choice("--role", role, ROLES)
+    with services.running(start=None):
+        if token := os.environ.get("LOOM_TOKEN"):
+            try:
+                caller = authenticate(f"Bearer {token}")
+            except OpError as exc:
+                raise fail(f"LOOM_TOKEN: {exc.reason}") from exc
+        elif namespace is None:
+            raise fail("--namespace is required without LOOM_TOKEN")
+        else:
+            caller = Caller(role=role, namespaces=(namespace,), who="mcp stdio")
+        mcp_server.build(toolset, caller).run("stdio")
 
 
 # --- session briefs ------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""The HTTP layer: ``POST /v1/<op name>`` with a JSON body, ``GET /healthz``, and
-``GET /looms/by-id/{id}/sessions`` (looms.sessions, its body from the path and query). Thin: authenticate,
+"""The HTTP layer: ``POST /v1/<op name>`` with a JSON body, ``GET /healthz``,
+``GET /looms/by-id/{id}/sessions`` (looms.sessions, its body from the path and query), and MCP on
+``/mcp`` (``api.mcp``). Thin: authenticate,
 read the body (bounded), hand it to ``ops.registry.call``; every caller mistake is a 4xx with a
 reason, and any other error a JSON answer (``api.errors``)."""
 
@@ -10,9 +11,11 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
 
-from api import observability, openapi
+from api import mcp, observability, openapi
 from api.errors import JSONErrors
+from models.settings import get_settings
 from ops import registry
 from ops.caller import authenticate
 from ops.errors import OpError
@@ -22,13 +25,18 @@ from providers.embedders import load_in_background
 
 
 def create_app(warm_embedder: bool = True) -> FastAPI:
+    endpoint = mcp.HttpEndpoint(get_settings().host)
+
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if warm_embedder:
             load_in_background()
-        yield
+        async with endpoint.running():
+            yield
 
     app = FastAPI(title="Loom", version="0.1.0", lifespan=lifespan)
+    # MCP over streamable HTTP (``api.mcp``): GET, POST and DELETE on one path.
+    app.router.routes.append(Route("/mcp", endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
     app.add_middleware(JSONErrors)
     app.include_router(observability.router)  # GET /metrics, GET /healthz
 

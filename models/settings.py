@@ -123,6 +123,11 @@ class Settings(BaseSettings):
     session_brief_max_windows: int = Field(default=8, ge=1, le=100)
     session_brief_model_calls: bool = True
 
+    # --- MCP ----------------------------------------------------------------------------------
+    # An MCP session's implicit run (the run its appends carry) closes after this long without a
+    # call; the session's next call starts a new one.
+    mcp_session_run_idle_seconds: float = Field(default=1_800, gt=0, le=7 * 86_400)
+
     @field_validator("night_weaving_cron")
     @classmethod
     def _a_crontab(cls, value: str) -> str:

@@ -1,0 +1,248 @@
+"""Loom over MCP, with the official ``mcp`` package: ``loom mcp`` (stdio) and ``/mcp`` on the API
+(streamable HTTP, bearer auth like every op).
+
+The tools are the document's: ``loom_search`` (its conversation and memory sections: the
+``conversation.search`` op itself is not listed), ``loom_brief_get``, ``loom_brief_save`` and
+``loom_brief_list``; ``loom_conversation_append`` only in the ``all`` toolset (``/mcp?toolset=all``,
+``loom mcp --toolset all``), since nothing in the core listing should prompt a model to log turns.
+Each tool is a thin call of the ops (``ops.registry.call``) as the request's caller.
+
+An MCP session has an implicit run: the ``run_id`` its appends carry and the ``session_id`` its
+brief saves default to. It closes after ``LOOM_MCP_SESSION_RUN_IDLE_SECONDS`` without a call: the
+session's next call starts a new one. A session is the handshake protocol's (``mcp-session-id``);
+the stateless protocol (2026-07-28) has none, so there one bearer token's calls are one session."""
+
+import hashlib
+import threading
+import time
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any, Literal
+from urllib.parse import parse_qs
+from uuid import uuid4
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+from starlette.responses import JSONResponse
+
+from models.settings import get_settings
+from ops.caller import Caller, authenticate
+from ops.errors import OpError
+from ops.registry import call
+
+CORE, ALL = "core", "all"
+TOOLSETS = (CORE, ALL)
+STDIO = "stdio"
+INSTRUCTIONS = (
+    "Loom keeps this team's conversations, memories and session briefs. Use loom_search to find "
+    "what was said or remembered; load a brief with loom_brief_get only when the person asks to "
+    "resume a line of work, and save one with loom_brief_save at a milestone."
+)
+
+
+def _given(body: dict) -> dict:
+    return {name: value for name, value in body.items() if value is not None}
+
+
+class ImplicitRuns:
+    """Each MCP session's implicit run id, renewed after ``idle`` seconds without a call. Sessions
+    idle past that are forgotten, so the table holds only live ones."""
+
+    def __init__(self) -> None:
+        self._runs: dict[str, tuple[str, float]] = {}
+        self._lock = threading.Lock()
+
+    def run_of(self, session: str, idle: float, now: float | None = None) -> str:
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            for key, (_, last) in list(self._runs.items()):
+                if now - last > idle:
+                    del self._runs[key]
+            run = self._runs[session][0] if session in self._runs else f"mcp-{uuid4().hex}"
+            self._runs[session] = (run, now)
+            return run
+
+
+def build(toolset: str = CORE, caller: Caller | None = None) -> MCPServer:
+    """The MCP server of a toolset. ``caller`` serves stdio (one local caller); without it each
+    request is authenticated by its bearer token."""
+    server = MCPServer("loom", instructions=INSTRUCTIONS, version="0.1.0")
+    runs = ImplicitRuns()
+
+    def session_of(ctx: Context) -> str:
+        """The MCP session a call belongs to: its ``mcp-session-id`` (the handshake protocol's
+        sessions), else its credential (the stateless protocol has no session: one token's calls
+        are one session until they pause), else stdio's one session."""
+        headers = ctx.headers or {}
+        if session := headers.get("mcp-session-id"):
+            return f"session:{session}"
+        if authorization := headers.get("authorization"):
+            return f"token:{hashlib.sha256(authorization.encode()).hexdigest()[:32]}"
+        return STDIO
+
+    def run_of(ctx: Context) -> str:
+        return runs.run_of(session_of(ctx), get_settings().mcp_session_run_idle_seconds)
+
+    async def op(ctx: Context, name: str, body: dict) -> dict:
+        def served() -> dict:
+            who = caller or authenticate((ctx.headers or {}).get("authorization"))
+            return call(name, who, _given(body))
+
+        try:
+            return await anyio.to_thread.run_sync(served)
+        except OpError as exc:  # the model reads why, as it would an HTTP client
+            raise ToolError(f"{exc.status}: {exc.reason}") from exc
+
+    @server.tool()
+    async def loom_search(
+        query: str,
+        ctx: Context,
+        namespace: str | None = None,
+        thread_id: str | None = None,
+        limit: int = 10,
+    ) -> dict[str, Any]:
+        """Search what Loom keeps. The conversation section: turns said in the namespace's threads
+        (hybrid BM25 and vector search; read a whole thread with its id). The memory section: the
+        remembered facts and episodes of the namespace's loom."""
+        said = await op(
+            ctx,
+            "conversation.search",
+            {"namespace": namespace, "query": query, "thread_id": thread_id, "limit": limit},
+        )
+        remembered = await op(ctx, "memory.search", {"namespace": namespace, "query": query, "limit": limit})
+        return {
+            "conversation": [
+                {
+                    key: hit.get(key)
+                    for key in ("namespace", "thread_id", "msg_id", "role", "ts", "score", "excerpt")
+                }
+                for hit in said["hits"]
+            ],
+            "memory": [
+                {key: hit.get(key) for key in ("id", "content", "kind", "subjects", "score")}
+                for hit in remembered["hits"]
+            ],
+        }
+
+    @server.tool()
+    async def loom_brief_get(
+        ctx: Context,
+        brief_key: str | None = None,
+        from_session: str | None = None,
+        project: str | None = None,
+        revision: int | None = None,
+        full: bool = False,
+        namespace: str | None = None,
+    ) -> str:
+        """A session brief as Markdown: by brief_key, else the newest one a session wrote, else the
+        newest of a project. full appends the client's last compaction summary."""
+        body = {
+            "namespace": namespace,
+            "brief_key": brief_key,
+            "from_session": from_session,
+            "project": project,
+            "revision": revision,
+            "full": full,
+        }
+        return (await op(ctx, "session.brief_get", body))["markdown"]
+
+    @server.tool()
+    async def loom_brief_save(
+        ctx: Context,
+        brief_key: str = "",
+        project: str | None = None,
+        branch: str | None = None,
+        session_id: str | None = None,
+        sections: dict[str, str | list[str]] | None = None,
+        events: list[dict[str, Any]] | None = None,
+        event_cursor: str | None = None,
+        if_revision: int | None = None,
+        namespace: str | None = None,
+    ) -> dict[str, Any]:
+        """Revise (or start) a session brief from sections you wrote (goal, status, decisions,
+        dead_ends, done, open_questions, next_steps, key_files, errors, constraints, pointers)
+        and/or events ({kind, text}). An empty brief_key is auto/<project>/<branch>."""
+        body = {
+            "namespace": namespace,
+            "brief_key": brief_key,
+            "project": project,
+            "branch": branch,
+            "session_id": session_id or run_of(ctx),
+            "sections": sections,
+            "events": events,
+            "event_cursor": event_cursor,
+            "if_revision": if_revision,
+        }
+        return await op(ctx, "session.brief_save", body)
+
+    @server.tool()
+    async def loom_brief_list(
+        ctx: Context,
+        project: str | None = None,
+        mine_only: bool = False,
+        limit: int = 20,
+        namespace: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """The namespace's session briefs, newest first, one line each."""
+        body = {"namespace": namespace, "project": project, "mine_only": mine_only, "limit": limit}
+        return (await op(ctx, "session.brief_list", body))["briefs"]
+
+    if toolset == ALL:
+
+        @server.tool()
+        async def loom_conversation_append(
+            thread_id: str,
+            role: Literal["user", "assistant", "system", "tool"],
+            content: str,
+            ctx: Context,
+            msg_id: str | None = None,
+            user_id: str | None = None,
+            namespace: str | None = None,
+        ) -> dict[str, Any]:
+            """Log one turn of this conversation to Loom's transcript (with this MCP session's run)."""
+            body = {
+                "namespace": namespace,
+                "thread_id": thread_id,
+                "role": role,
+                "content": content,
+                "msg_id": msg_id,
+                "user_id": user_id,
+                "run_id": run_of(ctx),
+            }
+            return await op(ctx, "conversation.append", body)
+
+    return server
+
+
+class HttpEndpoint:
+    """``/mcp`` on the API: the bearer token checked before any MCP exchange (401 otherwise), then
+    the toolset's streamable HTTP session manager (``?toolset=all`` for the full one)."""
+
+    def __init__(self, host: str) -> None:
+        self.servers = {toolset: build(toolset) for toolset in TOOLSETS}
+        for server in self.servers.values():
+            server.streamable_http_app(host=host)  # makes the server's session manager
+        self._apps = {
+            name: StreamableHTTPASGIApp(server.session_manager) for name, server in self.servers.items()
+        }
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """The session managers' task groups, for the API's lifespan."""
+        async with AsyncExitStack() as stack:
+            for server in self.servers.values():
+                await stack.enter_async_context(server.session_manager.run())
+            yield
+
+    async def __call__(self, scope, receive, send) -> None:
+        headers = {key.decode().lower(): value.decode() for key, value in scope.get("headers", [])}
+        try:
+            await anyio.to_thread.run_sync(authenticate, headers.get("authorization"))
+        except OpError as exc:
+            await JSONResponse(exc.as_dict(), status_code=exc.status)(scope, receive, send)
+            return
+        query = parse_qs(scope.get("query_string", b"").decode())
+        toolset = ALL if query.get("toolset") == [ALL] else CORE
+        await self._apps[toolset](scope, receive, send)
