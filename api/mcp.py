@@ -221,20 +221,25 @@ class HttpEndpoint:
     the toolset's streamable HTTP session manager (``?toolset=all`` for the full one)."""
 
     def __init__(self, host: str) -> None:
+        self.host = host
         self.servers = {toolset: build(toolset) for toolset in TOOLSETS}
-        for server in self.servers.values():
-            server.streamable_http_app(host=host)  # makes the server's session manager
-        self._apps = {
-            name: StreamableHTTPASGIApp(server.session_manager) for name, server in self.servers.items()
-        }
+        self._apps: dict[str, StreamableHTTPASGIApp] = {}
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """The session managers' task groups, for the API's lifespan."""
+        """The session managers' task groups, for the API's lifespan: new ones each time (a
+        session manager runs once), so an app can be started again."""
         async with AsyncExitStack() as stack:
-            for server in self.servers.values():
+            apps = {}
+            for name, server in self.servers.items():
+                server.streamable_http_app(host=self.host)  # makes the server's session manager
                 await stack.enter_async_context(server.session_manager.run())
-            yield
+                apps[name] = StreamableHTTPASGIApp(server.session_manager)
+            self._apps = apps
+            try:
+                yield
+            finally:
+                self._apps = {}
 
     async def __call__(self, scope, receive, send) -> None:
         headers = {key.decode().lower(): value.decode() for key, value in scope.get("headers", [])}
@@ -244,5 +249,8 @@ class HttpEndpoint:
             await JSONResponse(exc.as_dict(), status_code=exc.status)(scope, receive, send)
             return
         query = parse_qs(scope.get("query_string", b"").decode())
-        toolset = ALL if query.get("toolset") == [ALL] else CORE
-        await self._apps[toolset](scope, receive, send)
+        app = self._apps.get(ALL if query.get("toolset") == [ALL] else CORE)
+        if app is None:  # outside the API's lifespan
+            await JSONResponse({"error": "MCP is not running"}, status_code=503)(scope, receive, send)
+            return
+        await app(scope, receive, send)

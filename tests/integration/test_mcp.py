@@ -88,7 +88,7 @@ def test_the_all_toolset_appends_with_each_sessions_implicit_run(live_api, said,
     async def session(token: str, turns: int):
         async with over_http(live_api, token, toolset="all", mode=mode) as client:
             tools = sorted(tool.name for tool in (await client.list_tools()).tools)
-            for i in range(turns):
+            for _ in range(turns):
                 body = {"thread_id": thread, "role": "user", "content": f"logged over MCP {uuid.uuid4().hex}"}
                 payload(await client.call_tool("loom_conversation_append", body))
             return tools
@@ -145,3 +145,20 @@ def test_loom_mcp_over_stdio_serves_the_core_listing(said, monkeypatch):
     assert tools == CORE_TOOLS and saved["revision"] == 1
     got = call("session.brief_get", OPERATOR, {"namespace": NS, "brief_key": key})
     assert got["session_id"].startswith("mcp-")  # the stdio session's implicit run
+
+
+def test_a_sessions_run_closes_after_the_idle_time_and_the_next_call_starts_another(live_api, said, loom_env):
+    loom_env(LOOM_MCP_SESSION_RUN_IDLE_SECONDS="0.5")
+    token, thread = create_token([NS], "writer"), f"idle-{uuid.uuid4().hex[:6]}"
+
+    async def session():
+        async with over_http(live_api, token, toolset="all") as client:
+            for pause in (0, 0, 1.0):
+                await asyncio.sleep(pause)
+                body = {"thread_id": thread, "role": "user", "content": f"turn {uuid.uuid4().hex}"}
+                payload(await client.call_tool("loom_conversation_append", body))
+
+    asyncio.run(session())
+    turns = call("conversation.list", OPERATOR, {"namespace": NS, "thread_id": thread})["messages"]
+    runs = [turn["run_id"] for turn in turns]
+    assert runs[0] == runs[1] != runs[2]  # the pause outlasted the idle time: a new run
