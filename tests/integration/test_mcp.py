@@ -66,7 +66,7 @@ def test_the_core_listing_searches_both_sections_and_keeps_briefs(live_api, said
                 )
             )
             markdown = payload(await client.call_tool("loom_brief_get", {"project": "billing"}))
-            listed = payload(await client.call_tool("loom_brief_list", {}))
+            listed = payload(await client.call_tool("loom_brief_list", {"project": "billing"}))
             refused = await client.call_tool("loom_brief_get", {"brief_key": "no such brief"})
             return tools, found, saved, markdown, listed, refused
 
