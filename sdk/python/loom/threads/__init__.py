@@ -1,0 +1,35 @@
+"""Coding-session threads (the third seed): the ``Thread`` model, the local store, the pending
+sync queue and the git snapshot a coding agent embeds."""
+
+from loom.threads.git import detect_repo_status, normalize_remote, snapshot_git_state
+from loom.threads.local import LocalThreadStore, data_dir
+from loom.threads.model import (
+    AgentStateKind,
+    AgentStateSnapshot,
+    ConversationSnapshot,
+    MessageSnapshot,
+    Thread,
+    ThreadMetadata,
+    ThreadSummary,
+    ThreadVisibility,
+    ToolCall,
+)
+from loom.threads.queue import PendingSyncQueue
+
+__all__ = [
+    "AgentStateKind",
+    "AgentStateSnapshot",
+    "ConversationSnapshot",
+    "LocalThreadStore",
+    "MessageSnapshot",
+    "PendingSyncQueue",
+    "Thread",
+    "ThreadMetadata",
+    "ThreadSummary",
+    "ThreadVisibility",
+    "ToolCall",
+    "data_dir",
+    "detect_repo_status",
+    "normalize_remote",
+    "snapshot_git_state",
+]
