@@ -13,13 +13,14 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from api import mcp, observability, openapi
+from api import mcp, observability, openapi, threads
+from api.bodies import read_body
 from api.errors import JSONErrors
 from models.settings import get_settings
-from ops import registry
+from ops import coding_threads, registry
 from ops.caller import authenticate
 from ops.errors import OpError
-from ops.limits import parse_body, too_large
+from ops.limits import parse_body
 from ops.schemas import Streamed
 from providers.embedders import load_in_background
 
@@ -44,11 +45,17 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
     async def _op_error(_: Request, exc: OpError) -> JSONResponse:
         return JSONResponse(exc.as_dict(), status_code=exc.status)
 
+    @app.exception_handler(coding_threads.Conflict)
+    async def _stale(_: Request, exc: coding_threads.Conflict) -> JSONResponse:
+        return JSONResponse({**exc.as_dict(), "thread": exc.latest}, status_code=409)
+
+    app.include_router(threads.router)  # /api/threads: coding-session threads
+
     app.openapi = lambda: openapi.document(app)  # the ops' own schemas, from the registry
 
     @app.post("/v1/{op_name}", include_in_schema=False)
     async def call_op(op_name: str, request: Request) -> Response:
-        body = await _read_body(request, registry.body_cap(op_name))
+        body = await read_body(request, registry.body_cap(op_name))
         # The ops are blocking (database, broker): run them on the threadpool.
         answer = await run_in_threadpool(_handle, op_name, request.headers.get("authorization"), body)
         if isinstance(answer, Streamed):  # sent while produced (iterated on the threadpool too)
@@ -67,21 +74,6 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
         return JSONResponse(answer)
 
     return app
-
-
-async def _read_body(request: Request, cap: int) -> bytes:
-    """The body, refused with a 413 as soon as it is known to pass the cap: from its declared
-    length before reading any of it, or while it streams in."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > cap:
-        raise too_large(cap)
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > cap:
-            raise too_large(cap)
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _handle(op_name: str, authorization: str | None, body: bytes) -> dict | Streamed:

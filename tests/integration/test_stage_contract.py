@@ -86,7 +86,7 @@ def turns_state(name: str) -> tuple:
 def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
     from pipelines import appending
     from providers import embedders
-    from workers.stages import compaction, erasure, ingest, retention, titles
+    from workers.stages import compaction, erasure, ingest, retention, thread_index, titles
     from workers.stages import night_weaving as night
     from workers.stages import screening as rescreening
 
@@ -293,6 +293,36 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
             keys = s.exec(select(TurnKey.msg_id).where(TurnKey.thread_id == name)).all()
         return tuple(sorted(keys)), turns_state(name)
 
+    indexed: list[str] = []
+    real_write_turns = thread_index._write_turns
+    coding_threads_of: dict[str, str] = {}
+
+    def counting_write_turns(namespace, thread_id, *args):  # the indexing stage's "provider": the appends
+        indexed.append(thread_id)
+        if llm.mode == "fail":
+            raise RuntimeError("the appends are failing")
+        return real_write_turns(namespace, thread_id, *args)
+
+    monkeypatch.setattr(thread_index, "_write_turns", counting_write_turns)
+
+    def thread_index_run(name: str) -> int:
+        from loom.threads import MessageSnapshot, Thread
+
+        from ops import coding_threads
+
+        thread = Thread(
+            conversation={"messages": [MessageSnapshot(role="user", content=f"{TURNS[0]} ({name})")]}
+        )
+        coding_threads_of[name] = thread.id
+        coding_threads.upsert(OPERATOR, thread.model_dump(mode="json"), namespace=NS)
+        with db.session() as s:
+            return s.exec(
+                select(StageRun.id).where(StageRun.stage == "thread_index").order_by(col(StageRun.id).desc())
+            ).first()
+
+    def thread_index_state(name: str) -> tuple:
+        return turns_state(coding_threads_of[name])
+
     batches: list[str] = []
     real_batch = erasure._one_batch
 
@@ -328,6 +358,7 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
         "extraction": Scenario(extraction_run, extraction_state, lambda: len(llm.chat_calls)),
         "night_weaving": Scenario(night_weaving_run, night_state, lambda: len(llm.chat_calls)),
         "brief_window": Scenario(brief_window_run, brief_state, lambda: len(llm.chat_calls)),
+        "thread_index": Scenario(thread_index_run, thread_index_state, lambda: len(indexed)),
         "compaction": Scenario(compaction_run, turns_state, lambda: len(llm.chat_calls) + len(embedded)),
         "title": Scenario(title_run, turns_state, lambda: len(llm.chat_calls)),
     }

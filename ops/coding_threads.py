@@ -1,0 +1,224 @@
+"""``/api/threads``: coding-session threads synced from clients (the third seed).
+
+An upsert is a thin write: the thread row (its body as sent, with the version the server gives
+it) and, when it has messages not yet indexed, a ``thread_index`` run, in one transaction.
+Ownership: a thread belongs to the user of the token that first wrote it (a namespace-wide token
+without a user owns as the namespace); only its owner writes it. Reads: the owner; any token of
+the namespace when its visibility is ``organization``; any valid token when ``public``;
+``private``, the owner only. The version is optimistic locking: an upsert must carry the version
+it read, and a stale one answers 409 with the latest thread."""
+
+from loom.threads import Thread, ThreadVisibility
+from pydantic import ValidationError
+from sqlalchemy import text
+from sqlalchemy.dialects.postgresql import insert
+from sqlmodel import col, select
+
+from models import db
+from models.base import utcnow
+from models.coding_thread import CodingThread
+from ops.caller import Caller
+from ops.errors import OpError, forbidden, invalid, not_found
+from ops.limits import check_body
+from workers import ledger
+from workers.stages.thread_index import THREAD_INDEX
+
+SEARCH_CHARS = 200_000  # of a thread's text, in its full-text index
+MAX_BYTES = 32 * 1024 * 1024  # a thread's body, as sent
+
+
+class Conflict(OpError):
+    """A stale version: the answer carries the latest thread."""
+
+    def __init__(self, latest: dict) -> None:
+        super().__init__(409, f"the thread is at version {latest['version']}: merge and send it again")
+        self.latest = latest
+
+
+def owner_of(caller: Caller) -> str:
+    return caller.user_id or ""
+
+
+def readable(caller: Caller, row: CodingThread) -> bool:
+    if row.visibility == ThreadVisibility.public:
+        return True
+    if caller.namespaces is not None and row.namespace not in caller.namespaces:
+        return False
+    return row.owner == owner_of(caller) or row.visibility == ThreadVisibility.organization
+
+
+def parsed(body: object, path_id: str | None) -> Thread:
+    if not isinstance(body, dict):
+        raise invalid("the body must be a thread (a JSON object)")
+    check_body(body)  # what PostgreSQL's jsonb refuses (NUL bytes, lone surrogates), numbers, depth
+    try:
+        thread = Thread.model_validate(body)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or None
+        raise invalid(f"{field}: {first['msg']}" if field else first["msg"], field) from exc
+    if path_id is not None and path_id != thread.id:
+        raise invalid(f"the path names {path_id}, the body {thread.id}", "id")
+    if thread.is_private:
+        raise invalid("a private thread never leaves its machine: it is not synced", "is_private")
+    return thread
+
+
+def search_text(thread: Thread) -> str:
+    """What the full-text index reads: title, branch, remote, tags, commits and messages."""
+    parts = [
+        thread.metadata.title or "",
+        thread.git_branch or "",
+        thread.git_remote_url or "",
+        " ".join(thread.metadata.tags),
+        *(message.content for message in thread.conversation.messages),
+    ]
+    return "\n".join(part for part in parts if part)[:SEARCH_CHARS]
+
+
+def _columns(thread: Thread) -> dict:
+    return {
+        "visibility": thread.visibility.value,
+        "is_shared_with_support": thread.is_shared_with_support,
+        "title": thread.metadata.title,
+        "git_branch": thread.git_branch,
+        "git_remote_url": thread.git_remote_url,
+        "git_commits": list(thread.git_commits),
+        "message_count": len(thread.conversation.messages),
+        "created_at": thread.created_at,
+        "last_activity_at": thread.last_activity_at,
+        "search_text": search_text(thread),
+    }
+
+
+def upsert(caller: Caller, body: object, path_id: str | None = None, namespace: str | None = None) -> dict:
+    """POST /api/threads and PUT /api/threads/{id}: the thread as stored, its new version."""
+    caller.require("writer")
+    thread = parsed(body, path_id)
+    space = caller.namespace(namespace)
+    now = utcnow()
+    with db.session() as s:
+        s.exec(
+            insert(CodingThread)
+            .values(
+                id=thread.id,
+                namespace=space,
+                owner=owner_of(caller),
+                version=0,
+                updated_at=now,
+                body={},
+                **_columns(thread),
+            )
+            .on_conflict_do_nothing(index_elements=["id"])
+        )
+        row = s.exec(select(CodingThread).where(CodingThread.id == thread.id).with_for_update()).one()
+        fresh = row.version == 0
+        if row.namespace != space or row.owner != owner_of(caller):
+            s.rollback()
+            raise forbidden("only the thread's owner writes it")
+        if not fresh and thread.version != row.version:
+            latest = row.body
+            s.rollback()
+            raise Conflict(latest)
+        thread.version = row.version + 1
+        stored = thread.model_dump(mode="json")
+        for name, value in {
+            **_columns(thread),
+            "version": thread.version,
+            "updated_at": now,
+            "body": stored,
+        }.items():
+            setattr(row, name, value)
+        s.add(row)
+        s.flush()
+        run = None
+        if row.message_count > row.indexed_count:
+            run = ledger.request(s, THREAD_INDEX, row.row_id, str(thread.version), {})
+    if run is not None and run.status == "pending":
+        from workers import outbox  # the broker connects on import
+
+        outbox.wake(THREAD_INDEX.name, [run.id])
+    return stored
+
+
+def get(caller: Caller, thread_id: str) -> dict:
+    with db.session() as s:
+        row = s.get(CodingThread, thread_id)
+    if row is None or not readable(caller, row):
+        raise not_found("no such thread")
+    return row.body
+
+
+def list_threads(caller: Caller, limit: int, offset: int, namespace: str | None = None) -> dict:
+    """The caller's own threads, by last activity, newest first."""
+    space = caller.namespace(namespace)
+    with db.session() as s:
+        rows = s.exec(
+            select(CodingThread)
+            .where(CodingThread.namespace == space, CodingThread.owner == owner_of(caller))
+            .order_by(col(CodingThread.last_activity_at).desc(), col(CodingThread.id).desc())
+            .offset(offset)
+            .limit(limit)
+        ).all()
+    return {"threads": [summary(row) for row in rows], "limit": limit, "offset": offset}
+
+
+SEARCH = text("""
+SELECT id, rank FROM (
+    SELECT t.id, t.last_activity_at,
+           ts_rank(t.lexemes, plainto_tsquery('english', :q))
+           + CASE WHEN EXISTS (SELECT FROM unnest(t.git_commits) c WHERE c LIKE :prefix) THEN 1 ELSE 0 END
+           + CASE WHEN t.git_remote_url ILIKE :anywhere THEN 1 ELSE 0 END AS rank
+    FROM coding_threads t
+    WHERE t.namespace = :ns
+      AND (t.owner = :owner OR t.visibility IN ('organization', 'public'))
+      AND (t.lexemes @@ plainto_tsquery('english', :q)
+           OR EXISTS (SELECT FROM unnest(t.git_commits) c WHERE c LIKE :prefix)
+           OR t.git_remote_url ILIKE :anywhere OR t.git_branch ILIKE :anywhere)
+) found
+ORDER BY rank DESC, last_activity_at DESC
+LIMIT :limit
+""")
+
+
+def _like(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def search(caller: Caller, query: str, limit: int, namespace: str | None = None) -> dict:
+    """Full text over title, branch, remote, tags and messages, ranked; a commit SHA prefix, a
+    remote URL or a branch matches too. The namespace's threads the caller may read."""
+    space = caller.namespace(namespace)
+    q = query.strip()
+    if not q:
+        raise invalid("q is required", "q")
+    params = {
+        "q": q,
+        "prefix": f"{_like(q.lower())}%",
+        "anywhere": f"%{_like(q)}%",
+        "ns": space,
+        "owner": owner_of(caller),
+        "limit": limit,
+    }
+    with db.session() as s:
+        found = s.execute(SEARCH, params).all()
+        rows = {
+            row.id: row
+            for row in s.exec(select(CodingThread).where(col(CodingThread.id).in_([f.id for f in found])))
+        }
+    return {"threads": [{**summary(rows[f.id]), "rank": round(f.rank, 4)} for f in found if f.id in rows]}
+
+
+def summary(row: CodingThread) -> dict:
+    return {
+        "id": row.id,
+        "version": row.version,
+        "title": row.title,
+        "message_count": row.message_count,
+        "last_activity_at": row.last_activity_at.isoformat(),
+        "git_branch": row.git_branch,
+        "git_remote_url": row.git_remote_url,
+        "git_current_commit_sha": row.body.get("git_current_commit_sha"),
+        "visibility": row.visibility,
+        "owner": row.owner or None,
+    }

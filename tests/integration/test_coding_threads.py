@@ -1,0 +1,186 @@
+"""/api/threads on the real app, database and workers: upsert with optimistic locking (a stale
+version is a 409 carrying the latest thread), ownership and visibility, bad input as 4xx naming the
+field, the caller's listing, full-text and git search, and the indexing stage turning messages
+into conversation turns, once."""
+
+import json
+import uuid
+
+import pytest
+from loom.threads import MessageSnapshot, Thread
+from sqlalchemy import text
+
+from models import db
+from ops import coding_threads
+from ops.caller import OPERATOR
+from ops.registry import call
+from tests.integration.conftest import enable_logging, settled, wait_until
+from workers.stages import thread_index
+
+
+@pytest.fixture
+def ns(database) -> str:
+    return f"coding-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture
+def tokens(ns, make_token) -> dict:
+    return {
+        "ana": make_token(ns, role="writer", read_scope="own_user", read_user_id="ana"),
+        "bob": make_token(ns, role="writer", read_scope="own_user", read_user_id="bob"),
+        "team": make_token(ns, role="writer"),
+        "stranger": make_token(f"{ns}-other", role="writer"),
+    }
+
+
+def a_thread(title: str, *said: str, **fields) -> dict:
+    thread = Thread(**fields)
+    thread.metadata.title = title
+    thread.conversation.messages = [
+        MessageSnapshot(role="user" if i % 2 == 0 else "assistant", content=text)
+        for i, text in enumerate(said)
+    ]
+    return json.loads(thread.model_dump_json())
+
+
+def test_upsert_versions_and_a_stale_version_is_a_409_with_the_latest(client, tokens):
+    body = a_thread("Add authentication to API", "add error handling to login")
+    created = client.post("/api/threads", json=body, headers=tokens["ana"])
+    assert created.status_code == 200 and created.json()["version"] == 1, created.text
+    assert client.get(f"/api/threads/{body['id']}", headers=tokens["ana"]).json() == created.json()
+    edited = {**created.json(), "metadata": {"title": "Auth, edited", "tags": []}}
+    second = client.put(f"/api/threads/{body['id']}", json=edited, headers=tokens["ana"])
+    assert second.status_code == 200 and second.json()["version"] == 2
+    stale = client.put(f"/api/threads/{body['id']}", json={**edited, "version": 1}, headers=tokens["ana"])
+    assert stale.status_code == 409 and stale.json()["thread"]["version"] == 2
+    assert stale.json()["thread"]["metadata"]["title"] == "Auth, edited"
+
+
+def test_only_the_owner_writes_and_visibility_decides_who_reads(client, tokens):
+    body = a_thread("ana's session", "hello")
+    assert client.post("/api/threads", json=body, headers=tokens["ana"]).status_code == 200
+    path = f"/api/threads/{body['id']}"
+    taken = client.put(path, json={**body, "version": 1}, headers=tokens["bob"])
+    assert taken.status_code == 403
+    assert client.get(path, headers=tokens["bob"]).status_code == 200  # organization, the default
+    assert client.get(path, headers=tokens["stranger"]).status_code == 404
+    for visibility, bob, stranger in (("private", 404, 404), ("public", 200, 200)):
+        latest = client.get(path, headers=tokens["ana"]).json()
+        changed = client.put(path, json={**latest, "visibility": visibility}, headers=tokens["ana"])
+        assert changed.status_code == 200, changed.text
+        assert client.get(path, headers=tokens["bob"]).status_code == bob, visibility
+        assert client.get(path, headers=tokens["stranger"]).status_code == stranger, visibility
+    assert client.get(path, headers={"Authorization": "Bearer nope"}).status_code == 401
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"id": "T-123"}, "id"),
+        ({"visibility": "everyone"}, "visibility"),
+        ({"agent_state": {"kind": "sleeping"}}, "agent_state"),
+        ({"is_private": True}, "is_private"),
+        ({"metadata": {"title": "nul \u0000 byte", "tags": []}}, "metadata"),
+    ],
+)
+def test_bad_threads_are_4xx_naming_the_field_and_write_nothing(client, tokens, change, field):
+    body = {**a_thread("bad", "x"), **change}
+    refused = client.post("/api/threads", json=body, headers=tokens["ana"])
+    assert refused.status_code == 422 and refused.json()["field"].startswith(field), refused.text
+    with db.session() as s:
+        assert not s.execute(text("SELECT 1 FROM coding_threads WHERE id = :id"), {"id": body["id"]}).first()
+
+
+def test_a_thread_over_the_cap_is_a_413_and_a_path_naming_another_thread_a_422(client, tokens, monkeypatch):
+    body = a_thread("big", "x" * 5_000)
+    monkeypatch.setattr(coding_threads, "MAX_BYTES", 4_000)
+    assert client.post("/api/threads", json=body, headers=tokens["ana"]).status_code == 413
+    monkeypatch.undo()
+    other = client.put(f"/api/threads/{Thread().id}", json=body, headers=tokens["ana"])
+    assert other.status_code == 422 and other.json()["field"] == "id"
+
+
+def test_the_listing_is_the_callers_own_newest_first(client, tokens):
+    mine = [a_thread(f"mine {i}", "x") for i in range(3)]
+    for body in mine:
+        client.post("/api/threads", json=body, headers=tokens["ana"])
+    client.post("/api/threads", json=a_thread("bob's", "y"), headers=tokens["bob"])
+    listed = client.get("/api/threads?limit=2", headers=tokens["ana"]).json()["threads"]
+    assert [t["title"] for t in listed] == ["mine 2", "mine 1"]
+    rest = client.get("/api/threads?limit=2&offset=2", headers=tokens["ana"]).json()["threads"]
+    assert [t["title"] for t in rest] == ["mine 0"]
+    assert client.get("/api/threads?limit=0", headers=tokens["ana"]).status_code == 422
+
+
+def test_search_by_words_branch_remote_and_commit_prefix_never_anothers_private(client, tokens):
+    auth = a_thread(
+        "Add authentication to API",
+        "the login redirect loops forever",
+        git_branch="feature/auth",
+        git_remote_url="github.com/acme/api",
+        git_commits=["a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"],
+    )
+    other = a_thread("Speed up search", "add the GIN index")
+    hidden = {**a_thread("bob's private redirect notes", "redirect"), "visibility": "private"}
+    client.post("/api/threads", json=auth, headers=tokens["ana"])
+    client.post("/api/threads", json=other, headers=tokens["ana"])
+    client.post("/api/threads", json=hidden, headers=tokens["bob"])
+
+    def found(q: str, who: str = "ana") -> list[str]:
+        answer = client.get("/api/threads/search", params={"q": q, "limit": 20}, headers=tokens[who])
+        assert answer.status_code == 200, answer.text
+        return [t["id"] for t in answer.json()["threads"]]
+
+    for query in ("login redirect", "feature/auth", "github.com/acme/api", "a1b2c3d", "authentication"):
+        assert found(query) == [auth["id"]], query
+    assert set(found("redirect", who="bob")) == {auth["id"], hidden["id"]}  # bob reads his own
+    assert hidden["id"] not in found("redirect")  # bob's private thread: not for ana
+    assert client.get("/api/threads/search?q=", headers=tokens["ana"]).status_code == 422
+
+
+def test_new_messages_become_conversation_turns_once(client, tokens, ns, worker):
+    enable_logging(ns)
+    body = a_thread("Ledger move", "move the invoices to the new ledger", "moving them now")
+    body["conversation"]["messages"].append(
+        {"role": "tool", "tool_call_id": "c1", "tool_name": "bash", "content": "tool output is not embedded"}
+    )
+    first = client.post("/api/threads", json=body, headers=tokens["team"]).json()
+    wait_until(settled, what="the thread's indexing and embedding")
+    second = {
+        **first,
+        "conversation": {
+            "messages": [
+                *first["conversation"]["messages"],
+                {"role": "user", "content": "and the export job"},
+            ]
+        },
+    }
+    client.put(f"/api/threads/{body['id']}", json=second, headers=tokens["team"])
+    wait_until(settled, what="the new message's indexing")
+
+    def turns() -> list[tuple[str, str]]:
+        listed = call(
+            "conversation.list",
+            OPERATOR,
+            {"namespace": ns, "thread_id": body["id"], "agent": thread_index.AGENT},
+        )
+        return [(m["msg_id"], m["content"]) for m in listed["messages"]]
+
+    assert turns() == [
+        ("0", "move the invoices to the new ledger"),
+        ("1", "moving them now"),
+        ("3", "and the export job"),
+    ]
+    hits = call("conversation.search", OPERATOR, {"namespace": ns, "query": "invoices ledger", "limit": 5})[
+        "hits"
+    ]
+    assert hits and hits[0]["thread_id"] == body["id"]
+    # The run delivered again writes nothing twice.
+    with db.session() as s:
+        run_id = s.execute(
+            text("SELECT id FROM stage_runs WHERE stage = 'thread_index' ORDER BY id DESC LIMIT 1")
+        ).scalar_one()
+        s.execute(text("UPDATE stage_runs SET status = 'pending' WHERE id = :id"), {"id": run_id})
+        s.execute(text("UPDATE coding_threads SET indexed_count = 0 WHERE id = :id"), {"id": body["id"]})
+    thread_index.index.fn([run_id])
+    assert len(turns()) == 3
