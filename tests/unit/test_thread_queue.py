@@ -42,3 +42,12 @@ def test_an_entry_saved_again_while_it_was_sent_stays_and_a_failure_waits(tmp_pa
     )
     queue.done(queue.all()[0])
     assert queue.all() == []
+
+
+def test_an_entry_waiting_out_its_backoff_holds_the_ones_behind_it(tmp_path):
+    queue = PendingSyncQueue(tmp_path / "q.sqlite3")
+    for name in ("T-a", "T-b"):
+        queue.enqueue(name)
+    queue.failed(queue.due()[0], "the server is away", wait=60)
+    assert queue.due() == []  # T-b is not sent before T-a
+    assert [entry.thread_id for entry in queue.due(now=float("inf"))] == ["T-a", "T-b"]

@@ -15,6 +15,7 @@ from loom.threads.model import (
     ToolCall,
 )
 from loom.threads.queue import PendingSyncQueue
+from loom.threads.sync import SyncingThreadStore, SyncReport, ThreadSyncClient, VersionConflict, merge
 
 __all__ = [
     "AgentStateKind",
@@ -23,13 +24,18 @@ __all__ = [
     "LocalThreadStore",
     "MessageSnapshot",
     "PendingSyncQueue",
+    "SyncReport",
+    "SyncingThreadStore",
     "Thread",
     "ThreadMetadata",
     "ThreadSummary",
+    "ThreadSyncClient",
     "ThreadVisibility",
     "ToolCall",
+    "VersionConflict",
     "data_dir",
     "detect_repo_status",
+    "merge",
     "normalize_remote",
     "snapshot_git_state",
 ]

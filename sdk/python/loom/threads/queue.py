@@ -29,6 +29,7 @@ class Pending:
     generation: int
     attempts: int
     last_error: str | None
+    next_attempt_at: float = 0.0
 
 
 class PendingSyncQueue:
@@ -52,19 +53,25 @@ class PendingSyncQueue:
                 (thread_id,),
             )
 
-    def due(self, now: float | None = None) -> list[Pending]:
-        """The entries to send now, in the order they were queued."""
-        moment = time.time() if now is None else now
+    def all(self) -> list[Pending]:
+        """Every entry, in the order they were queued."""
         with self._connect() as db:
             rows = db.execute(
-                "SELECT thread_id, generation, attempts, last_error FROM pending_sync "
-                "WHERE next_attempt_at <= ? ORDER BY seq",
-                (moment,),
+                "SELECT thread_id, generation, attempts, last_error, next_attempt_at "
+                "FROM pending_sync ORDER BY seq"
             ).fetchall()
         return [Pending(*row) for row in rows]
 
-    def all(self) -> list[Pending]:
-        return self.due(now=float("inf"))
+    def due(self, now: float | None = None) -> list[Pending]:
+        """The entries to send now: those in order up to the first still waiting out its backoff
+        (the ones after it wait with it, so the order holds)."""
+        moment = time.time() if now is None else now
+        ready = []
+        for entry in self.all():
+            if entry.next_attempt_at > moment:
+                break
+            ready.append(entry)
+        return ready
 
     def done(self, entry: Pending) -> None:
         with self._connect() as db:
