@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+import cli_threads
 import services
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Loom: conversation memory for AI agents.")
@@ -44,6 +45,7 @@ app.add_typer(erasure_app, name="erasure")
 app.add_typer(night_app, name="night-weave")
 brief_app = typer.Typer(no_args_is_help=True, help="Session briefs: save, read, list and delete them.")
 app.add_typer(brief_app, name="brief")
+cli_threads.register(app)  # loom threads …, loom login, loom resume / share / private
 
 out = Console()
 err = Console(stderr=True)

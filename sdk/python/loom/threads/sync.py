@@ -39,13 +39,12 @@ class ThreadSyncClient:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.base_url = base_url.rstrip("/")
         self._params = {"namespace": namespace} if namespace else {}
-        self._http = httpx.Client(base_url=f"{self.base_url}/api/threads", headers=headers, timeout=timeout)
+        self._http = httpx.Client(base_url=self.base_url, headers=headers, timeout=timeout)
 
     def _send(self, method: str, path: str, **kwargs) -> httpx.Response:
         try:
-            return self._http.request(
-                method, path, params={**self._params, **kwargs.pop("params", {})}, **kwargs
-            )
+            params = {**self._params, **kwargs.pop("params", {})}
+            return self._http.request(method, f"/api/threads{path}", params=params, **kwargs)
         except httpx.TransportError as exc:
             raise ConnectionFailed(0, f"cannot reach Loom at {self.base_url}: {exc}") from exc
 
