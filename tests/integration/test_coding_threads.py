@@ -184,3 +184,14 @@ def test_new_messages_become_conversation_turns_once(client, tokens, ns, worker)
         s.execute(text("UPDATE coding_threads SET indexed_count = 0 WHERE id = :id"), {"id": body["id"]})
     thread_index.index.fn([run_id])
     assert len(turns()) == 3
+
+
+def test_erasure_takes_a_persons_threads_and_a_namespaces_all(client, tokens, ns, worker):
+    client.post("/api/threads", json=a_thread("ana's", "x"), headers=tokens["ana"])
+    client.post("/api/threads", json=a_thread("the team's", "y"), headers=tokens["team"])
+    by_user = call("erasure.request", OPERATOR, {"namespace": ns, "user_id": "ana", "wait": True})["run"]
+    assert by_user["result"]["coding_threads"] == 1, by_user
+    assert client.get("/api/threads", headers=tokens["ana"]).json()["threads"] == []
+    whole = call("erasure.request", OPERATOR, {"namespaces": [ns], "wait": True})["run"]
+    assert whole["result"]["coding_threads"] == 1
+    assert client.get("/api/threads", headers=tokens["team"]).json()["threads"] == []

@@ -7,13 +7,13 @@ filters tombstones; only ``erasure.export`` still returns the turns), and the ti
 threads they spoke in are cleared (a title may quote them; the titler makes a new one from what is
 left). Their memory goes from disk: the evidence of their messages, every memory thread citing it
 or naming them as a subject (with its line in any tapestry), the pending proposals of the sessions
-in threads they spoke in, and their name in sessions' subjects; and the session briefs a token
-bounded to them stored. By namespace, every turn,
+in threads they spoke in, and their name in sessions' subjects; the session briefs a token
+bounded to them stored, and the coding-session threads they own. By namespace, every turn,
 embedding row and thread is tombstoned and the raw transcripts handed over whole are deleted; with
 ``purge`` turns, their keys, embedding rows, threads and transcripts are deleted from disk. Either
-way the namespace's memory plane (looms, memory threads, evidence, sessions, their night weavings)
-and its session briefs are deleted: they are derived, and nothing exports them. The erasure log
-gets one ``finished`` event with the counts.
+way the namespace's memory plane (looms, memory threads, evidence, sessions, their night
+weavings), its session briefs and its coding-session threads are deleted: nothing exports them.
+The erasure log gets one ``finished`` event with the counts.
 
 Bounded and resumable: each batch of ``LOOM_ERASURE_BATCH`` rows is one transaction that also adds
 its counts to the run's result, and the next batch is found by what is still there, so a run
@@ -123,6 +123,15 @@ BY_USER: dict[str, str | Callable[[Session, dict], int]] = {
         )
         SELECT count(*) FROM gone
     """,
+    # The coding-session threads they own (their turns go with the person's turns below).
+    "coding_threads": """
+        WITH gone AS (
+            DELETE FROM coding_threads WHERE row_id IN (
+                SELECT row_id FROM coding_threads WHERE namespace = :namespace AND owner = :user_id LIMIT :n)
+            RETURNING 1
+        )
+        SELECT count(*) FROM gone
+    """,
     # Before the evidence: a thread is known as theirs by the evidence it cites.
     "memory_threads": _their_memory_threads,
     "memory_evidence": """
@@ -225,6 +234,10 @@ def _namespace_statements(purge: bool) -> dict[str, str]:
     )
     statements["looms"] = delete("looms")
     statements["session_briefs"] = delete("session_briefs")  # with their revisions, saves and windows
+    statements["coding_threads"] = _count(
+        "DELETE FROM coding_threads WHERE row_id IN "
+        "(SELECT row_id FROM coding_threads WHERE namespace = ANY(:namespaces) LIMIT :n)"
+    )
     if purge:
         statements["threads_removed"] = delete("threads")
     return statements
