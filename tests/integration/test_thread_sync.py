@@ -95,3 +95,22 @@ def test_threads_saved_while_the_server_is_away_are_synced_in_order_once_by_the_
     assert puts == [t.id for t in [*saved, fourth]]  # in order, each once
     assert all(back.sync_client.get(t.id).version == 1 for t in [*saved, fourth])
     assert all(back.load(t.id).version == 1 for t in saved)
+
+
+def test_the_example_integration_records_a_session_on_the_server(tmp_path, live_api, token):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path), "LOOM_URL": live_api, "LOOM_TOKEN": token}
+    done = subprocess.run(
+        [sys.executable, "integrations/coding-agent/record_session.py", "--workspace", str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    thread = ThreadSyncClient(live_api, token).get(done.stdout.strip())
+    assert [m.role for m in thread.conversation.messages] == ["user", "assistant", "tool", "assistant"]
+    assert thread.agent_state.kind == "waiting_for_user_input" and thread.version >= 1
