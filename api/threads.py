@@ -5,6 +5,7 @@ latest thread."""
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
+from loom.threads import Thread
 
 from api.bodies import read_body
 from ops import coding_threads
@@ -41,6 +42,12 @@ async def create(request: Request) -> Response:
 @router.put("/{thread_id}")
 async def put(thread_id: str, request: Request) -> Response:
     return await _upsert(request, thread_id)
+
+
+@router.get("/schema")
+async def schema() -> Response:
+    """The thread's JSON schema (no token: it is the published wire format)."""
+    return JSONResponse(Thread.model_json_schema())
 
 
 @router.get("/search")

@@ -195,3 +195,9 @@ def test_erasure_takes_a_persons_threads_and_a_namespaces_all(client, tokens, ns
     whole = call("erasure.request", OPERATOR, {"namespaces": [ns], "wait": True})["run"]
     assert whole["result"]["coding_threads"] == 1
     assert client.get("/api/threads", headers=tokens["team"]).json()["threads"] == []
+
+
+def test_the_thread_schema_is_published(client):
+    schema = client.get("/api/threads/schema").json()
+    assert schema["title"] == "Thread" and schema["properties"]["id"]["pattern"].startswith("^T-")
+    assert set(schema["$defs"]["AgentStateKind"]["enum"]) >= {"waiting_for_user_input", "shutting_down"}
