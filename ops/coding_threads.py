@@ -8,6 +8,8 @@ the namespace when its visibility is ``organization``; any valid token when ``pu
 ``private``, the owner only. The version is optimistic locking: an upsert must carry the version
 it read, and a stale one answers 409 with the latest thread."""
 
+import re
+
 from loom.threads import Thread, ThreadVisibility
 from pydantic import ValidationError
 from sqlalchemy import text
@@ -71,6 +73,7 @@ def search_text(thread: Thread) -> str:
         thread.git_branch or "",
         thread.git_remote_url or "",
         " ".join(thread.metadata.tags),
+        " ".join(thread.git_commits),
         *(message.content for message in thread.conversation.messages),
     ]
     return "\n".join(part for part in parts if part)[:SEARCH_CHARS]
@@ -163,22 +166,28 @@ def list_threads(caller: Caller, limit: int, offset: int, namespace: str | None 
     return {"threads": [summary(row) for row in rows], "limit": limit, "offset": offset}
 
 
+# Candidates come from indexes only: the full-text index (which holds the commit SHAs too, so a
+# hex prefix is a prefix query on it) and the few rows whose remote or branch holds the words; the
+# ranking then reads just those.
 SEARCH = text("""
-SELECT id, rank FROM (
-    SELECT t.id, t.last_activity_at,
-           ts_rank(t.lexemes, plainto_tsquery('english', :q))
-           + CASE WHEN EXISTS (SELECT FROM unnest(t.git_commits) c WHERE c LIKE :prefix) THEN 1 ELSE 0 END
-           + CASE WHEN t.git_remote_url ILIKE :anywhere THEN 1 ELSE 0 END AS rank
-    FROM coding_threads t
-    WHERE t.namespace = :ns
-      AND (t.owner = :owner OR t.visibility IN ('organization', 'public'))
-      AND (t.lexemes @@ plainto_tsquery('english', :q)
-           OR EXISTS (SELECT FROM unnest(t.git_commits) c WHERE c LIKE :prefix)
-           OR t.git_remote_url ILIKE :anywhere OR t.git_branch ILIKE :anywhere)
-) found
-ORDER BY rank DESC, last_activity_at DESC
+WITH q AS (
+    SELECT CASE WHEN :hex THEN plainto_tsquery('english', :q) || to_tsquery('simple', :sha_prefix)
+                ELSE plainto_tsquery('english', :q) END AS query
+), candidates AS (
+    SELECT t.row_id FROM coding_threads t, q WHERE t.namespace = :ns AND t.lexemes @@ q.query
+    UNION
+    SELECT t.row_id FROM coding_threads t
+    WHERE t.namespace = :ns AND (t.git_remote_url ILIKE :anywhere OR t.git_branch ILIKE :anywhere)
+)
+SELECT t.id,
+       ts_rank(t.lexemes, q.query)
+       + CASE WHEN t.git_remote_url ILIKE :anywhere OR t.git_branch ILIKE :anywhere THEN 1 ELSE 0 END AS rank
+FROM coding_threads t JOIN candidates c USING (row_id), q
+WHERE t.owner = :owner OR t.visibility IN ('organization', 'public')
+ORDER BY rank DESC, t.last_activity_at DESC
 LIMIT :limit
 """)
+HEX = re.compile(r"^[0-9a-f]{4,40}$")
 
 
 def _like(value: str) -> str:
@@ -194,7 +203,8 @@ def search(caller: Caller, query: str, limit: int, namespace: str | None = None)
         raise invalid("q is required", "q")
     params = {
         "q": q,
-        "prefix": f"{_like(q.lower())}%",
+        "hex": bool(HEX.match(q.lower())),
+        "sha_prefix": f"{q.lower()}:*" if HEX.match(q.lower()) else "",
         "anywhere": f"%{_like(q)}%",
         "ns": space,
         "owner": owner_of(caller),
