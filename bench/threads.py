@@ -95,6 +95,12 @@ def searches(texts: list[str], threads: int, queries: int) -> dict:
         coding_threads.upsert(OPERATOR, thread.model_dump(mode="json"), namespace="search")
         commits.append(thread.git_commits[0])
     log(f"{threads:,} threads loaded in {time.perf_counter() - started:.0f} s")
+    from sqlalchemy import text
+
+    from models import db
+
+    with db.session() as s:
+        s.execute(text("ANALYZE coding_threads"))  # as autovacuum would have by then
     words, by_sha, hits = [], [], 0
     rng = random.Random(7)
     for _ in range(queries):
