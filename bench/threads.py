@@ -7,9 +7,9 @@ On a fresh embedded PostgreSQL in a temporary LOOM_HOME (nothing else runs), thr
 1. For each size, ``--rounds`` threads are created, then each is upserted again with one more
    message (the common case of a sync: the same thread, a little longer), timed per upsert.
    Messages are LongMemEval turns, so their length is a real conversation's.
-2. ``--threads`` threads of 20 messages are loaded, then ``--queries`` searches (two words of a
-   message of a random thread) are timed through ``search``, and ``--queries`` by a commit SHA
-   prefix.
+2. ``--threads`` threads of 20 messages are loaded, then ``--queries`` searches (two of the
+   longer words of a random message: what a developer searches by) are timed through ``search``,
+   and ``--queries`` by a commit SHA prefix.
 
 Progress goes to stderr; the last stdout line is one JSON object. Not part of the test suite.
 """
@@ -104,8 +104,10 @@ def searches(texts: list[str], threads: int, queries: int) -> dict:
     words, by_sha, hits = [], [], 0
     rng = random.Random(7)
     for _ in range(queries):
-        text = texts[rng.randrange(len(texts))].split()
-        query = " ".join(text[: min(2, len(text))]) or "ledger"
+        # Two words a developer would search by: the longer words of a message of the corpus.
+        words_of = [w.strip(".,:;!?()\"'").lower() for w in texts[rng.randrange(len(texts))].split()]
+        long_words = [w for w in words_of if len(w) >= 7 and w.isalpha()] or ["ledger"]
+        query = " ".join(rng.sample(long_words, min(2, len(long_words))))
         started = time.perf_counter()
         hits += len(coding_threads.search(OPERATOR, query, 20, namespace="search")["threads"])
         words.append((time.perf_counter() - started) * 1000)
