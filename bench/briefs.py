@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import Clock, embedded_database, log, percentile, rounded  # noqa: E402
+from harness import Clock, embedded_database, log, percentile, rounded, timed_asks  # noqa: E402
 from longmemeval import DEFAULT_DATA, load_records  # noqa: E402
 
 
@@ -102,26 +102,11 @@ def condense(clock: Clock, saved: dict) -> dict:
     from providers import llm
     from workers import stages
 
-    model = {"seconds": 0.0}
-    real = llm.get_brief_llm
-
-    class Timed:
-        def __init__(self, inner) -> None:
-            self.inner = inner
-
-        def ask(self, *args):
-            started = time.perf_counter()
-            try:
-                return self.inner.ask(*args)
-            finally:
-                model["seconds"] += time.perf_counter() - started
-
-    llm.get_brief_llm = lambda: Timed(real())
     actor = stages.get("brief_window").actor
     statuses: dict[str, int] = {}
     since = utcnow()
     started, db_before = time.perf_counter(), clock.db
-    try:
+    with timed_asks(llm, "get_brief_llm") as model:
         while True:
             with db.session() as s:
                 pending = s.exec(
@@ -133,8 +118,6 @@ def condense(clock: Clock, saved: dict) -> dict:
                 break
             for run_id in pending:
                 actor.fn([run_id])
-    finally:
-        llm.get_brief_llm = real
     wall = time.perf_counter() - started
     with db.session() as s:
         ran = select(StageRun.status).where(StageRun.stage == "brief_window", StageRun.finished_at >= since)

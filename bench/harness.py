@@ -56,6 +56,31 @@ class Clock:
             self.db += time.perf_counter() - conn.info.pop("started")
 
 
+@contextmanager
+def timed_asks(module, factory: str) -> Iterator[dict]:
+    """The seconds a model spends answering while the block runs: ``module.factory`` (e.g.
+    ``providers.llm.get_llm``) is wrapped so every model it builds times its ``ask``."""
+    spent = {"seconds": 0.0}
+    real = getattr(module, factory)
+
+    class Timed:
+        def __init__(self, inner) -> None:
+            self.inner = inner
+
+        def ask(self, *args):
+            started = time.perf_counter()
+            try:
+                return self.inner.ask(*args)
+            finally:
+                spent["seconds"] += time.perf_counter() - started
+
+    setattr(module, factory, lambda: Timed(real()))
+    try:
+        yield spent
+    finally:
+        setattr(module, factory, real)
+
+
 def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 

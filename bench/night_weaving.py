@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import Clock, embedded_database, log  # noqa: E402
+from harness import Clock, embedded_database, log, timed_asks  # noqa: E402
 from longmemeval import DEFAULT_DATA, load_records  # noqa: E402
 
 
@@ -72,30 +72,13 @@ def weave(namespace: str, clock: Clock) -> dict:
     from workers import ledger, stages
     from workers.stages.night_weaving import weave_night
 
-    model = {"seconds": 0.0}
-    real = llm.get_llm
-
-    class Timed:
-        def __init__(self, inner) -> None:
-            self.inner = inner
-
-        def ask(self, *args):
-            started = time.perf_counter()
-            try:
-                return self.inner.ask(*args)
-            finally:
-                model["seconds"] += time.perf_counter() - started
-
-    llm.get_llm = lambda: Timed(real())
     loom = call("looms.list", OPERATOR, {"namespace": namespace})["looms"][0]["id"]
     started, db_before = time.perf_counter(), clock.db
-    try:
+    with timed_asks(llm, "get_llm") as model:
         runs = weave_night(loom, by="operator")
         actor = stages.get("night_weaving").actor
         for run_id in runs:
             actor.fn([run_id])
-    finally:
-        llm.get_llm = real
     wall = time.perf_counter() - started
     done = ledger.runs_by_id(runs)
     results = [run.result or {} for run in done]
