@@ -166,24 +166,27 @@ def list_threads(caller: Caller, limit: int, offset: int, namespace: str | None 
     return {"threads": [summary(row) for row in rows], "limit": limit, "offset": offset}
 
 
-# Candidates come from indexes only: the full-text index (which holds the commit SHAs too, so a
-# hex prefix is a prefix query on it) and the few rows whose remote or branch holds the words; the
-# ranking then reads just those. The query is written out where it is used, not taken from a CTE,
-# so the planner sees a value it can probe the GIN index with.
+# A search reads the most recent RANK_POOL threads that match, found through indexes only (the
+# full-text index, which holds the commit SHAs too so a hex prefix is a prefix query on it, OR'd
+# with the trigram indexes of remote and branch), and ranks just those: ranking reads each
+# thread's whole lexeme vector, so ranking every match of a common word would read them all. The
+# query is written out where it is used, not taken from a CTE, so the planner sees a value it can
+# probe the GIN index with.
+RANK_POOL = 500
 QUERY = """(CASE WHEN :hex THEN plainto_tsquery('english', :q) || to_tsquery('simple', :sha_prefix)
             ELSE plainto_tsquery('english', :q) END)"""
+PLACE = "(t.git_remote_url ILIKE :anywhere OR t.git_branch ILIKE :anywhere)"
 SEARCH = text(f"""
-WITH candidates AS (
-    SELECT t.row_id FROM coding_threads t WHERE t.namespace = :ns AND t.lexemes @@ {QUERY}
-    UNION
+WITH pool AS MATERIALIZED (
     SELECT t.row_id FROM coding_threads t
-    WHERE t.namespace = :ns AND (t.git_remote_url ILIKE :anywhere OR t.git_branch ILIKE :anywhere)
+    WHERE t.namespace = :ns
+      AND (t.owner = :owner OR t.visibility IN ('organization', 'public'))
+      AND (t.lexemes @@ {QUERY} OR {PLACE})
+    ORDER BY t.last_activity_at DESC
+    LIMIT :pool
 )
-SELECT t.id,
-       ts_rank(t.lexemes, {QUERY})
-       + CASE WHEN t.git_remote_url ILIKE :anywhere OR t.git_branch ILIKE :anywhere THEN 1 ELSE 0 END AS rank
-FROM coding_threads t JOIN candidates c USING (row_id)
-WHERE t.owner = :owner OR t.visibility IN ('organization', 'public')
+SELECT t.id, ts_rank(t.lexemes, {QUERY}) + CASE WHEN {PLACE} THEN 1 ELSE 0 END AS rank
+FROM coding_threads t JOIN pool USING (row_id)
 ORDER BY rank DESC, t.last_activity_at DESC
 LIMIT :limit
 """)
@@ -196,7 +199,8 @@ def _like(value: str) -> str:
 
 def search(caller: Caller, query: str, limit: int, namespace: str | None = None) -> dict:
     """Full text over title, branch, remote, tags and messages, ranked; a commit SHA prefix, a
-    remote URL or a branch matches too. The namespace's threads the caller may read."""
+    remote URL or a branch matches too. The namespace's threads the caller may read, the best
+    ranked of the most recent RANK_POOL that match."""
     space = caller.namespace(namespace)
     q = query.strip()
     if not q:
@@ -209,6 +213,7 @@ def search(caller: Caller, query: str, limit: int, namespace: str | None = None)
         "ns": space,
         "owner": owner_of(caller),
         "limit": limit,
+        "pool": RANK_POOL,
     }
     with db.session() as s:
         found = s.execute(SEARCH, params).all()

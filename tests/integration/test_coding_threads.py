@@ -138,6 +138,28 @@ def test_search_by_words_branch_remote_and_commit_prefix_never_anothers_private(
     assert client.get("/api/threads/search?q=", headers=tokens["ana"]).status_code == 422
 
 
+def test_search_ranks_the_most_recent_matches_the_caller_may_read(client, tokens, monkeypatch):
+    """Ranking reads each match's whole text, so only the newest RANK_POOL matches are ranked; the
+    pool is drawn from what the caller may read, so others' private threads never crowd it."""
+    monkeypatch.setattr(coding_threads, "RANK_POOL", 2)
+    best = a_thread("deadlock deadlock", "deadlock in the ledger, deadlock again")  # oldest
+    client.post("/api/threads", json=best, headers=tokens["ana"])
+    newer = [a_thread(f"newer {i}", "a deadlock once") for i in range(2)]
+    for body in newer:
+        client.post("/api/threads", json=body, headers=tokens["ana"])
+    for i in range(3):  # newest of all, bob's own
+        hidden = {**a_thread(f"bob {i}", "deadlock deadlock deadlock"), "visibility": "private"}
+        client.post("/api/threads", json=hidden, headers=tokens["bob"])
+
+    def found(who: str) -> list[str]:
+        answer = client.get("/api/threads/search", params={"q": "deadlock"}, headers=tokens[who])
+        return [t["title"] for t in answer.json()["threads"]]
+
+    assert sorted(found("ana")) == ["newer 0", "newer 1"]
+    monkeypatch.setattr(coding_threads, "RANK_POOL", 500)
+    assert found("ana")[0] == "deadlock deadlock" and len(found("ana")) == 3
+
+
 def test_new_messages_become_conversation_turns_once(client, tokens, ns, worker):
     enable_logging(ns)
     body = a_thread("Ledger move", "move the invoices to the new ledger", "moving them now")
