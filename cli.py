@@ -201,6 +201,13 @@ def tokens_create(
     read_session_id: Annotated[
         str | None, typer.Option(help="own_session: the session it is pinned to")
     ] = None,
+    user_id: Annotated[
+        str | None,
+        typer.Option(
+            help="the user the token speaks for: it owns the coding-session threads the token writes "
+            "(bounds no read; without it a namespace-wide token owns as the namespace)"
+        ),
+    ] = None,
 ) -> None:
     """Mint a bearer token; prints only the token."""
     with services.running(start=services.DATABASE):
@@ -208,7 +215,7 @@ def tokens_create(
         from ops.errors import OpError
 
         try:
-            token = create_token(namespace, role, read_scope, read_user_id, read_session_id)
+            token = create_token(namespace, role, read_scope, read_user_id, read_session_id, user_id)
         except OpError as exc:
             raise fail(exc.reason) from exc
     print(token)
@@ -231,6 +238,7 @@ def tokens_list(
             "read_scope": t.read_scope,
             "read_user_id": t.read_user_id,
             "read_session_id": t.read_session_id,
+            "user_id": t.user_id,
             "created_at": t.created_at.isoformat(),
             "revoked_at": t.revoked_at.isoformat() if t.revoked_at else None,
         }
@@ -240,7 +248,7 @@ def tokens_list(
         for row in rows:
             print(json.dumps(row))
         return
-    table = Table("id", "role", "namespaces", "read scope", "pinned to", "created", "revoked")
+    table = Table("id", "role", "namespaces", "read scope", "pinned to", "user", "created", "revoked")
     for row in rows:
         pinned = row["read_user_id"] or row["read_session_id"] or ""
         table.add_row(
@@ -249,6 +257,7 @@ def tokens_list(
             ", ".join(row["namespaces"]),
             row["read_scope"],
             pinned,
+            row["user_id"] or "",
             row["created_at"][:19],
             (row["revoked_at"] or "")[:19],
         )

@@ -55,3 +55,6 @@ class ApiToken(SQLModel, table=True):
     )
     read_user_id: str | None = Field(default=None, max_length=256)
     read_session_id: str | None = Field(default=None, max_length=256)
+    # The user the token speaks for, whatever its read scope: the owner of the coding-session
+    # threads it writes (read_user_id stands in when this is unset). It bounds no read.
+    user_id: str | None = Field(default=None, max_length=256)

@@ -49,6 +49,9 @@ class Caller:
     read_scope: str = NAMESPACE_WIDE
     user_id: str | None = None  # the one user an own_user (or own_session) token is pinned to, if any
     session_id: str | None = None  # the one session an own_session token is pinned to
+    # Whom the token speaks for (its user id, else the user it is pinned to): the owner of the
+    # coding-session threads it writes. Bounds nothing; None: it speaks for its namespace.
+    speaks_for: str | None = None
 
     def may_call(self, op: str) -> None:
         if op in BRIEF_OPS:
@@ -109,6 +112,7 @@ def create_token(
     read_scope: str = NAMESPACE_WIDE,
     read_user_id: str | None = None,
     read_session_id: str | None = None,
+    user_id: str | None = None,
 ) -> str:
     """Mint a token; only its hash is stored, so this is the one time it can be shown."""
     if role not in ROLES:
@@ -126,9 +130,15 @@ def create_token(
         raise invalid("--read-user-id goes with --read-scope own_user or own_session", "read_user_id")
     if read_session_id is not None and read_scope != OWN_SESSION:
         raise invalid("--read-session-id goes with --read-scope own_session", "read_session_id")
-    for value, field in ((read_user_id, "read_user_id"), (read_session_id, "read_session_id")):
+    for value, field in (
+        (read_user_id, "read_user_id"),
+        (read_session_id, "read_session_id"),
+        (user_id, "user_id"),
+    ):
         if value is not None and not 1 <= len(value) <= 256:
             raise invalid(f"{field} must be 1 to 256 characters", field)
+    if user_id is not None and read_user_id is not None and user_id != read_user_id:
+        raise invalid("--user-id must be the user --read-user-id pins the token to", "user_id")
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     with db.session() as s:
         s.add(
@@ -139,6 +149,7 @@ def create_token(
                 read_scope=read_scope,
                 read_user_id=read_user_id,
                 read_session_id=read_session_id,
+                user_id=user_id,
             )
         )
     return token
@@ -200,6 +211,7 @@ def _granted(token_hash: str, _bucket: int) -> Caller:
         read_scope=row.read_scope,
         user_id=row.read_user_id,
         session_id=row.read_session_id,
+        speaks_for=row.user_id or row.read_user_id,
     )
 
 

@@ -38,7 +38,8 @@ class Conflict(OpError):
 
 
 def owner_of(caller: Caller) -> str:
-    return caller.user_id or ""
+    """A thread's owner: the user the token speaks for, or "" (its namespace) for one without."""
+    return caller.speaks_for or ""
 
 
 def readable(caller: Caller, row: CodingThread) -> bool:

@@ -46,6 +46,15 @@ def test_tokens_create_prints_only_the_token_and_it_carries_the_role_and_namespa
     assert caller.role == "viewer" and caller.namespaces == ("a", "b")
 
 
+def test_a_token_minted_with_a_user_id_speaks_for_that_user_and_lists_it():
+    result = loom("tokens", "create", "--namespace", "a", "--user-id", "cy")
+    assert result.exit_code == 0, result.output
+    caller = authenticate(f"Bearer {result.stdout.strip()}")
+    assert caller.speaks_for == "cy" and caller.user_id is None  # not pinned: reads stay namespace-wide
+    listed = [json.loads(line) for line in loom("tokens", "list", "--json").stdout.splitlines()]
+    assert listed[-1]["user_id"] == "cy" and listed[-1]["read_user_id"] is None
+
+
 def test_a_bad_role_is_one_line_and_a_non_zero_exit():
     result = loom("tokens", "create", "--namespace", "a", "--role", "root")
     assert result.exit_code == 2 and result.stdout == ""

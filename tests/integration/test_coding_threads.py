@@ -73,6 +73,27 @@ def test_only_the_owner_writes_and_visibility_decides_who_reads(client, tokens):
     assert client.get(path, headers={"Authorization": "Bearer nope"}).status_code == 401
 
 
+def test_a_namespace_wide_token_with_a_user_id_owns_as_that_user_and_reads_unbounded(client, ns, make_token):
+    cy = make_token(ns, role="writer", user_id="cy")
+    team = make_token(ns, role="writer")
+    body = a_thread("cy's session", "hello")
+    assert client.post("/api/threads", json=body, headers=cy).status_code == 200
+    path = f"/api/threads/{body['id']}"
+    assert client.put(path, json={**body, "version": 1}, headers=team).status_code == 403
+    assert [t["owner"] for t in client.get("/api/threads", headers=cy).json()["threads"]] == ["cy"]
+    assert client.get("/api/threads", headers=team).json()["threads"] == []
+    latest = client.get(path, headers=cy).json()
+    assert client.put(path, json={**latest, "visibility": "private"}, headers=cy).status_code == 200
+    assert client.get(path, headers=team).status_code == 404
+    # The user id names whom the token speaks for; it bounds none of its reads.
+    listed = client.post("/v1/conversation.threads", json={"namespace": ns}, headers=cy)
+    assert listed.status_code == 200, listed.text
+    saved = client.post(
+        "/v1/conversation.list_saved_messages", json={"namespace": ns, "user_id": "dee"}, headers=cy
+    )
+    assert saved.status_code == 200, saved.text
+
+
 @pytest.mark.parametrize(
     ("change", "field"),
     [

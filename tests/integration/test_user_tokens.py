@@ -157,6 +157,8 @@ def test_at_me_is_the_namespace_of_a_one_namespace_token_only(app):
         ((["a"], "writer", "everything"), "read scope"),
         ((["a"], "writer", "namespace", "ana"), "--read-user-id"),
         ((["a"], "writer", "own_user", None, "s"), "--read-session-id"),
+        ((["a"], "writer", "own_user", "ana", None, "bea"), "--user-id"),
+        ((["a"], "writer", "namespace", None, None, ""), "user_id must be 1 to 256"),
     ],
 )
 def test_minting_refuses_a_scope_that_does_not_hold_together(database, args, problem):
