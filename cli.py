@@ -188,7 +188,9 @@ def db_revision(
 
 @tokens_app.command("create")
 def tokens_create(
-    namespace: Annotated[list[str], typer.Option("--namespace", help="a namespace the token covers; repeat")],
+    namespace: Annotated[
+        list[str] | None, typer.Option("--namespace", help="a namespace the token covers; repeat")
+    ] = None,
     role: Annotated[str, typer.Option(help="viewer | writer | admin")] = "writer",
     read_scope: Annotated[
         str,
@@ -208,6 +210,13 @@ def tokens_create(
             "(bounds no read; without it a namespace-wide token owns as the namespace)"
         ),
     ] = None,
+    all_namespaces: Annotated[
+        bool,
+        typer.Option(
+            "--all-namespaces",
+            help="every namespace, present and future: the operator's token (operator ops, dashboard)",
+        ),
+    ] = False,
 ) -> None:
     """Mint a bearer token; prints only the token."""
     with services.running(start=services.DATABASE):
@@ -215,7 +224,9 @@ def tokens_create(
         from ops.errors import OpError
 
         try:
-            token = create_token(namespace, role, read_scope, read_user_id, read_session_id, user_id)
+            token = create_token(
+                namespace or [], role, read_scope, read_user_id, read_session_id, user_id, all_namespaces
+            )
         except OpError as exc:
             raise fail(exc.reason) from exc
     print(token)
@@ -235,6 +246,7 @@ def tokens_list(
             "id": t.id,
             "role": t.role,
             "namespaces": t.namespaces,
+            "all_namespaces": t.all_namespaces,
             "read_scope": t.read_scope,
             "read_user_id": t.read_user_id,
             "read_session_id": t.read_session_id,
@@ -254,7 +266,7 @@ def tokens_list(
         table.add_row(
             str(row["id"]),
             row["role"],
-            ", ".join(row["namespaces"]),
+            "(all)" if row["all_namespaces"] else ", ".join(row["namespaces"]),
             row["read_scope"],
             pinned,
             row["user_id"] or "",

@@ -45,6 +45,8 @@ class ApiToken(SQLModel, table=True):
     token_hash: str = Field(unique=True, max_length=64)  # sha256 hex; the token itself is never kept
     role: str = Field(max_length=16)
     namespaces: list[str] = Field(sa_column=Column(ARRAY(Text), nullable=False))
+    # Every namespace, present and future (namespaces then empty): the operator's token.
+    all_namespaces: bool = Field(default=False, sa_column_kwargs={"server_default": "false"})
     created_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
     revoked_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))
     # namespace (a service token), own_user (an end user's: the saved-message ops only, as

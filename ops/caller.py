@@ -44,7 +44,7 @@ BRIEF_OPS = frozenset(
 @dataclass(frozen=True)
 class Caller:
     role: str
-    namespaces: tuple[str, ...] | None  # None: the operator, every namespace
+    namespaces: tuple[str, ...] | None  # None: every namespace (the CLI, or an --all-namespaces token)
     who: str = "operator"  # for the erasure log: "operator", or "token <id>"
     read_scope: str = NAMESPACE_WIDE
     user_id: str | None = None  # the one user an own_user (or own_session) token is pinned to, if any
@@ -73,6 +73,11 @@ class Caller:
         if requested is None:
             raise invalid("user_id is required", "user_id")
         return requested
+
+    def require_all_namespaces(self) -> None:
+        """The operator ops read and act across namespaces (the ledger, the passes, the nights)."""
+        if self.namespaces is not None:
+            raise forbidden("this op needs a token for every namespace (loom tokens create --all-namespaces)")
 
     def require(self, role: str) -> None:
         if role_rank(self.role) < role_rank(role):
@@ -113,12 +118,20 @@ def create_token(
     read_user_id: str | None = None,
     read_session_id: str | None = None,
     user_id: str | None = None,
+    all_namespaces: bool = False,
 ) -> str:
-    """Mint a token; only its hash is stored, so this is the one time it can be shown."""
+    """Mint a token; only its hash is stored, so this is the one time it can be shown. One for
+    ``all_namespaces`` (and no namespace named) is the operator's: every namespace, and the
+    operator ops (``ops.operator``)."""
     if role not in ROLES:
         raise invalid(f"role must be one of {', '.join(ROLES)}", "role")
-    if not namespaces:
-        raise invalid("at least one namespace is required", "namespace")
+    if all_namespaces:
+        if namespaces:
+            raise invalid("--all-namespaces names no --namespace", "namespace")
+        if read_scope != NAMESPACE_WIDE:
+            raise invalid("an --all-namespaces token has the namespace read scope", "read_scope")
+    elif not namespaces:
+        raise invalid("at least one namespace is required (or --all-namespaces)", "namespace")
     for name in namespaces:
         if problem := name_problem(name):
             raise invalid(f"namespace {name!r} {problem}", "namespace")
@@ -146,6 +159,7 @@ def create_token(
                 token_hash=_hash(token),
                 role=role,
                 namespaces=sorted(set(namespaces)),
+                all_namespaces=all_namespaces,
                 read_scope=read_scope,
                 read_user_id=read_user_id,
                 read_session_id=read_session_id,
@@ -206,7 +220,7 @@ def _granted(token_hash: str, _bucket: int) -> Caller:
         raise _UnknownToken
     return Caller(
         role=row.role,
-        namespaces=tuple(row.namespaces),
+        namespaces=None if row.all_namespaces else tuple(row.namespaces),
         who=f"token {row.id}",
         read_scope=row.read_scope,
         user_id=row.read_user_id,

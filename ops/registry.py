@@ -18,6 +18,7 @@ from ops import (
     memory,
     memory_extraction,
     memory_suggest,
+    operator,
     search,
 )
 from ops.caller import Caller
@@ -33,6 +34,7 @@ class Op:
     answer: type[BaseModel]  # what the handler returns, as the OpenAPI document publishes it
     handler: Callable[[Caller, BaseModel], dict | Streamed]
     body_cap: Callable[[], int] = lambda: MAX_BODY_BYTES  # the largest body it reads, in bytes
+    all_namespaces: bool = False  # served only to a token for every namespace (``ops.operator``)
 
 
 read, write, manage = conversation_read, conversation_write, conversation_manage
@@ -91,6 +93,25 @@ OPS: dict[str, Op] = {
         memory_extraction.SetFromMessagesAnswer,
         memory_extraction.set_from_messages,
     ),
+    "namespaces.list": Op(
+        "viewer", operator.NamespacesRequest, operator.NamespacesAnswer, operator.list_namespaces
+    ),
+    "runs.list": Op(
+        "viewer", operator.RunsRequest, operator.RunsAnswer, operator.list_runs, all_namespaces=True
+    ),
+    "runs.get": Op("viewer", operator.RunRequest, operator.RunAnswer, operator.get_run, all_namespaces=True),
+    "runs.retry": Op(
+        "admin", operator.RunRequest, operator.RetryAnswer, operator.retry_run, all_namespaces=True
+    ),
+    "passes.list": Op(
+        "viewer", operator.PassesRequest, operator.PassesAnswer, operator.list_passes, all_namespaces=True
+    ),
+    "passes.run": Op(
+        "admin", operator.PassRunRequest, operator.PassRunAnswer, operator.run_pass, all_namespaces=True
+    ),
+    "night_weaving.list": Op(
+        "viewer", operator.NightsRequest, operator.NightsAnswer, operator.list_nights, all_namespaces=True
+    ),
     "session.brief_save": Op("writer", briefs.SaveRequest, briefs.SaveAnswer, briefs.save),
     "session.brief_get": Op("viewer", briefs.GetRequest, briefs.BriefAnswer, briefs.get),
     "session.brief_list": Op("viewer", briefs.ListRequest, briefs.ListAnswer, briefs.list_briefs),
@@ -119,6 +140,8 @@ def call(name: str, caller: Caller, body: object) -> dict | Streamed:
         raise not_found(f"unknown op {name!r}")
     caller.may_call(name)
     caller.require(op.role)
+    if op.all_namespaces:
+        caller.require_all_namespaces()
     if not isinstance(body, dict):
         raise invalid("the request body must be a JSON object")
     check_body(body)

@@ -12,6 +12,7 @@ from models.brief import SessionBrief
 from models.conversation import Thread, Turn
 from models.namespace import ROLES, Namespace, role_rank
 from models.settings import get_settings
+from models.stage_run import FAILED, StageRun
 from ops.caller import OPERATOR
 from ops.registry import OPS, call
 from tests.integration.conftest import append, enable_logging
@@ -80,13 +81,31 @@ BODIES: dict[str, Callable[[str], dict]] = {
     "session.brief_get": lambda unique: {"brief_key": a_brief(unique)},
     "session.brief_list": lambda unique: {"limit": 1},
     "session.brief_delete": lambda unique: {"brief_key": unique},
+    "namespaces.list": lambda unique: {},
+    "runs.list": lambda unique: {"limit": 1},
+    "runs.get": lambda unique: {"run_id": a_failed_run(unique)},
+    "runs.retry": lambda unique: {"run_id": a_failed_run(unique)},
+    "passes.list": lambda unique: {},
+    "passes.run": lambda unique: {"name": "titler"},
+    "night_weaving.list": lambda unique: {},
 }
+# Ops that name no namespace: the operator's (served to a token for every namespace) and the list
+# of the caller's namespaces.
+UNNAMESPACED = {name for name, op in OPS.items() if op.all_namespaces} | {"namespaces.list"}
 
 
 def a_brief(unique: str) -> str:
     """A brief of MINE to read (a token of OTHER is refused before it is looked up)."""
     body = {"namespace": MINE, "brief_key": f"brief-{unique}", "sections": {"goal": "to read"}}
     return call("session.brief_save", OPERATOR, body)["brief_key"]
+
+
+def a_failed_run(unique: str) -> int:
+    with db.session() as s:
+        run = StageRun(stage="embedding", subject=f"turn:{unique}", idem_key=f"roles:{unique}", status=FAILED)
+        s.add(run)
+        s.flush()
+        return run.id
 
 
 def memory_thread(unique: str) -> str:
@@ -117,7 +136,8 @@ def namespaces():
 def body_for(op: str, namespace: str) -> dict:
     if op not in BODIES:
         pytest.fail(f"{op} is in ops.registry.OPS but has no minimal body in test_roles.BODIES")
-    return {"namespace": namespace, **BODIES[op](uuid.uuid4().hex[:12])}
+    body = BODIES[op](uuid.uuid4().hex[:12])
+    return body if op in UNNAMESPACED else {"namespace": namespace, **body}
 
 
 def state() -> tuple:
@@ -149,7 +169,10 @@ def test_a_role_below_the_ops_is_403_and_writes_nothing_and_one_at_or_above_it_i
 ):
     body = body_for(op, MINE)  # first: a body may write what it refers to
     before = state()
-    answer = client.post(f"/v1/{op}", json=body, headers=make_token(MINE, role=role))
+    token = (
+        make_token(role=role, all_namespaces=True) if OPS[op].all_namespaces else make_token(MINE, role=role)
+    )
+    answer = client.post(f"/v1/{op}", json=body, headers=token)
     if role_rank(role) < role_rank(OPS[op].role):
         assert answer.status_code == 403, answer.text
         assert f"needs the {OPS[op].role} role" in answer.json()["error"]
@@ -157,10 +180,30 @@ def test_a_role_below_the_ops_is_403_and_writes_nothing_and_one_at_or_above_it_i
     else:
         assert answer.status_code == 200, answer.text
         served = answer.json()
-        assert served.get("namespace") == MINE or served.get("namespaces") == [MINE]
+        if op == "namespaces.list":
+            assert [n["name"] for n in served["namespaces"]] == [MINE]
+        elif op not in UNNAMESPACED:
+            assert served.get("namespace") == MINE or served.get("namespaces") == [MINE]
 
 
-@pytest.mark.parametrize(("op", "role"), MATRIX, ids=[f"{op}-{role}" for op, role in MATRIX])
+OPERATOR_MATRIX = [(op, role) for op, role in MATRIX if OPS[op].all_namespaces]
+
+
+@pytest.mark.parametrize(
+    ("op", "role"), OPERATOR_MATRIX, ids=[f"{op}-{role}" for op, role in OPERATOR_MATRIX]
+)
+def test_an_operator_op_is_403_to_a_token_of_some_namespaces_whatever_its_role(client, make_token, op, role):
+    before = state()
+    answer = client.post(f"/v1/{op}", json=body_for(op, MINE), headers=make_token(MINE, role=role))
+    assert answer.status_code == 403, answer.text
+    assert "every namespace" in answer.json()["error"] or "role" in answer.json()["error"]
+    assert state() == before
+
+
+NAMED_MATRIX = [(op, role) for op, role in MATRIX if op not in UNNAMESPACED]
+
+
+@pytest.mark.parametrize(("op", "role"), NAMED_MATRIX, ids=[f"{op}-{role}" for op, role in NAMED_MATRIX])
 def test_a_namespace_the_token_does_not_cover_is_403_for_every_op_and_writes_nothing(
     client, make_token, op, role
 ):

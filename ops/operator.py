@@ -1,0 +1,289 @@
+"""The operator ops: namespaces with their Record switch, the stage ledger, the periodic passes and
+the night weavings, over HTTP (and so the dashboard) as the CLI has them.
+
+The ledger, the passes and the nights span every namespace (a run's subject names no
+namespace), so the registry serves their ops only to a token for every namespace (``loom tokens
+create --all-namespaces``): viewer to read, admin to act. Their requests name no namespace.
+``namespaces.list`` answers any token, with the namespaces it covers.
+"""
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import func
+from sqlmodel import col, select
+
+from models import db
+from models.conversation import Thread
+from models.memory import NightWeaving
+from models.namespace import Namespace
+from models.pass_run import PassRun
+from models.stage_run import STATUSES, StageRun
+from ops.caller import Caller
+from ops.errors import invalid, not_found
+from ops.schemas import Answer
+
+
+class OperatorRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+RunStatus = Literal["pending", "running", "succeeded", "skipped", "failed"]
+RunId = Annotated[int, Field(ge=1, le=2**63 - 1)]
+
+
+# --- namespaces ----------------------------------------------------------------------------------
+
+
+class NamespacesRequest(OperatorRequest):
+    pass
+
+
+class NamespaceRow(Answer):
+    name: str
+    conversation_logging_enabled: bool
+    threads: int
+    last_turn_at: datetime | None
+
+
+class NamespacesAnswer(Answer):
+    namespaces: list[NamespaceRow]
+
+
+def list_namespaces(caller: Caller, req: NamespacesRequest) -> dict:
+    """The caller's namespaces (every one known, for a token of all), each with its Record switch,
+    its thread count and its last turn; a namespace with no row does not record."""
+    with db.session() as s:
+        recording = select(Namespace.name, Namespace.conversation_logging_enabled)
+        activity = select(Thread.namespace, func.count(), func.max(Thread.last_turn_at)).group_by(
+            Thread.namespace
+        )
+        if caller.namespaces is not None:
+            recording = recording.where(col(Namespace.name).in_(caller.namespaces))
+            activity = activity.where(col(Thread.namespace).in_(caller.namespaces))
+        switches = dict(s.exec(recording).all())
+        counts = {name: (n, last) for name, n, last in s.exec(activity).all()}
+    names = set(caller.namespaces) if caller.namespaces is not None else set(switches) | set(counts)
+    return {
+        "namespaces": [
+            {
+                "name": name,
+                "conversation_logging_enabled": switches.get(name, False),
+                "threads": counts.get(name, (0, None))[0],
+                "last_turn_at": _iso(counts.get(name, (0, None))[1]),
+            }
+            for name in sorted(names)
+        ]
+    }
+
+
+# --- the stage ledger ----------------------------------------------------------------------------
+
+
+class RunsRequest(OperatorRequest):
+    status: RunStatus | None = None
+    stage: str | None = Field(default=None, min_length=1, max_length=32)
+    before_id: RunId | None = None  # paging: runs older than this one
+    limit: int = Field(default=50, ge=1, le=500)
+
+
+class RunRow(Answer):
+    id: int
+    stage: str
+    subject: str
+    status: str
+    attempts: int
+    reason: str | None
+    last_error: str | None
+    params: dict[str, Any]
+    result: dict[str, Any] | None
+    created_at: datetime
+    updated_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    available_at: datetime
+
+
+class RunsAnswer(Answer):
+    runs: list[RunRow]
+    counts: dict[str, dict[str, int]]  # stage -> status -> runs, over the whole ledger
+
+
+def run_row(run: StageRun) -> dict:
+    return {
+        "id": run.id,
+        "stage": run.stage,
+        "subject": run.subject,
+        "status": run.status,
+        "attempts": run.attempts,
+        "reason": run.reason,
+        "last_error": run.last_error,
+        "params": run.params,
+        "result": run.result,
+        "created_at": run.created_at.isoformat(),
+        "updated_at": run.updated_at.isoformat(),
+        "started_at": _iso(run.started_at),
+        "finished_at": _iso(run.finished_at),
+        "available_at": run.available_at.isoformat(),
+    }
+
+
+def list_runs(caller: Caller, req: RunsRequest) -> dict:
+    """The ledger, newest first, by stage and status; with every stage's counts by status."""
+    query = select(StageRun).order_by(col(StageRun.id).desc()).limit(req.limit)
+    if req.status:
+        query = query.where(StageRun.status == req.status)
+    if req.stage:
+        query = query.where(StageRun.stage == req.stage)
+    if req.before_id:
+        query = query.where(col(StageRun.id) < req.before_id)
+    with db.session() as s:
+        runs = s.exec(query).all()
+        counted = s.exec(
+            select(StageRun.stage, StageRun.status, func.count()).group_by(StageRun.stage, StageRun.status)
+        ).all()
+    counts: dict[str, dict[str, int]] = {}
+    for stage, status, n in counted:
+        counts.setdefault(stage, dict.fromkeys(STATUSES, 0))[status] = n
+    return {"runs": [run_row(run) for run in runs], "counts": counts}
+
+
+class RunRequest(OperatorRequest):
+    run_id: RunId
+
+
+class RunAnswer(Answer):
+    run: RunRow
+
+
+def get_run(caller: Caller, req: RunRequest) -> dict:
+    with db.session() as s:
+        run = s.get(StageRun, req.run_id)
+    if run is None:
+        raise not_found(f"no stage run {req.run_id}")
+    return {"run": run_row(run)}
+
+
+class RetryAnswer(Answer):
+    run: RunRow
+    requeued: bool
+    message: str
+
+
+def retry_run(caller: Caller, req: RunRequest) -> dict:
+    """Queue a failed (or skipped, where its stage retries those) run again; `loom runs retry`."""
+    from workers import ledger, outbox  # the broker connects on import
+
+    outcome = ledger.retry(req.run_id)
+    if outcome is None:
+        raise not_found(f"no stage run {req.run_id}")
+    if outcome.requeued:
+        outbox.send(outcome.run.stage, [req.run_id])
+    return {"run": run_row(outcome.run), "requeued": outcome.requeued, "message": outcome.message}
+
+
+# --- the periodic passes -------------------------------------------------------------------------
+
+
+class PassesRequest(OperatorRequest):
+    pass
+
+
+class PassRow(Answer):
+    name: str
+    trigger: str
+    started_at: datetime | None
+    finished_at: datetime | None
+    sent: int | None
+    by: str | None
+    error: str | None
+
+
+class PassesAnswer(Answer):
+    passes: list[PassRow]
+
+
+def list_passes(caller: Caller, req: PassesRequest) -> dict:
+    """Each pass: its trigger and its last firing (by the scheduler or by hand)."""
+    from schedules.registry import passes
+
+    with db.session() as s:
+        last = {row.name: row for row in s.exec(select(PassRun))}
+    rows = []
+    for name, p in passes().items():
+        row = last.get(name)
+        rows.append(
+            {
+                "name": name,
+                "trigger": str(p.trigger),
+                "started_at": _iso(row.started_at) if row else None,
+                "finished_at": _iso(row.finished_at) if row else None,
+                "sent": row.sent if row else None,
+                "by": row.by if row else None,
+                "error": row.error if row else None,
+            }
+        )
+    return {"passes": rows}
+
+
+class PassRunRequest(OperatorRequest):
+    name: str = Field(min_length=1, max_length=64)
+
+
+class PassRunAnswer(Answer):
+    name: str
+    sent: int
+
+
+def run_pass(caller: Caller, req: PassRunRequest) -> dict:
+    """Fire one pass now, recorded as the operator's: it enqueues what it would on its schedule."""
+    from schedules.record import fire
+    from schedules.registry import passes
+
+    known = passes()
+    if req.name not in known:
+        raise invalid(f"name must be one of {', '.join(known)}", "name")
+    return {"name": req.name, "sent": len(fire(known[req.name], by="operator"))}
+
+
+# --- night weaving -------------------------------------------------------------------------------
+
+
+class NightsRequest(OperatorRequest):
+    limit: int = Field(default=20, ge=1, le=500)
+
+
+class NightRow(Answer):
+    id: str
+    loom_id: str | None
+    started_at: datetime
+    finished_at: datetime | None
+    sessions: int
+    consolidated: int
+    episodes: int
+    judged: int
+    by: str
+
+
+class NightsAnswer(Answer):
+    nights: list[NightRow]
+
+
+def list_nights(caller: Caller, req: NightsRequest) -> dict:
+    """The night weavings, newest first: the sessions sent and consolidated, the episodes woven
+    and the memory threads judged."""
+    with db.session() as s:
+        weavings = s.exec(
+            select(NightWeaving).order_by(col(NightWeaving.started_at).desc()).limit(req.limit)
+        ).all()
+    return {
+        "nights": [
+            {**w.model_dump(mode="json"), "id": str(w.id), "loom_id": str(w.loom_id) if w.loom_id else None}
+            for w in weavings
+        ]
+    }
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None

@@ -1,0 +1,112 @@
+"""The operator ops over HTTP (``ops.operator``): namespaces with their Record switch, the ledger,
+the passes and the night weavings; served to a token for every namespace, acted on by an admin."""
+
+import uuid
+
+import pytest
+from sqlmodel import select
+
+from models import db
+from models.pass_run import PassRun
+from models.stage_run import FAILED, SUCCEEDED, StageRun
+from ops.caller import create_token
+from ops.errors import OpError
+from tests.integration.conftest import append, embedding_subject, enable_logging, wait_until
+
+
+def post(client, op: str, headers: dict, body: dict | None = None):
+    return client.post(f"/v1/{op}", json=body or {}, headers=headers)
+
+
+@pytest.fixture
+def names() -> tuple[str, str]:
+    unique = uuid.uuid4().hex[:8]
+    return f"ops-a-{unique}", f"ops-b-{unique}"
+
+
+def test_namespaces_are_the_tokens_own_with_their_switch_threads_and_last_turn(client, make_token, names):
+    mine, other = names
+    enable_logging(mine)
+    append(mine, "t1", "one")
+    append(mine, "t2", "two")
+    enable_logging(other)
+    append(other, "t", "elsewhere")  # another namespace: never in a token of mine's list
+    listed = post(client, "namespaces.list", make_token(mine, role="viewer")).json()["namespaces"]
+    assert [(n["name"], n["conversation_logging_enabled"], n["threads"]) for n in listed] == [(mine, True, 2)]
+    assert listed[0]["last_turn_at"] is not None
+    everything = post(client, "namespaces.list", make_token(role="viewer", all_namespaces=True)).json()
+    assert {mine, other} <= {n["name"] for n in everything["namespaces"]}
+
+
+def test_a_failed_run_is_listed_shown_and_retried_by_an_admin_to_success(client, make_token, names, worker):
+    namespace = names[0]
+    enable_logging(namespace)
+    turn_id = append(namespace, "t", "a turn whose first run failed")["turn_id"]
+    wait_until(lambda: run_of(turn_id).status == SUCCEEDED, what="the first run")
+    with db.session() as s:
+        run = s.get(StageRun, run_of(turn_id).id)
+        run.status, run.last_error, run.attempts = FAILED, "EmbedderUnavailable: down", 3
+        s.add(run)
+    viewer = make_token(role="viewer", all_namespaces=True)
+    listed = post(client, "runs.list", viewer, {"status": "failed", "stage": "embedding"}).json()
+    assert run.id in [r["id"] for r in listed["runs"]] and listed["counts"]["embedding"]["failed"] >= 1
+    shown = post(client, "runs.get", viewer, {"run_id": run.id}).json()["run"]
+    assert (shown["status"], shown["last_error"], shown["subject"]) == (
+        FAILED,
+        "EmbedderUnavailable: down",
+        run.subject,
+    )
+    refused = post(client, "runs.retry", viewer, {"run_id": run.id})
+    assert refused.status_code == 403 and run_of(turn_id).status == FAILED
+    admin = make_token(role="admin", all_namespaces=True)
+    retried = post(client, "runs.retry", admin, {"run_id": run.id}).json()
+    assert retried["requeued"] and "queued again" in retried["message"]
+    wait_until(lambda: run_of(turn_id).status == SUCCEEDED, what="the retried run")
+    again = post(client, "runs.retry", admin, {"run_id": run.id}).json()
+    assert not again["requeued"] and "already succeeded" in again["message"]
+    assert post(client, "runs.get", viewer, {"run_id": 2**62}).status_code == 404
+
+
+def run_of(turn_id: int) -> StageRun:
+    with db.session() as s:
+        return s.exec(select(StageRun).where(StageRun.subject == embedding_subject(turn_id))).one()
+
+
+def test_passes_are_listed_and_one_is_fired_by_an_admin(client, make_token):
+    viewer, admin = (make_token(role=role, all_namespaces=True) for role in ("viewer", "admin"))
+    passes = {p["name"]: p for p in post(client, "passes.list", viewer).json()["passes"]}
+    assert {"sweep", "titler", "retention", "night_weaving"} <= set(passes)
+    assert post(client, "passes.run", viewer, {"name": "sweep"}).status_code == 403
+    fired = post(client, "passes.run", admin, {"name": "sweep"})
+    assert fired.status_code == 200 and fired.json()["name"] == "sweep"
+    with db.session() as s:
+        assert s.get(PassRun, "sweep").by == "operator"
+    after = {p["name"]: p for p in post(client, "passes.list", viewer).json()["passes"]}
+    assert after["sweep"]["by"] == "operator" and after["sweep"]["finished_at"] is not None
+    unknown = post(client, "passes.run", admin, {"name": "everything"})
+    assert unknown.status_code == 422 and unknown.json()["field"] == "name"
+
+
+def test_night_weavings_are_listed_newest_first(client, make_token):
+    answer = post(client, "night_weaving.list", make_token(role="viewer", all_namespaces=True), {"limit": 5})
+    assert answer.status_code == 200 and len(answer.json()["nights"]) <= 5
+    assert (
+        post(
+            client, "night_weaving.list", make_token(role="viewer", all_namespaces=True), {"limit": 0}
+        ).status_code
+        == 422
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ({"namespaces": ["a"], "all_namespaces": True}, "names no --namespace"),
+        ({"namespaces": [], "all_namespaces": True, "read_scope": "own_user"}, "namespace read scope"),
+        ({"namespaces": []}, "at least one namespace"),
+    ],
+)
+def test_an_all_namespaces_token_is_minted_alone(database, args, problem):
+    with pytest.raises(OpError) as refused:
+        create_token(role="viewer", **args)
+    assert problem in refused.value.reason
