@@ -23,6 +23,7 @@ from ops.errors import OpError
 from ops.limits import parse_body
 from ops.schemas import Streamed
 from providers.embedders import load_in_background
+from ui import app as ui
 
 
 def create_app(warm_embedder: bool = True) -> FastAPI:
@@ -50,6 +51,7 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
         return JSONResponse({**exc.as_dict(), "thread": exc.latest}, status_code=409)
 
     app.include_router(threads.router)  # /api/threads: coding-session threads
+    ui.install(app)  # /ui: the dashboard
 
     app.openapi = lambda: openapi.document(app)  # the ops' own schemas, from the registry
 

@@ -20,6 +20,7 @@ from prometheus_client.registry import Collector
 
 from models.settings import get_settings
 from ops import status
+from ops.activity import SEARCHES
 from ops.append_metrics import APPEND_SECONDS, APPENDS
 from ops.caller import NAMESPACE_WIDE, authenticate
 
@@ -107,7 +108,7 @@ def observability(app: FastAPI) -> Observability:
             if found is None:
                 probe = status.Probe()
                 metrics = CollectorRegistry()
-                for collector in (APPENDS, APPEND_SECONDS, SnapshotCollector(probe)):
+                for collector in (APPENDS, APPEND_SECONDS, SEARCHES, SnapshotCollector(probe)):
                     metrics.register(collector)
                 found = app.state.observability = Observability(probe, metrics)
     return found

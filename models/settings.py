@@ -86,6 +86,8 @@ class Settings(BaseSettings):
 
     # --- operators ---------------------------------------------------------------------------
     metrics_cache_seconds: float = Field(default=1.0, ge=0)  # scrapes within this share a snapshot
+    # A dashboard sign-in lasts this long (its token's revocation ends it sooner).
+    ui_session_hours: float = Field(default=12, gt=0, le=24 * 30)
 
     # --- conversations ---------------------------------------------------------------------
     conversation_search_min_similarity: float = Field(default=0.30, ge=-1, le=1)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from prometheus_client import Counter, Histogram
 
+from ops import activity
 from ops.errors import OpError
 
 OUTCOMES = ("stored", "duplicate", "logging_disabled", "deleted", "rejected", "error")
@@ -39,6 +40,8 @@ def observed(append: Callable[..., dict]) -> Callable[..., dict]:
         try:
             answer = append(*args, **kwargs)
             outcome = "stored" if answer["stored"] else answer["reason"]
+            if answer["stored"]:
+                activity.APPENDED.add()
             return answer
         except OpError:
             outcome = "rejected"

@@ -107,7 +107,7 @@ class Caller:
 OPERATOR = Caller(role="admin", namespaces=None)
 
 
-def _hash(token: str) -> str:
+def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
@@ -156,7 +156,7 @@ def create_token(
     with db.session() as s:
         s.add(
             ApiToken(
-                token_hash=_hash(token),
+                token_hash=token_hash(token),
                 role=role,
                 namespaces=sorted(set(namespaces)),
                 all_namespaces=all_namespaces,
@@ -190,13 +190,19 @@ def authenticate(authorization: str | None) -> Caller:
     scheme, _, token = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise unauthorized()
-    token_hash, bucket = _hash(token.strip()), int(time.monotonic() // TOKEN_CACHE_SECONDS)
-    if _refused.get((token_hash, bucket)):
+    return by_token_hash(token_hash(token.strip()))
+
+
+def by_token_hash(hashed: str) -> Caller:
+    """The caller a token (by its hash: the dashboard's sessions keep only that) stands for; 401
+    when it is unknown or revoked."""
+    bucket = int(time.monotonic() // TOKEN_CACHE_SECONDS)
+    if _refused.get((hashed, bucket)):
         raise unauthorized()
     try:
-        return _granted(token_hash, bucket)
+        return _granted(hashed, bucket)
     except _UnknownToken:
-        _refused.add((token_hash, bucket))
+        _refused.add((hashed, bucket))
         raise unauthorized() from None
 
 
@@ -211,10 +217,10 @@ class _UnknownToken(Exception):
 
 
 @lru_cache(maxsize=1024)
-def _granted(token_hash: str, _bucket: int) -> Caller:
+def _granted(hashed: str, _bucket: int) -> Caller:
     with db.session() as s:
         row = s.exec(
-            select(ApiToken).where(ApiToken.token_hash == token_hash, ApiToken.revoked_at.is_(None))
+            select(ApiToken).where(ApiToken.token_hash == hashed, ApiToken.revoked_at.is_(None))
         ).first()
     if row is None:
         raise _UnknownToken

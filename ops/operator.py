@@ -7,6 +7,7 @@ create --all-namespaces``): viewer to read, admin to act. Their requests name no
 ``namespaces.list`` answers any token, with the namespaces it covers.
 """
 
+import functools
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -20,6 +21,7 @@ from models.memory import NightWeaving
 from models.namespace import Namespace
 from models.pass_run import PassRun
 from models.stage_run import STATUSES, StageRun
+from ops import activity, status
 from ops.caller import Caller
 from ops.errors import invalid, not_found
 from ops.schemas import Answer
@@ -144,8 +146,8 @@ def list_runs(caller: Caller, req: RunsRequest) -> dict:
             select(StageRun.stage, StageRun.status, func.count()).group_by(StageRun.stage, StageRun.status)
         ).all()
     counts: dict[str, dict[str, int]] = {}
-    for stage, status, n in counted:
-        counts.setdefault(stage, dict.fromkeys(STATUSES, 0))[status] = n
+    for stage, state, n in counted:
+        counts.setdefault(stage, dict.fromkeys(STATUSES, 0))[state] = n
     return {"runs": [run_row(run) for run in runs], "counts": counts}
 
 
@@ -282,6 +284,59 @@ def list_nights(caller: Caller, req: NightsRequest) -> dict:
             {**w.model_dump(mode="json"), "id": str(w.id), "loom_id": str(w.loom_id) if w.loom_id else None}
             for w in weavings
         ]
+    }
+
+
+# --- health --------------------------------------------------------------------------------------
+
+
+class HealthRequest(OperatorRequest):
+    pass
+
+
+class StageHealth(Answer):
+    runs: dict[str, int] | None  # by status; null while the database is down
+    oldest_pending_seconds: float | None
+    queue: str
+    queued: dict[str, int] | None  # ready, delayed, dead; null while the broker is down
+
+
+class HealthAnswer(Answer):
+    database: str  # ok, or the error
+    broker: str
+    stages: dict[str, StageHealth]
+    embedded_per_second: dict[str, float] | None
+    errors: list[str]
+    # This API process's last hour, a minute a value, the current minute last (``ops.activity``).
+    appended_per_minute: list[int]
+    searched_per_minute: list[int]
+
+
+@functools.cache
+def _probe() -> status.Probe:
+    return status.Probe()
+
+
+def health(caller: Caller, req: HealthRequest) -> dict:
+    """``loom status`` over HTTP: the servers, each stage's runs, queue and oldest pending run, and
+    the last hour's appends and searches."""
+    snap = _probe().snapshot()
+    return {
+        "database": snap.database.label,
+        "broker": snap.broker.label,
+        "stages": {
+            name: {
+                "runs": stage.runs,
+                "oldest_pending_seconds": stage.oldest_pending_seconds,
+                "queue": stage.queue,
+                "queued": stage.queued,
+            }
+            for name, stage in snap.stages.items()
+        },
+        "embedded_per_second": snap.embedded_per_second,
+        "errors": snap.errors,
+        "appended_per_minute": activity.APPENDED.series(),
+        "searched_per_minute": activity.SEARCHED.series(),
     }
 
 

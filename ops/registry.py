@@ -112,6 +112,9 @@ OPS: dict[str, Op] = {
     "night_weaving.list": Op(
         "viewer", operator.NightsRequest, operator.NightsAnswer, operator.list_nights, all_namespaces=True
     ),
+    "health.get": Op(
+        "viewer", operator.HealthRequest, operator.HealthAnswer, operator.health, all_namespaces=True
+    ),
     "session.brief_save": Op("writer", briefs.SaveRequest, briefs.SaveAnswer, briefs.save),
     "session.brief_get": Op("viewer", briefs.GetRequest, briefs.BriefAnswer, briefs.get),
     "session.brief_list": Op("viewer", briefs.ListRequest, briefs.ListAnswer, briefs.list_briefs),
@@ -134,7 +137,9 @@ def validation_error(exc: ValidationError) -> OpError:
     return invalid(f"{field}: {first['msg']}" if field else first["msg"], field)
 
 
-def call(name: str, caller: Caller, body: object) -> dict | Streamed:
+def authorize(name: str, caller: Caller) -> Op:
+    """The op, if the caller may call it at all (its role, its bounds, its namespaces); else the
+    OpError that says why. ``call`` checks this first, the dashboard to show an op's buttons."""
     op = OPS.get(name)
     if op is None:
         raise not_found(f"unknown op {name!r}")
@@ -142,6 +147,19 @@ def call(name: str, caller: Caller, body: object) -> dict | Streamed:
     caller.require(op.role)
     if op.all_namespaces:
         caller.require_all_namespaces()
+    return op
+
+
+def permits(name: str, caller: Caller) -> bool:
+    try:
+        authorize(name, caller)
+    except OpError:
+        return False
+    return True
+
+
+def call(name: str, caller: Caller, body: object) -> dict | Streamed:
+    op = authorize(name, caller)
     if not isinstance(body, dict):
         raise invalid("the request body must be a JSON object")
     check_body(body)

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from models import db
 from models.settings import get_settings
+from ops import activity
 from ops.caller import Caller
 from ops.conversation_read import named_agent
 from ops.schemas import Answer, OpRequest
@@ -102,7 +103,9 @@ def run(caller: Caller, req: SearchRequest) -> dict:
     else:
         namespaces = caller.scope(None)
     filters = search.Filters(namespaces, req.thread_id, req.run_id, req.role, named_agent(req))
-    return ranked(req, filters)
+    answer = ranked(req, filters)
+    activity.searched()
+    return answer
 
 
 def ranked(req: Ranking, filters: search.Filters, shown: Callable[..., dict] | None = None) -> dict:

@@ -253,10 +253,10 @@ def test_an_unreachable_database_is_a_503_with_retry_after(client, make_token, m
 
 def test_a_token_minted_before_the_rule_with_an_overlong_namespace_gets_a_422(client):
     from models.namespace import ApiToken
-    from ops.caller import _hash
+    from ops.caller import token_hash
 
     with db.session() as s:
-        s.add(ApiToken(token_hash=_hash("loom_legacy"), role="writer", namespaces=["n" * 200]))
+        s.add(ApiToken(token_hash=token_hash("loom_legacy"), role="writer", namespaces=["n" * 200]))
     body = {k: v for k, v in APPEND.items() if k != "namespace"}
     answer = client.post(
         "/v1/conversation.append", json=body, headers={"Authorization": "Bearer loom_legacy"}

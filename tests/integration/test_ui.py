@@ -1,0 +1,149 @@
+"""The dashboard over HTTP (the browser tests drive it in Chromium): sign-in and its cookie, the
+sign-in page for anyone without one, every page rendered, CSRF and origin checks, and a viewer's
+refusals both ways (no admin button shown, and the action refused with 403 anyway)."""
+
+import re
+import uuid
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from models import db
+from models.namespace import Namespace
+from ops.caller import OPERATOR, create_token, revoke_token
+from ops.registry import call
+from tests.integration.conftest import append, enable_logging
+
+CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+@pytest.fixture
+def ns(database) -> str:
+    name = f"ui-{uuid.uuid4().hex[:8]}"
+    enable_logging(name)
+    append(name, "t1", "the red lamp by the door")
+    append(name, "t1", "my api key is sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH", role="user")
+    return name
+
+
+def anonymous() -> TestClient:
+    return TestClient(create_app(warm_embedder=False), base_url="http://loom.test")
+
+
+def signed_in(token: str) -> TestClient:
+    client = anonymous()
+    answer = client.post(
+        "/ui/login", data={"token": token, "next": "/ui/conversations"}, follow_redirects=False
+    )
+    assert answer.status_code == 303 and answer.headers["location"] == "/ui/conversations", answer.text
+    cookie = answer.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/ui" in cookie
+    return client
+
+
+def csrf_of(client: TestClient, path: str) -> str:
+    return CSRF.search(client.get(path).text).group(1)
+
+
+def test_without_a_session_every_page_is_the_sign_in_page(database):
+    client = anonymous()
+    for path in ("/ui", "/ui/conversations", "/ui/runs", "/ui/health", "/ui/search?query=x"):
+        answer = client.get(path, follow_redirects=False)
+        assert answer.status_code == 303 and answer.headers["location"].startswith("/ui/login"), path
+    assert "Bearer token" in client.get("/ui/conversations").text
+    refused = client.post("/ui/login", data={"token": "loom_nope"}, follow_redirects=False)
+    assert refused.status_code == 401 and "not a live Loom token" in refused.text
+    assert client.post("/ui/runs/1/retry", data={"csrf": "x"}, follow_redirects=False).status_code == 303
+
+
+def test_an_operator_sees_every_page(ns):
+    client = signed_in(create_token([], "admin", all_namespaces=True))
+    pages = {
+        "/ui/conversations": ns,
+        f"/ui/conversations/{ns}": "t1",
+        f"/ui/conversations/{ns}/threads/t1": "the red lamp by the door",
+        f"/ui/search?query=red+lamp&namespace={ns}&mode=lexical": "lexical",
+        f"/ui/briefs?namespace={ns}": "Session briefs",
+        "/ui/runs": "Periodic passes",
+        "/ui/nights": "Night weaving",
+        f"/ui/looms/{ns}": "Sessions",
+        "/ui/health": "Database: up",
+    }
+    for path, shown in pages.items():
+        answer = client.get(path)
+        assert answer.status_code == 200 and shown in answer.text, (path, answer.text[:2000])
+    thread = client.get(f"/ui/conversations/{ns}/threads/t1").text
+    assert "sk-proj-" not in thread and "Masked" in thread  # a high turn is never shown
+
+
+def test_a_brief_is_rendered_as_markdown_with_its_revisions_and_no_markup_of_its_own(ns):
+    key = "session/s1"
+    for goal in ("ship the **login** fix", "ship it <script>alert(1)</script>"):
+        call("session.brief_save", OPERATOR, {"namespace": ns, "brief_key": key, "sections": {"goal": goal}})
+    client = signed_in(create_token([ns], "viewer"))
+    latest = client.get(f"/ui/briefs/{ns}/{key}").text
+    assert "revision 2 of 2" in latest and "<script>alert" not in latest and "&lt;script&gt;" in latest
+    first = client.get(f"/ui/briefs/{ns}/{key}?revision=1").text
+    assert "<strong>login</strong>" in first
+    assert key in client.get(f"/ui/briefs?namespace={ns}").text
+
+
+def test_a_viewer_sees_no_admin_button_and_is_refused_anyway(ns):
+    client = signed_in(create_token([ns], "viewer"))
+    listing = client.get("/ui/conversations").text
+    assert ns in listing and 'data-action="record"' not in listing
+    thread = client.get(f"/ui/conversations/{ns}/threads/t1").text
+    assert 'data-action="delete"' not in thread and 'data-action="compact"' not in thread
+    assert "Stage runs" not in listing  # the operator pages are not for a namespace's token
+    assert client.get("/ui/runs").status_code == 403
+    csrf = csrf_of(client, "/ui/conversations")
+    refused = client.post(f"/ui/conversations/{ns}/record", data={"csrf": csrf, "enabled": "false"})
+    assert refused.status_code == 403 and "needs the admin role" in refused.text
+    deleted = client.post(f"/ui/conversations/{ns}/threads/t1/delete", data={"csrf": csrf})
+    assert deleted.status_code == 403
+    with db.session() as s:
+        assert s.get(Namespace, ns).conversation_logging_enabled
+
+
+def test_an_admin_flips_the_record_switch_only_with_the_forms_csrf_token_from_this_origin(ns):
+    client = signed_in(create_token([ns], "admin"))
+    listing = client.get("/ui/conversations").text
+    assert 'data-action="record"' in listing
+    for data, headers in (
+        ({"enabled": "false"}, {}),
+        ({"enabled": "false", "csrf": "forged"}, {}),
+        ({"enabled": "false", "csrf": csrf_of(client, "/ui/conversations")}, {"Origin": "https://evil.test"}),
+    ):
+        answer = client.post(f"/ui/conversations/{ns}/record", data=data, headers=headers)
+        assert answer.status_code == 403, data
+    with db.session() as s:
+        assert s.get(Namespace, ns).conversation_logging_enabled
+    flipped = client.post(
+        f"/ui/conversations/{ns}/record",
+        data={"enabled": "false", "csrf": csrf_of(client, "/ui/conversations")},
+    )
+    assert flipped.status_code == 200 and "recording off" in flipped.text
+    with db.session() as s:
+        assert not s.get(Namespace, ns).conversation_logging_enabled
+
+
+def test_signing_out_or_revoking_the_token_ends_the_session(ns, monkeypatch):
+    from ops import caller
+
+    monkeypatch.setattr(caller, "TOKEN_CACHE_SECONDS", 0.01)
+    token = create_token([ns], "viewer")
+    client = signed_in(token)
+    client.post("/ui/logout", data={"csrf": csrf_of(client, "/ui/conversations")})
+    assert client.get("/ui/conversations", follow_redirects=False).status_code == 303
+    client = signed_in(token)
+    assert client.get("/ui/conversations", follow_redirects=False).status_code == 200
+    revoke_token(caller.list_tokens()[-1].id)
+    assert client.get("/ui/conversations", follow_redirects=False).status_code == 303
+
+
+def test_the_next_page_after_sign_in_is_never_another_site(ns):
+    client, token = anonymous(), create_token([ns], "viewer")
+    for target in ("https://evil.test/", "//evil.test/ui/", "/ui/../../x\\y"):
+        answer = client.post("/ui/login", data={"token": token, "next": target}, follow_redirects=False)
+        assert answer.headers["location"] == "/ui/conversations", target
