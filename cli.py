@@ -112,6 +112,7 @@ def up() -> None:
         out.print(f"Loom data in {settings.home}")
         out.print(f"PostgreSQL {services.masked(endpoints.database_url)}\nRedis      {endpoints.redis_url}")
         out.print(f"API on http://{settings.host}:{settings.port}  (GET /healthz, POST /v1/<op>)")
+        out.print(f"Dashboard on http://{settings.host}:{settings.port}/ui  (sign in with a token)")
         out.print("Get a token: loom tokens create --namespace NS --role writer")
         code = Supervisor(settings.home / "run").run()
     raise typer.Exit(code)

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from fastapi import APIRouter, Depends, FastAPI, Form, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
@@ -15,7 +16,7 @@ from fastapi.templating import Jinja2Templates
 
 from ops import registry
 from ops.caller import OWN_SESSION, OWN_USER
-from ops.errors import OpError, forbidden
+from ops.errors import OpError, forbidden, invalid
 from ui import render, sessions
 from ui.sessions import COOKIE, SignedIn
 
@@ -41,6 +42,13 @@ class UiRoute(APIRoute):
             except SignInRequired:
                 target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
                 return RedirectResponse(f"/ui/login?next={quote(target)}", status_code=303)
+            except RequestValidationError as exc:  # a path or query value of the wrong type
+                first = exc.errors()[0]
+                error = invalid(f"{first['loc'][-1]}: {first['msg']}", str(first["loc"][-1]))
+                who = getattr(request.state, "who", None) or sessions.current(request.cookies.get(COOKIE))
+                if who is None:
+                    return RedirectResponse("/ui/login", status_code=303)
+                return page(request, who, "error.html", status=422, error=error)
             except OpError as exc:
                 who = getattr(request.state, "who", None)
                 if who is None or exc.status == 401:
@@ -227,10 +235,11 @@ def search(
     query: str = "",
     namespace: str | None = None,
     mode: str = "hybrid",
-    lexical_weight: float | None = None,
+    lexical_weight: str = "",
     user_id: str | None = None,
 ) -> HTMLResponse:
     answer = None
+    weight = _number(lexical_weight, "lexical_weight")
     if query.strip():
         op = (
             "conversation.search_saved_messages"
@@ -241,7 +250,7 @@ def search(
             "query": query,
             "namespace": namespace or None,
             "search_mode": mode,
-            "lexical_weight": lexical_weight,
+            "lexical_weight": weight,
         }
         if op == "conversation.search_saved_messages":
             body |= {"namespace": namespace or "@me", "user_id": user_id or None}
@@ -250,10 +259,20 @@ def search(
         "query": query,
         "namespace": namespace or "",
         "mode": mode,
-        "lexical_weight": lexical_weight,
+        "lexical_weight": weight,
         "user_id": user_id or "",
     }
     return page(request, who, "search.html", form=form, answer=answer)
+
+
+def _number(value: str, field: str) -> float | None:
+    """A form's number field: blank is none given."""
+    if not value.strip():
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise invalid(f"{field} must be a number", field) from None
 
 
 # --- briefs --------------------------------------------------------------------------------------

@@ -147,3 +147,27 @@ def test_the_next_page_after_sign_in_is_never_another_site(ns):
     for target in ("https://evil.test/", "//evil.test/ui/", "/ui/../../x\\y"):
         answer = client.post("/ui/login", data={"token": token, "next": target}, follow_redirects=False)
         assert answer.headers["location"] == "/ui/conversations", target
+
+
+def test_bad_page_parameters_are_a_4xx_page_never_a_5xx(ns):
+    client = signed_in(create_token([], "admin", all_namespaces=True))
+    for path, status in (
+        (f"/ui/conversations/{ns}?offset=abc", 422),
+        (f"/ui/conversations/{ns}?offset=-1", 422),
+        (f"/ui/search?query=x&namespace={ns}&lexical_weight=abc", 422),
+        (f"/ui/search?query=x&namespace={ns}&lexical_weight=7", 422),
+        (f"/ui/search?query=x&namespace={ns}&mode=psychic", 422),
+        ("/ui/runs/99999999999999999999999", 422),
+        ("/ui/runs/0", 422),
+        ("/ui/runs/123456789012", 404),
+        ("/ui/runs?status=bogus", 422),
+        (f"/ui/briefs/{ns}/nope", 404),
+        (f"/ui/conversations/{ns}/threads/{'x' * 300}", 422),
+        ("/ui/looms/" + "n" * 200, 422),
+    ):
+        answer = client.get(path)
+        assert answer.status_code == status and "text/html" in answer.headers["content-type"], (
+            path,
+            answer.text,
+        )
+        assert 'class="error"' in answer.text
