@@ -114,7 +114,8 @@ class NightWeaving(SQLModel, table=True):
     sessions: int = 0  # sent to be consolidated
     consolidated: int = 0  # of those, consolidated so far
     episodes: int = 0
-    judged: int = 0
+    judged: int = 0  # memory threads judged: used (reinforced) or unused (decayed)
+    used: int = Field(default=0, sa_column_kwargs={"server_default": "0"})  # of those judged
     by: str = Field(max_length=16)  # scheduler | operator
 
 

@@ -265,6 +265,7 @@ class NightRow(Answer):
     consolidated: int
     episodes: int
     judged: int
+    used: int  # of those judged; the rest were unused
     by: str
 
 

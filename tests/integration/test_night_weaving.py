@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 import cli
 from models import db
+from models.memory import NightWeaving
 from models.stage_run import FAILED, SUCCEEDED
 from ops.caller import OPERATOR
 from ops.registry import call
@@ -146,8 +147,11 @@ def test_each_suggested_thread_is_judged_once_used_reinforced_unused_decayed_hel
         return {t["id"]: t["weight"] for t in op(ns, "memory.inspect")["threads"]}
 
     assert weights() == {used: 0.6, unused: 0.45, held_back: 0.5}
-    judged = op(ns, "looms.sessions")["sessions"][0]["judgedThreadIds"]
-    assert sorted(judged) == sorted([used, unused])
+    woven = op(ns, "looms.sessions")["sessions"][0]
+    assert sorted(woven["judgedThreadIds"]) == sorted([used, unused])
+    with db.session() as s:  # the night counts them: one used, one unused
+        weaving = s.get(NightWeaving, UUID(woven["consolidatedByNightWeavingId"]))
+        assert (weaving.judged, weaving.used) == (2, 1)
     append(ns, chat, "the next night's turn", agent="guide", run_id="run-1", msg_id="late")
     night()
     assert weights() == {used: 0.6, unused: 0.45, held_back: 0.5}  # judged once

@@ -124,18 +124,19 @@ def _consolidate(run: StageRun, session_id: UUID, read_to: int, episodes, sent) 
         session.awaiting_night = session.last_sequence > read_to
         session.date_updated = now
         s.add(session)
-        result = {"episodes": len(threads), "judged": len(used) + len(unused), "consolidated_up_to": read_to}
+        judged = {"judged": len(used) + len(unused), "used": len(used)}
+        result = {"episodes": len(threads), **judged, "consolidated_up_to": read_to}
         if not ledger.finish(s, [run], SUCCEEDED, result=result):
             s.rollback()  # another worker holds the run now: it consolidates the session
             return
         embedding_runs = [ledger.request(s, MEMORY_EMBEDDING, t.row_id, t.digest[:16], {}) for t in threads]
-        _count(s, weaving_id, run.id, episodes=len(threads), judged=len(used) + len(unused), now=now)
+        _count(s, weaving_id, run.id, episodes=len(threads), **judged, now=now)
     pending = [r.id for r in embedding_runs if r.status == PENDING]
     if pending:
         outbox.wake(MEMORY_EMBEDDING.name, pending)
 
 
-def _count(s: Session, weaving_id: UUID, run_id: int, episodes: int, judged: int, now) -> None:
+def _count(s: Session, weaving_id: UUID, run_id: int, episodes: int, judged: int, used: int, now) -> None:
     """Add a consolidated session to its night weaving; the last of its runs to close finishes it
     (under the weaving's row lock, so of two closing at once the later sees the other closed).
     FOR NO KEY UPDATE: each close already holds a key-share lock on the row through its session's
@@ -146,6 +147,7 @@ def _count(s: Session, weaving_id: UUID, run_id: int, episodes: int, judged: int
     weaving.consolidated += 1
     weaving.episodes += episodes
     weaving.judged += judged
+    weaving.used += used
     open_runs = s.execute(
         text(
             "SELECT count(*) FROM stage_runs WHERE stage = :stage AND params->>'night_weaving_id' = :id "
