@@ -192,3 +192,67 @@ def test_a_viewer_sees_no_admin_button(live, browser_page, ns):
     assert page.locator("button[data-action=delete]").count() == 0
     page.goto(f"{live.url}/ui/runs")
     assert "every namespace" in page.inner_text("p.error")
+
+
+PAGES = {
+    "conversations": "/ui/conversations",
+    "threads": "/ui/conversations/{ns}",
+    "thread": "/ui/conversations/{ns}/threads/release",
+    "search": "/ui/search?query=release+checklist&namespace={ns}",
+    "briefs": "/ui/briefs?namespace={ns}",
+    "brief": "/ui/briefs/{ns}/session/release",
+    "runs": "/ui/runs",
+    "nights": "/ui/nights",
+    "looms": "/ui/looms/{ns}",
+    "health": "/ui/health",
+}
+
+
+def test_every_page_renders_for_the_operator_and_is_screenshotted(live, browser_page, ns):
+    """The README's screenshots (`make screenshots` copies them to docs/screenshots)."""
+    from tests.browser.conftest import OUTPUT
+
+    page = browser_page
+    op(live, "conversation.set_logging", {"namespace": ns, "enabled": True})
+    op(live, "conversation.create", {"namespace": ns, "thread_id": "release", "title": "Cutting release 2.4"})
+    for role, content in (
+        ("user", "What is left on the release checklist for 2.4?"),
+        ("assistant", "Two items: bump the schema version and run the migration rehearsal on staging."),
+        ("user", "The rehearsal passed. Tag it."),
+        ("assistant", "Tagged v2.4.0 and pushed; the release pipeline is running."),
+    ):
+        op(
+            live,
+            "conversation.append",
+            {"namespace": ns, "thread_id": "release", "role": role, "content": content},
+        )
+    op(
+        live,
+        "session.brief_save",
+        {
+            "namespace": ns,
+            "brief_key": "session/release",
+            "sections": {
+                "goal": "Cut release 2.4",
+                "status": "tagged, pipeline running",
+                "decisions": ["rehearse the migration on staging first"],
+                "next_steps": ["announce in #releases", "watch the error rate for an hour"],
+            },
+        },
+    )
+    wait_for(
+        lambda: op(
+            live,
+            "conversation.search",
+            {"namespace": ns, "query": "release checklist", "search_mode": "semantic"},
+        )["hits"],
+        60,
+        "the turns to be embedded",
+    )
+    sign_in(page, live, live.admin)
+    (OUTPUT / "pages").mkdir(parents=True, exist_ok=True)
+    for name, path in PAGES.items():
+        answer = page.goto(live.url + path.format(ns=ns))
+        assert answer.status == 200, name
+        assert page.locator("p.error").count() == 0, (name, page.inner_text("main"))
+        page.screenshot(path=str(OUTPUT / "pages" / f"{name}.png"))
