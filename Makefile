@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: up test lint bench-ingest bench-retrieval
+.PHONY: up test lint screenshots bench-ingest bench-retrieval
 
 $(STAMP): pyproject.toml sdk/python/pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,11 @@ up: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/pytest
+
+# The README's dashboard screenshots, as the browser tests take them (Chromium required).
+screenshots: $(STAMP)
+	$(VENV)/bin/pytest -q tests/browser -k every_page -p no:randomly
+	mkdir -p docs/screenshots && cp .test-output/browser/pages/*.png docs/screenshots/
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

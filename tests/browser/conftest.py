@@ -67,15 +67,20 @@ def chromium():
 
 
 @pytest.fixture
-def browser_page(chromium, request):
-    """A fresh browser context (no cookies) a test drives; its screenshot is saved at the end."""
+def browser_page(chromium, live, request):
+    """A fresh browser context (no cookies) a test drives; its screenshot is saved at the end, and
+    every request the pages made is checked to have gone to Loom (no font, CDN or other host)."""
     context = chromium.new_context(viewport={"width": 1366, "height": 860})
     page = context.new_page()
     page.set_default_timeout(15_000)
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
     yield page
     OUTPUT.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(OUTPUT / f"{request.node.name}.png"), full_page=True)
     context.close()
+    elsewhere = [url for url in requested if not url.startswith(live.url + "/")]
+    assert requested and not elsewhere, elsewhere
 
 
 def sign_in(page, live, token: str) -> None:

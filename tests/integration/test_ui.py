@@ -171,3 +171,35 @@ def test_bad_page_parameters_are_a_4xx_page_never_a_5xx(ns):
             answer.text,
         )
         assert 'class="error"' in answer.text
+
+
+def test_an_end_users_token_searches_its_saved_messages(ns, worker):
+    token = create_token([ns], "writer", "own_user", read_user_id="ana")
+    body = {
+        "namespace": "@me",
+        "conversation_id": "t1",
+        "message_id": "saved-1",
+        "role": "assistant",
+        "content": "The blue umbrella is in the hall closet.",
+    }
+    saved = anonymous().post(
+        "/v1/conversation.save_message", json=body, headers={"Authorization": f"Bearer {token}"}
+    )
+    assert saved.status_code == 200, saved.text
+    client = signed_in(token)
+    assert "saved messages" in client.get("/ui/conversations").text
+    found = client.get("/ui/search", params={"query": "umbrella closet", "mode": "lexical"})
+    assert found.status_code == 200 and "Saved messages" in found.text, found.text
+    assert "blue umbrella is in the hall closet" in found.text and "lexical" in found.text
+
+
+def test_an_operator_runs_a_pass_now_from_the_runs_page(database):
+    client = signed_in(create_token([], "admin", all_namespaces=True))
+    page = client.get("/ui/runs").text
+    assert 'data-action="run-sweep"' in page
+    ran = client.post("/ui/passes/sweep/run", data={"csrf": CSRF.search(page).group(1)})
+    assert ran.status_code == 200 and "sweep: sent" in ran.text
+    viewer = signed_in(create_token([], "viewer", all_namespaces=True))
+    page = viewer.get("/ui/runs").text
+    assert "Periodic passes" in page and 'data-action="run-sweep"' not in page
+    assert viewer.post("/ui/passes/sweep/run", data={"csrf": CSRF.search(page).group(1)}).status_code == 403
