@@ -56,8 +56,10 @@ def live(tmp_path_factory):
     redis.stop(loom.home)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
+    """Module-scoped: Playwright's sync API runs an event loop in this thread while it is open,
+    which asyncio.run in other tests (the SDK's) must not find."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
