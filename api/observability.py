@@ -8,7 +8,6 @@ metrics (``ops.append_metrics``).
 
 import dataclasses
 import threading
-import time
 from collections.abc import Iterator
 
 from fastapi import APIRouter, FastAPI, Request
@@ -18,7 +17,6 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector
 
-from models.settings import get_settings
 from ops import status
 from ops.activity import SEARCHES
 from ops.append_metrics import APPEND_SECONDS, APPENDS
@@ -30,28 +28,18 @@ router = APIRouter()
 
 
 class SnapshotCollector(Collector):
-    """Takes a ``Probe.snapshot`` at every scrape. A server that is down gives its ``_up`` 0 and
-    no series for what only it could tell (a stage's runs, a queue's depth): unknown, not zero."""
+    """Takes the probe's recent snapshot at every scrape. A server that is down gives its ``_up``
+    0 and no series for what only it could tell (a stage's runs, a queue's depth): unknown, not
+    zero."""
 
     def __init__(self, probe: status.Probe) -> None:
         self.probe = probe
-        self._lock = threading.Lock()
-        self._last: tuple[float, status.Snapshot] | None = None
 
     def describe(self) -> list[Metric]:
         return []  # nothing to check at registration (which would otherwise take a snapshot)
 
-    def _snapshot(self) -> status.Snapshot:
-        """The probe's snapshot, shared by the scrapes of ``LOOM_METRICS_CACHE_SECONDS``: anyone
-        may scrape, and each snapshot counts the whole ledger."""
-        with self._lock:
-            now, ttl = time.monotonic(), get_settings().metrics_cache_seconds
-            if self._last is None or now - self._last[0] >= ttl:
-                self._last = (now, self.probe.snapshot())
-            return self._last[1]
-
     def collect(self) -> Iterator[Metric]:
-        snap = self._snapshot()
+        snap = self.probe.recent_snapshot()
         for name, check in (("database", snap.database), ("broker", snap.broker)):
             yield GaugeMetricFamily(f"loom_{name}_up", f"1 when the {name} answers", value=int(check.ok))
         runs = GaugeMetricFamily("loom_stage_runs", "Stage runs in the ledger", labels=["stage", "status"])

@@ -121,16 +121,16 @@ def pages() -> dict[str, str]:
     ns = NAMESPACES[0]
     return {
         "conversations": "/ui/conversations",
-        "threads": f"/ui/conversations/{ns}",
-        "thread (100 turns)": f"/ui/conversations/{ns}/threads/thread-0",
+        "threads": f"/ui/threads?namespace={ns}",
+        "thread (100 turns)": f"/ui/thread?namespace={ns}&thread_id=thread-0",
         "search (lexical)": f"/ui/search?query=favorite+restaurant+ideas&namespace={ns}&mode=lexical",
         "briefs": f"/ui/briefs?namespace={ns}",
-        "brief": f"/ui/briefs/{ns}/session/s0",
+        "brief": f"/ui/brief?namespace={ns}&key=session/s0",
         "stage runs": "/ui/runs",
         "failed runs": "/ui/runs?status=failed",
         "run": "/ui/runs/1",
         "nights": "/ui/nights",
-        "looms": f"/ui/looms/{ns}",
+        "looms": f"/ui/looms?namespace={ns}",
         "health": "/ui/health",
     }
 
@@ -146,6 +146,7 @@ def measure(rounds: int) -> dict:
     logging.getLogger("mcp").setLevel(logging.WARNING)
     out = {}
     with TestClient(create_app(warm_embedder=False), base_url="http://bench.test") as client:
+        client.headers["Origin"] = "http://bench.test"  # as a browser's form posts carry it
         signed = client.post("/ui/login", data={"token": token}, follow_redirects=False)
         assert signed.status_code == 303, signed.text
         for name, path in pages().items():

@@ -88,6 +88,9 @@ class Settings(BaseSettings):
     metrics_cache_seconds: float = Field(default=1.0, ge=0)  # scrapes within this share a snapshot
     # A dashboard sign-in lasts this long (its token's revocation ends it sooner).
     ui_session_hours: float = Field(default=12, gt=0, le=24 * 30)
+    # Mark the sign-in cookie Secure even when the request came as plain HTTP (behind a proxy that
+    # ends TLS); over HTTPS it always is.
+    ui_cookie_secure: bool = False
 
     # --- conversations ---------------------------------------------------------------------
     conversation_search_min_similarity: float = Field(default=0.30, ge=-1, le=1)

@@ -23,7 +23,7 @@ from models.pass_run import PassRun
 from models.stage_run import STATUSES, StageRun
 from ops import activity, status
 from ops.caller import Caller
-from ops.errors import invalid, not_found
+from ops.errors import OpError, invalid, not_found
 from ops.schemas import Answer
 
 
@@ -31,7 +31,7 @@ class OperatorRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-RunStatus = Literal["pending", "running", "succeeded", "skipped", "failed"]
+RunStatus = Literal[STATUSES]  # type: ignore[valid-type]
 RunId = Annotated[int, Field(ge=1, le=2**63 - 1)]
 
 
@@ -58,8 +58,10 @@ def list_namespaces(caller: Caller, req: NamespacesRequest) -> dict:
     its thread count and its last turn; a namespace with no row does not record."""
     with db.session() as s:
         recording = select(Namespace.name, Namespace.conversation_logging_enabled)
-        activity = select(Thread.namespace, func.count(), func.max(Thread.last_turn_at)).group_by(
-            Thread.namespace
+        activity = (
+            select(Thread.namespace, func.count(), func.max(Thread.last_turn_at))
+            .where(col(Thread.deleted_at).is_(None))
+            .group_by(Thread.namespace)
         )
         if caller.namespaces is not None:
             recording = recording.where(col(Namespace.name).in_(caller.namespaces))
@@ -180,9 +182,10 @@ def retry_run(caller: Caller, req: RunRequest) -> dict:
     outcome = ledger.retry(req.run_id)
     if outcome is None:
         raise not_found(f"no stage run {req.run_id}")
-    if outcome.requeued:
-        outbox.send(outcome.run.stage, [req.run_id])
-    return {"run": run_row(outcome.run), "requeued": outcome.requeued, "message": outcome.message}
+    message = outcome.message
+    if outcome.requeued and not outbox.send(outcome.run.stage, [req.run_id]):
+        message += " (the broker did not answer: the sweep sends it when it does)"
+    return {"run": run_row(outcome.run), "requeued": outcome.requeued, "message": message}
 
 
 # --- the periodic passes -------------------------------------------------------------------------
@@ -246,7 +249,11 @@ def run_pass(caller: Caller, req: PassRunRequest) -> dict:
     known = passes()
     if req.name not in known:
         raise invalid(f"name must be one of {', '.join(known)}", "name")
-    return {"name": req.name, "sent": len(fire(known[req.name], by="operator"))}
+    try:
+        sent = fire(known[req.name], by="operator")
+    except Exception as exc:  # noqa: BLE001 - recorded on the pass by fire; the caller gets why
+        raise OpError(503, f"the {req.name} pass failed: {type(exc).__name__}: {exc}"[:500]) from exc
+    return {"name": req.name, "sent": len(sent)}
 
 
 # --- night weaving -------------------------------------------------------------------------------
@@ -303,7 +310,7 @@ class StageHealth(Answer):
 
 
 class HealthAnswer(Answer):
-    database: str  # ok, or the error
+    database: str  # ok, or (to an admin) the error, which names hosts and ports; else "down"
     broker: str
     stages: dict[str, StageHealth]
     embedded_per_second: dict[str, float] | None
@@ -321,10 +328,14 @@ def _probe() -> status.Probe:
 def health(caller: Caller, req: HealthRequest) -> dict:
     """``loom status`` over HTTP: the servers, each stage's runs, queue and oldest pending run, and
     the last hour's appends and searches."""
-    snap = _probe().snapshot()
+    snap = _probe().recent_snapshot()
+
+    def shown(check: status.Check) -> str:  # as /healthz tells them: the detail to an admin only
+        return check.label if caller.role == "admin" or check.ok else "down"
+
     return {
-        "database": snap.database.label,
-        "broker": snap.broker.label,
+        "database": shown(snap.database),
+        "broker": shown(snap.broker),
         "stages": {
             name: {
                 "runs": stage.runs,
@@ -335,7 +346,7 @@ def health(caller: Caller, req: HealthRequest) -> dict:
             for name, stage in snap.stages.items()
         },
         "embedded_per_second": snap.embedded_per_second,
-        "errors": snap.errors,
+        "errors": snap.errors if caller.role == "admin" else [],
         "appended_per_minute": activity.APPENDED.series(),
         "searched_per_minute": activity.SEARCHED.series(),
     }

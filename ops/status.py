@@ -151,10 +151,21 @@ class Probe:
             self.endpoints.redis_url, socket_connect_timeout=timeout, socket_timeout=timeout
         )
         self._queues: tuple[str, dict[str, str]] | None = None
+        self._recent: tuple[float, Snapshot] | None = None
+        self._recent_lock = threading.Lock()
 
     def close(self) -> None:
         self._engine.dispose()
         self._redis.close()
+
+    def recent_snapshot(self) -> "Snapshot":
+        """A snapshot shared by the reads of ``LOOM_METRICS_CACHE_SECONDS`` (scrapes, the
+        dashboard's health page): each one counts the whole ledger."""
+        with self._recent_lock:
+            now, ttl = time.monotonic(), get_settings().metrics_cache_seconds
+            if self._recent is None or now - self._recent[0] >= ttl:
+                self._recent = (now, self.snapshot())
+            return self._recent[1]
 
     # --- the two probes: is it up ------------------------------------------------------------
 

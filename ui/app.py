@@ -1,8 +1,13 @@
 """The dashboard's routes: pages are GETs rendering Jinja2 templates from ops' answers; actions are
 POSTs of forms carrying the session's CSRF token, each one op, then a redirect back (so a reload
 never repeats an action). Every op goes through ``ops.registry.call`` as the signed-in token:
-the same role and namespace checks as HTTP, and ``registry.permits`` decides which buttons show."""
+the same role and namespace checks as HTTP, and ``registry.permits`` decides which buttons show.
 
+Names (namespaces, thread ids, brief keys) travel as query parameters and form fields, never as
+path segments: a name may hold a ``/`` or be ``..``, which a path would route elsewhere."""
+
+import hashlib
+import hmac
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote, urlencode, urlsplit
@@ -14,8 +19,9 @@ from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
+from models.settings import get_settings
 from ops import registry
-from ops.caller import OWN_SESSION, OWN_USER
+from ops.caller import NAMESPACE_WIDE, OWN_SESSION, OWN_USER
 from ops.errors import OpError, forbidden, invalid
 from ui import render, sessions
 from ui.sessions import COOKIE, SignedIn
@@ -23,6 +29,16 @@ from ui.sessions import COOKIE, SignedIn
 HERE = Path(__file__).parent
 TEMPLATES = Jinja2Templates(directory=HERE / "templates")
 TEMPLATES.env.filters.update(render.FILTERS)
+TEMPLATES.env.globals.update(render.GLOBALS)
+
+# Every answer of /ui: nothing but Loom's own files, never framed, not cached, no referrer sent
+# elsewhere.
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; form-action 'self'",
+    "Referrer-Policy": "same-origin",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+}
 
 
 class SignInRequired(Exception):
@@ -30,32 +46,42 @@ class SignInRequired(Exception):
 
 
 class UiRoute(APIRoute):
-    """Renders an op's refusal as a page with its status (403, 404, 422 …), and sends a caller
-    with no session to the sign-in page."""
+    """Sends a caller with no session to the sign-in page, renders an op's refusal (or a query
+    value of the wrong type) as a page with its 4xx, and sets ``HEADERS`` on every answer."""
 
     def get_route_handler(self):
         handler = super().get_route_handler()
 
         async def answer(request: Request) -> Response:
             try:
-                return await handler(request)
+                response = await handler(request)
             except SignInRequired:
-                target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-                return RedirectResponse(f"/ui/login?next={quote(target)}", status_code=303)
-            except RequestValidationError as exc:  # a path or query value of the wrong type
+                response = RedirectResponse(_sign_in_path(request), status_code=303)
+            except RequestValidationError as exc:
                 first = exc.errors()[0]
-                error = invalid(f"{first['loc'][-1]}: {first['msg']}", str(first["loc"][-1]))
-                who = getattr(request.state, "who", None) or sessions.current(request.cookies.get(COOKIE))
-                if who is None:
-                    return RedirectResponse("/ui/login", status_code=303)
-                return page(request, who, "error.html", status=422, error=error)
+                response = _refusal(
+                    request, invalid(f"{first['loc'][-1]}: {first['msg']}", str(first["loc"][-1]))
+                )
             except OpError as exc:
-                who = getattr(request.state, "who", None)
-                if who is None or exc.status == 401:
-                    return RedirectResponse("/ui/login", status_code=303)
-                return page(request, who, "error.html", status=exc.status, error=exc)
+                response = _refusal(request, exc)
+            response.headers.update(HEADERS)
+            return response
 
         return answer
+
+
+def _sign_in_path(request: Request) -> str:
+    if request.method != "GET":  # after signing in, a GET of a form's target would be a 405
+        return "/ui/login"
+    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    return f"/ui/login?next={quote(target)}"
+
+
+def _refusal(request: Request, error: OpError) -> Response:
+    who = getattr(request.state, "who", None) or sessions.current(request.cookies.get(COOKIE))
+    if who is None or error.status == 401:
+        return RedirectResponse("/ui/login", status_code=303)
+    return page(request, who, "error.html", status=error.status, error=error)
 
 
 router = APIRouter(prefix="/ui", route_class=UiRoute, include_in_schema=False)
@@ -78,10 +104,15 @@ def signed_in(request: Request) -> SignedIn:
 
 
 def same_origin(request: Request) -> None:
-    """A form posted from another site is refused, whatever it carries (the CSRF token aside)."""
-    origin = request.headers.get("origin") or request.headers.get("referer")
-    if origin and urlsplit(origin).netloc != request.url.netloc:
-        raise forbidden("a form from another origin")
+    """A form posted from another site is refused: its Origin must be this host, or, where a
+    browser sends none, its Sec-Fetch-Site must say same-origin."""
+    origin = request.headers.get("origin")
+    if origin is not None and origin != "null":
+        if urlsplit(origin).netloc == request.headers.get("host"):
+            return
+    elif request.headers.get("sec-fetch-site") == "same-origin":
+        return
+    raise forbidden("the form must come from this site's own pages")
 
 
 def acting(
@@ -94,14 +125,23 @@ def acting(
 
 Who = Annotated[SignedIn, Depends(signed_in)]
 Acting = Annotated[SignedIn, Depends(acting)]
+Name = Annotated[str, Form(min_length=1, max_length=600)]
 
 
 def call(who: SignedIn, op: str, **body: Any) -> dict:
     return registry.call(op, who.caller, {k: v for k, v in body.items() if v is not None})
 
 
+def _signature(who: SignedIn, said: str) -> str:
+    return hmac.new(who.csrf.encode(), said.encode(), hashlib.sha256).hexdigest()[:32]
+
+
 def page(request: Request, who: SignedIn, template: str, status: int = 200, **context: Any) -> HTMLResponse:
     caller = who.caller
+    said = request.query_params.get("said")
+    signature = request.query_params.get("sig", "")
+    if said and not hmac.compare_digest(signature.encode(), _signature(who, said).encode()):
+        said = None  # only what an action of this session said is shown
     return TEMPLATES.TemplateResponse(
         request,
         template,
@@ -111,15 +151,25 @@ def page(request: Request, who: SignedIn, template: str, status: int = 200, **co
             "can": lambda op: registry.permits(op, caller),
             "user_bounded": caller.read_scope in (OWN_USER, OWN_SESSION),
             "all_namespaces": caller.namespaces is None,
-            "said": request.query_params.get("said"),
+            "said": said,
             **context,
         },
         status_code=status,
     )
 
 
-def back(path: str, said: str) -> RedirectResponse:
-    return RedirectResponse(f"{path}?{urlencode({'said': said})}", status_code=303)
+def back(who: SignedIn, path: str, said: str, **params: Any) -> RedirectResponse:
+    query = urlencode({**params, "said": said, "sig": _signature(who, said)})
+    return RedirectResponse(f"{path}?{query}", status_code=303)
+
+
+def chosen_namespace(who: SignedIn, namespace: str | None) -> str | None:
+    """The namespace a page is about: the one asked for, else the token's only one; None when the
+    token has several and none was asked for (the page then asks)."""
+    if namespace:
+        return namespace
+    spaces = who.caller.namespaces
+    return spaces[0] if spaces is not None and len(spaces) == 1 else None
 
 
 # --- signing in and out --------------------------------------------------------------------------
@@ -143,7 +193,7 @@ def login(
 ) -> Response:
     same_origin(request)
     try:
-        session_id, _ = sessions.sign_in(token)
+        session_id, _ = sessions.sign_in(token, replacing=request.cookies.get(COOKIE))
     except OpError:
         context = {"next": _next(next), "error": "That token is not a live Loom token."}
         return TEMPLATES.TemplateResponse(request, "login.html", context, status_code=401)
@@ -155,13 +205,15 @@ def login(
         path="/ui",
         httponly=True,
         samesite="strict",
-        secure=request.url.scheme == "https",
+        secure=get_settings().ui_cookie_secure or request.url.scheme == "https",
     )
     return response
 
 
 @router.post("/logout")
-def logout(request: Request, who: Acting) -> Response:
+def logout(request: Request) -> Response:
+    """Signs out whatever session the cookie names (an expired one too) and clears the cookie."""
+    same_origin(request)
     sessions.sign_out(request.cookies.get(COOKIE))
     response = RedirectResponse("/ui/login", status_code=303)
     response.delete_cookie(COOKIE, path="/ui")
@@ -179,25 +231,26 @@ def home(who: Who) -> Response:
 
 @router.get("/conversations")
 def conversations(request: Request, who: Who) -> HTMLResponse:
-    namespaces = [] if who.caller.read_scope != "namespace" else call(who, "namespaces.list")["namespaces"]
+    bounded = who.caller.read_scope != NAMESPACE_WIDE
+    namespaces = [] if bounded else call(who, "namespaces.list")["namespaces"]
     return page(request, who, "conversations.html", namespaces=namespaces)
 
 
-@router.post("/conversations/{namespace}/record")
-def record(namespace: str, who: Acting, enabled: Annotated[bool, Form()]) -> Response:
+@router.post("/record")
+def record(who: Acting, namespace: Name, enabled: Annotated[bool, Form()]) -> Response:
     call(who, "conversation.set_logging", namespace=namespace, enabled=enabled)
-    return back("/ui/conversations", f"{namespace}: recording {'on' if enabled else 'off'}")
+    return back(who, "/ui/conversations", f"{namespace}: recording {'on' if enabled else 'off'}")
 
 
-@router.get("/conversations/{namespace}")
-def threads(request: Request, namespace: str, who: Who, offset: int = 0) -> HTMLResponse:
+@router.get("/threads")
+def threads(request: Request, who: Who, namespace: str, offset: int = 0) -> HTMLResponse:
     answer = call(who, "conversation.threads", namespace=namespace, agent="*", limit=50, offset=offset)
     return page(request, who, "threads.html", namespace=namespace, answer=answer)
 
 
-@router.get("/conversations/{namespace}/threads/{thread_id:path}")
+@router.get("/thread")
 def thread(
-    request: Request, namespace: str, thread_id: str, who: Who, cursor: str | None = None
+    request: Request, who: Who, namespace: str, thread_id: str, cursor: str | None = None
 ) -> HTMLResponse:
     answer = call(
         who,
@@ -212,17 +265,17 @@ def thread(
     return page(request, who, "thread.html", namespace=namespace, thread=answer)
 
 
-@router.post("/conversations/{namespace}/threads/{thread_id:path}/compact")
-def compact(namespace: str, thread_id: str, who: Acting) -> Response:
-    answer = call(who, "conversation.compact", namespace=namespace, thread_id=thread_id)
-    said = f"compaction run {answer['run']['id']}: {answer['run']['status']}"
-    return back(f"/ui/conversations/{quote(namespace)}/threads/{quote(thread_id)}", said)
+@router.post("/compact")
+def compact(who: Acting, namespace: Name, thread_id: Name) -> Response:
+    run = call(who, "conversation.compact", namespace=namespace, thread_id=thread_id)["run"]
+    said = f"compaction run {run['id']}: {run['status']}"
+    return back(who, "/ui/thread", said, namespace=namespace, thread_id=thread_id)
 
 
-@router.post("/conversations/{namespace}/threads/{thread_id:path}/delete")
-def delete(namespace: str, thread_id: str, who: Acting) -> Response:
+@router.post("/delete")
+def delete(who: Acting, namespace: Name, thread_id: Name) -> Response:
     call(who, "conversation.delete", namespace=namespace, thread_id=thread_id, confirm_thread_id=thread_id)
-    return back(f"/ui/conversations/{quote(namespace)}", f"thread {thread_id} deleted")
+    return back(who, "/ui/threads", f"thread {thread_id} deleted", namespace=namespace)
 
 
 # --- search --------------------------------------------------------------------------------------
@@ -233,35 +286,28 @@ def search(
     request: Request,
     who: Who,
     query: str = "",
-    namespace: str | None = None,
+    namespace: str = "",
     mode: str = "hybrid",
     lexical_weight: str = "",
-    user_id: str | None = None,
+    user_id: str = "",
 ) -> HTMLResponse:
-    answer = None
+    saved = who.caller.read_scope == OWN_USER
     weight = _number(lexical_weight, "lexical_weight")
-    if query.strip():
-        op = (
-            "conversation.search_saved_messages"
-            if who.caller.read_scope == OWN_USER
-            else "conversation.search"
-        )
-        body = {
-            "query": query,
-            "namespace": namespace or None,
-            "search_mode": mode,
-            "lexical_weight": weight,
-        }
-        if op == "conversation.search_saved_messages":
-            body |= {"namespace": namespace or "@me", "user_id": user_id or None}
-        answer = call(who, op, **body)
     form = {
         "query": query,
-        "namespace": namespace or "",
+        "namespace": namespace,
         "mode": mode,
         "lexical_weight": weight,
-        "user_id": user_id or "",
+        "user_id": user_id,
     }
+    answer = None
+    if query.strip():
+        body = {"query": query, "search_mode": mode, "lexical_weight": weight, "namespace": namespace or None}
+        if saved:
+            body |= {"namespace": namespace or "@me", "user_id": user_id or None}
+        elif who.caller.namespaces is None and not namespace:
+            raise invalid("name the namespace to search (this token covers every namespace)", "namespace")
+        answer = call(who, "conversation.search_saved_messages" if saved else "conversation.search", **body)
     return page(request, who, "search.html", form=form, answer=answer)
 
 
@@ -279,21 +325,18 @@ def _number(value: str, field: str) -> float | None:
 
 
 @router.get("/briefs")
-def briefs(request: Request, who: Who, namespace: str | None = None) -> HTMLResponse:
-    answer = call(who, "session.brief_list", namespace=namespace or None, limit=200)
-    return page(request, who, "briefs.html", answer=answer, namespace=namespace or "")
+def briefs(request: Request, who: Who, namespace: str = "") -> HTMLResponse:
+    space = chosen_namespace(who, namespace)
+    answer = call(who, "session.brief_list", namespace=space, limit=200) if space else None
+    return page(request, who, "briefs.html", answer=answer, namespace=space or "")
 
 
-@router.get("/briefs/{namespace}/{brief_key:path}")
-def brief(
-    request: Request, namespace: str, brief_key: str, who: Who, revision: int | None = None
-) -> HTMLResponse:
-    latest = call(who, "session.brief_get", namespace=namespace, brief_key=brief_key)
-    shown = (
-        latest
-        if revision is None
-        else call(who, "session.brief_get", namespace=namespace, brief_key=brief_key, revision=revision)
-    )
+@router.get("/brief")
+def brief(request: Request, who: Who, namespace: str, key: str, revision: int | None = None) -> HTMLResponse:
+    latest = call(who, "session.brief_get", namespace=namespace, brief_key=key)
+    shown = latest
+    if revision is not None:
+        shown = call(who, "session.brief_get", namespace=namespace, brief_key=key, revision=revision)
     return page(request, who, "brief.html", namespace=namespace, latest=latest, brief=shown)
 
 
@@ -302,15 +345,11 @@ def brief(
 
 @router.get("/runs")
 def runs(
-    request: Request,
-    who: Who,
-    stage: str | None = None,
-    status: str | None = None,
-    before_id: int | None = None,
+    request: Request, who: Who, stage: str = "", status: str = "", before_id: int | None = None
 ) -> HTMLResponse:
     answer = call(who, "runs.list", stage=stage or None, status=status or None, before_id=before_id, limit=50)
     passes = call(who, "passes.list")["passes"]
-    filters = {"stage": stage or "", "status": status or ""}
+    filters = {"stage": stage, "status": status}
     return page(request, who, "runs.html", answer=answer, passes=passes, filters=filters)
 
 
@@ -321,13 +360,13 @@ def run(request: Request, run_id: int, who: Who) -> HTMLResponse:
 
 @router.post("/runs/{run_id}/retry")
 def retry(run_id: int, who: Acting) -> Response:
-    return back(f"/ui/runs/{run_id}", call(who, "runs.retry", run_id=run_id)["message"])
+    return back(who, f"/ui/runs/{run_id}", call(who, "runs.retry", run_id=run_id)["message"])
 
 
-@router.post("/passes/{name}/run")
-def run_pass(name: str, who: Acting) -> Response:
+@router.post("/passes/run")
+def run_pass(who: Acting, name: Name) -> Response:
     answer = call(who, "passes.run", name=name)
-    return back("/ui/runs", f"{name}: sent {answer['sent']} runs")
+    return back(who, "/ui/runs", f"{name}: sent {answer['sent']} runs")
 
 
 # --- night weaving and looms ---------------------------------------------------------------------
@@ -338,8 +377,8 @@ def nights(request: Request, who: Who) -> HTMLResponse:
     return page(request, who, "nights.html", nights=call(who, "night_weaving.list", limit=30)["nights"])
 
 
-@router.get("/looms/{namespace}")
-def looms(request: Request, namespace: str, who: Who, loom_id: str | None = None) -> HTMLResponse:
+@router.get("/looms")
+def looms(request: Request, who: Who, namespace: str, loom_id: str = "") -> HTMLResponse:
     listed = call(who, "looms.list", namespace=namespace)
     sessions_ = call(who, "looms.sessions", namespace=namespace, loom_id=loom_id or None, limit=50)
     return page(request, who, "looms.html", namespace=namespace, looms=listed, sessions=sessions_)

@@ -2,13 +2,17 @@
 drawn as inline SVG (no script, no external request)."""
 
 from datetime import UTC, datetime
+from urllib.parse import urlencode
 
 from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
+from ops.conversation_read import listing_excerpt
+
 # CommonMark with raw HTML off: a brief's text is escaped, never markup of its own; markdown-it
-# also refuses javascript:, vbscript: and data: links.
-_MARKDOWN = MarkdownIt("commonmark", {"html": False})
+# also refuses javascript:, vbscript: and data: links. Images off: a brief (written from what a
+# conversation said) must not make an operator's browser fetch another host.
+_MARKDOWN = MarkdownIt("commonmark", {"html": False}).disable("image")
 
 
 def markdown(text: str | None) -> Markup:
@@ -64,4 +68,18 @@ def sparkline(values: list[int], width: int = 360, height: int = 48) -> Markup:
     )
 
 
-FILTERS = {"markdown": markdown, "when": when, "ago": ago, "duration": duration, "sparkline": sparkline}
+def url(path: str, **params: object) -> str:
+    """A dashboard link, its names as query parameters (a name may hold ``/``, ``?`` or ``&``)."""
+    given = {k: v for k, v in params.items() if v is not None and v != ""}
+    return f"{path}?{urlencode(given)}" if given else path
+
+
+FILTERS = {
+    "markdown": markdown,
+    "when": when,
+    "ago": ago,
+    "duration": duration,
+    "sparkline": sparkline,
+    "listed": listing_excerpt,  # a title as listings show it: blank when it reads as high
+}
+GLOBALS = {"url": url}

@@ -29,9 +29,11 @@ def lifetime() -> timedelta:
     return timedelta(hours=get_settings().ui_session_hours)
 
 
-def sign_in(token: str) -> tuple[str, SignedIn]:
-    """A new session for ``token`` (401 when it is not a live token): the cookie's value and who."""
+def sign_in(token: str, replacing: str | None = None) -> tuple[str, SignedIn]:
+    """A new session for ``token`` (401 when it is not a live token): the cookie's value and who.
+    The session the browser held before (``replacing``) ends: a sign-in always starts a new id."""
     caller = authenticate(f"Bearer {token.strip()}")
+    sign_out(replacing)
     session_id, now = secrets.token_urlsafe(32), utcnow()
     row = UiSession(
         id_hash=token_hash(session_id),
@@ -71,5 +73,5 @@ def sign_out(session_id: str | None) -> None:
 
 
 def check_csrf(signed_in: SignedIn, submitted: str | None) -> None:
-    if not submitted or not hmac.compare_digest(submitted, signed_in.csrf):
+    if not submitted or not hmac.compare_digest(submitted.encode(), signed_in.csrf.encode()):
         raise forbidden("the form's CSRF token is missing or stale; reload the page")

@@ -196,14 +196,14 @@ def test_a_viewer_sees_no_admin_button(live, browser_page, ns):
 
 PAGES = {
     "conversations": "/ui/conversations",
-    "threads": "/ui/conversations/{ns}",
-    "thread": "/ui/conversations/{ns}/threads/release",
+    "threads": "/ui/threads?namespace={ns}",
+    "thread": "/ui/thread?namespace={ns}&thread_id=release",
     "search": "/ui/search?query=release+checklist&namespace={ns}",
     "briefs": "/ui/briefs?namespace={ns}",
-    "brief": "/ui/briefs/{ns}/session/release",
+    "brief": "/ui/brief?namespace={ns}&key=session/release",
     "runs": "/ui/runs",
     "nights": "/ui/nights",
-    "looms": "/ui/looms/{ns}",
+    "looms": "/ui/looms?namespace={ns}",
     "health": "/ui/health",
 }
 

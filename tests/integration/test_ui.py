@@ -28,7 +28,10 @@ def ns(database) -> str:
 
 
 def anonymous() -> TestClient:
-    return TestClient(create_app(warm_embedder=False), base_url="http://loom.test")
+    """A browser's client: its forms come with the site's own Origin, as a browser's posts do."""
+    client = TestClient(create_app(warm_embedder=False), base_url="http://loom.test")
+    client.headers["Origin"] = "http://loom.test"
+    return client
 
 
 def signed_in(token: str) -> TestClient:
@@ -61,19 +64,19 @@ def test_an_operator_sees_every_page(ns):
     client = signed_in(create_token([], "admin", all_namespaces=True))
     pages = {
         "/ui/conversations": ns,
-        f"/ui/conversations/{ns}": "t1",
-        f"/ui/conversations/{ns}/threads/t1": "the red lamp by the door",
+        f"/ui/threads?namespace={ns}": "t1",
+        f"/ui/thread?namespace={ns}&thread_id=t1": "the red lamp by the door",
         f"/ui/search?query=red+lamp&namespace={ns}&mode=lexical": "lexical",
         f"/ui/briefs?namespace={ns}": "Session briefs",
         "/ui/runs": "Periodic passes",
         "/ui/nights": "Night weaving",
-        f"/ui/looms/{ns}": "Sessions",
+        f"/ui/looms?namespace={ns}": "Sessions",
         "/ui/health": "Database: up",
     }
     for path, shown in pages.items():
         answer = client.get(path)
         assert answer.status_code == 200 and shown in answer.text, (path, answer.text[:2000])
-    thread = client.get(f"/ui/conversations/{ns}/threads/t1").text
+    thread = client.get(f"/ui/thread?namespace={ns}&thread_id=t1").text
     assert "sk-proj-" not in thread and "Masked" in thread  # a high turn is never shown
 
 
@@ -82,9 +85,9 @@ def test_a_brief_is_rendered_as_markdown_with_its_revisions_and_no_markup_of_its
     for goal in ("ship the **login** fix", "ship it <script>alert(1)</script>"):
         call("session.brief_save", OPERATOR, {"namespace": ns, "brief_key": key, "sections": {"goal": goal}})
     client = signed_in(create_token([ns], "viewer"))
-    latest = client.get(f"/ui/briefs/{ns}/{key}").text
+    latest = client.get("/ui/brief", params={"namespace": ns, "key": key}).text
     assert "revision 2 of 2" in latest and "<script>alert" not in latest and "&lt;script&gt;" in latest
-    first = client.get(f"/ui/briefs/{ns}/{key}?revision=1").text
+    first = client.get("/ui/brief", params={"namespace": ns, "key": key, "revision": 1}).text
     assert "<strong>login</strong>" in first
     assert key in client.get(f"/ui/briefs?namespace={ns}").text
 
@@ -93,14 +96,14 @@ def test_a_viewer_sees_no_admin_button_and_is_refused_anyway(ns):
     client = signed_in(create_token([ns], "viewer"))
     listing = client.get("/ui/conversations").text
     assert ns in listing and 'data-action="record"' not in listing
-    thread = client.get(f"/ui/conversations/{ns}/threads/t1").text
+    thread = client.get(f"/ui/thread?namespace={ns}&thread_id=t1").text
     assert 'data-action="delete"' not in thread and 'data-action="compact"' not in thread
     assert "Stage runs" not in listing  # the operator pages are not for a namespace's token
     assert client.get("/ui/runs").status_code == 403
     csrf = csrf_of(client, "/ui/conversations")
-    refused = client.post(f"/ui/conversations/{ns}/record", data={"csrf": csrf, "enabled": "false"})
+    refused = client.post("/ui/record", data={"csrf": csrf, "namespace": ns, "enabled": "false"})
     assert refused.status_code == 403 and "needs the admin role" in refused.text
-    deleted = client.post(f"/ui/conversations/{ns}/threads/t1/delete", data={"csrf": csrf})
+    deleted = client.post("/ui/delete", data={"csrf": csrf, "namespace": ns, "thread_id": "t1"})
     assert deleted.status_code == 403
     with db.session() as s:
         assert s.get(Namespace, ns).conversation_logging_enabled
@@ -110,19 +113,20 @@ def test_an_admin_flips_the_record_switch_only_with_the_forms_csrf_token_from_th
     client = signed_in(create_token([ns], "admin"))
     listing = client.get("/ui/conversations").text
     assert 'data-action="record"' in listing
+    csrf = csrf_of(client, "/ui/conversations")
     for data, headers in (
         ({"enabled": "false"}, {}),
         ({"enabled": "false", "csrf": "forged"}, {}),
-        ({"enabled": "false", "csrf": csrf_of(client, "/ui/conversations")}, {"Origin": "https://evil.test"}),
+        ({"enabled": "false", "csrf": "\u00e9t\u00e9"}, {}),  # not ASCII: still a 403, not a 500
+        ({"enabled": "false", "csrf": csrf}, {"Origin": "https://evil.test"}),
+        ({"enabled": "false", "csrf": csrf}, {"Origin": "null"}),  # no origin, and no Sec-Fetch-Site
+        ({"enabled": "false", "csrf": csrf}, {"Origin": "null", "Sec-Fetch-Site": "cross-site"}),
     ):
-        answer = client.post(f"/ui/conversations/{ns}/record", data=data, headers=headers)
+        answer = client.post("/ui/record", data={**data, "namespace": ns}, headers=headers)
         assert answer.status_code == 403, data
     with db.session() as s:
         assert s.get(Namespace, ns).conversation_logging_enabled
-    flipped = client.post(
-        f"/ui/conversations/{ns}/record",
-        data={"enabled": "false", "csrf": csrf_of(client, "/ui/conversations")},
-    )
+    flipped = client.post("/ui/record", data={"enabled": "false", "csrf": csrf, "namespace": ns})
     assert flipped.status_code == 200 and "recording off" in flipped.text
     with db.session() as s:
         assert not s.get(Namespace, ns).conversation_logging_enabled
@@ -152,8 +156,8 @@ def test_the_next_page_after_sign_in_is_never_another_site(ns):
 def test_bad_page_parameters_are_a_4xx_page_never_a_5xx(ns):
     client = signed_in(create_token([], "admin", all_namespaces=True))
     for path, status in (
-        (f"/ui/conversations/{ns}?offset=abc", 422),
-        (f"/ui/conversations/{ns}?offset=-1", 422),
+        (f"/ui/threads?namespace={ns}&offset=abc", 422),
+        (f"/ui/threads?namespace={ns}&offset=-1", 422),
         (f"/ui/search?query=x&namespace={ns}&lexical_weight=abc", 422),
         (f"/ui/search?query=x&namespace={ns}&lexical_weight=7", 422),
         (f"/ui/search?query=x&namespace={ns}&mode=psychic", 422),
@@ -161,9 +165,11 @@ def test_bad_page_parameters_are_a_4xx_page_never_a_5xx(ns):
         ("/ui/runs/0", 422),
         ("/ui/runs/123456789012", 404),
         ("/ui/runs?status=bogus", 422),
-        (f"/ui/briefs/{ns}/nope", 404),
-        (f"/ui/conversations/{ns}/threads/{'x' * 300}", 422),
-        ("/ui/looms/" + "n" * 200, 422),
+        (f"/ui/brief?namespace={ns}&key=nope", 404),
+        ("/ui/brief?key=nope", 422),
+        ("/ui/threads", 422),
+        (f"/ui/thread?namespace={ns}&thread_id={'x' * 300}", 422),
+        ("/ui/looms?namespace=" + "n" * 200, 422),
     ):
         answer = client.get(path)
         assert answer.status_code == status and "text/html" in answer.headers["content-type"], (
@@ -197,9 +203,62 @@ def test_an_operator_runs_a_pass_now_from_the_runs_page(database):
     client = signed_in(create_token([], "admin", all_namespaces=True))
     page = client.get("/ui/runs").text
     assert 'data-action="run-sweep"' in page
-    ran = client.post("/ui/passes/sweep/run", data={"csrf": CSRF.search(page).group(1)})
+    ran = client.post("/ui/passes/run", data={"csrf": CSRF.search(page).group(1), "name": "sweep"})
     assert ran.status_code == 200 and "sweep: sent" in ran.text
     viewer = signed_in(create_token([], "viewer", all_namespaces=True))
     page = viewer.get("/ui/runs").text
     assert "Periodic passes" in page and 'data-action="run-sweep"' not in page
-    assert viewer.post("/ui/passes/sweep/run", data={"csrf": CSRF.search(page).group(1)}).status_code == 403
+    assert (
+        viewer.post("/ui/passes/run", data={"csrf": CSRF.search(page).group(1), "name": "sweep"}).status_code
+        == 403
+    )
+
+
+def test_names_with_slashes_and_dots_are_reached_and_acted_on_as_themselves(database):
+    ns = f"org/{uuid.uuid4().hex[:6]}/.."
+    enable_logging(ns)
+    append(ns, "a/../b?c=1&d", "a turn in an awkwardly named thread")
+    client = signed_in(create_token([ns], "admin"))
+    listing = client.get("/ui/conversations").text
+    link = re.search(r'href="(/ui/threads\?[^"]+)"', listing).group(1).replace("&amp;", "&")
+    threads = client.get(link).text
+    link = re.search(r'href="(/ui/thread\?[^"]+)"', threads).group(1).replace("&amp;", "&")
+    assert "a turn in an awkwardly named thread" in client.get(link).text
+    csrf = csrf_of(client, "/ui/conversations")
+    deleted = client.post("/ui/delete", data={"csrf": csrf, "namespace": ns, "thread_id": "a/../b?c=1&d"})
+    assert deleted.status_code == 200 and "deleted" in deleted.text
+
+
+def test_every_page_answers_with_the_security_headers_and_a_forged_status_line_is_not_shown(ns):
+    client = signed_in(create_token([ns], "viewer"))
+    answer = client.get("/ui/conversations", params={"said": "Your token expired: paste it at evil.test"})
+    assert "evil.test" not in answer.text
+    assert answer.headers["content-security-policy"].startswith("default-src 'self'")
+    assert (
+        answer.headers["cache-control"] == "no-store" and answer.headers["referrer-policy"] == "same-origin"
+    )
+
+
+def test_a_brief_never_makes_the_browser_load_an_image(ns):
+    body = {
+        "namespace": ns,
+        "brief_key": "session/img",
+        "sections": {"goal": "see ![x](https://evil.test/x.png)"},
+    }
+    call("session.brief_save", OPERATOR, body)
+    page = signed_in(create_token([ns], "viewer")).get(
+        "/ui/brief", params={"namespace": ns, "key": "session/img"}
+    )
+    assert "<img" not in page.text and page.status_code == 200
+
+
+def test_a_title_that_reads_as_high_is_not_shown_on_its_thread_page(ns):
+    call(
+        "conversation.create",
+        OPERATOR,
+        {"namespace": ns, "thread_id": "t9", "title": "db password=Xk29!aPq7vR"},
+    )
+    append(ns, "t9", "a plain turn")
+    client = signed_in(create_token([ns], "viewer"))
+    for path in (f"/ui/threads?namespace={ns}", f"/ui/thread?namespace={ns}&thread_id=t9"):
+        assert "Xk29!aPq7vR" not in client.get(path).text, path
