@@ -27,6 +27,7 @@ def ns() -> str:
 
 
 def test_sign_in_flip_the_record_switch_and_see_an_append_stored(live, browser_page, ns):
+    assert f"Dashboard on http://127.0.0.1:{live.port}/ui" in live.printed()  # where `loom up` says
     page = browser_page
     op(live, "conversation.set_logging", {"namespace": ns, "enabled": False})
     assert not op(

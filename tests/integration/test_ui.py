@@ -262,3 +262,23 @@ def test_a_title_that_reads_as_high_is_not_shown_on_its_thread_page(ns):
     client = signed_in(create_token([ns], "viewer"))
     for path in (f"/ui/threads?namespace={ns}", f"/ui/thread?namespace={ns}&thread_id=t9"):
         assert "Xk29!aPq7vR" not in client.get(path).text, path
+
+
+def test_a_writer_compacts_a_thread_and_its_summary_is_marked(llm, worker, database):
+    from tests.integration.conftest import settled, wait_until
+
+    ns = f"ui-compact-{uuid.uuid4().hex[:6]}"
+    enable_logging(ns)
+    for i in range(20):
+        append(ns, "long", f"turn {i} about the deploy pipeline", role="user" if i % 2 == 0 else "assistant")
+    wait_until(settled, what="the embeddings")
+    client = signed_in(create_token([ns], "writer"))
+    page = client.get("/ui/thread", params={"namespace": ns, "thread_id": "long"}).text
+    assert 'data-action="compact"' in page and 'data-action="delete"' not in page  # delete is admin's
+    compacted = client.post(
+        "/ui/compact", data={"csrf": CSRF.search(page).group(1), "namespace": ns, "thread_id": "long"}
+    )
+    assert compacted.status_code == 200 and "compaction run" in compacted.text, compacted.text
+    wait_until(settled, what="the compaction")
+    page = client.get("/ui/thread", params={"namespace": ns, "thread_id": "long"}).text
+    assert "summary of 10 turns (compaction)" in page and page.count('class="turn ') == 11
