@@ -25,6 +25,7 @@ from ops import activity, status
 from ops.caller import Caller
 from ops.errors import OpError, invalid, not_found
 from ops.schemas import Answer
+from services import Endpoints
 
 
 class OperatorRequest(BaseModel):
@@ -320,15 +321,16 @@ class HealthAnswer(Answer):
     searched_per_minute: list[int]
 
 
-@functools.cache
-def _probe() -> status.Probe:
-    return status.Probe()
+@functools.lru_cache(maxsize=4)
+def _probe(at: Endpoints) -> status.Probe:
+    """One probe (its own small pool) per database and broker this process reads."""
+    return status.Probe(at)
 
 
 def health(caller: Caller, req: HealthRequest) -> dict:
     """``loom status`` over HTTP: the servers, each stage's runs, queue and oldest pending run, and
     the last hour's appends and searches."""
-    snap = _probe().recent_snapshot()
+    snap = _probe(status.endpoints()).recent_snapshot()
 
     def shown(check: status.Check) -> str:  # as /healthz tells them: the detail to an admin only
         return check.label if caller.role == "admin" or check.ok else "down"
