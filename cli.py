@@ -484,10 +484,13 @@ def screening_rescreen(
 def _fire(chosen, wait: bool, timeout: int) -> None:
     """Fire a pass as the operator, and with ``wait`` wait for the runs it sent."""
     from models.stage_run import PENDING, RUNNING
-    from schedules.record import fire
+    from schedules.record import PassBusy, fire
     from workers import ledger
 
-    sent = fire(chosen, by="operator")
+    try:
+        sent = fire(chosen, by="operator")
+    except PassBusy:
+        raise fail(f"the {chosen.name} pass is running now; try again when it has finished") from None
     out.print(f"{chosen.name}: sent {len(sent)} runs")
     if not wait or not sent:
         return

@@ -244,7 +244,7 @@ class PassRunAnswer(Answer):
 
 def run_pass(caller: Caller, req: PassRunRequest) -> dict:
     """Fire one pass now, recorded as the operator's: it enqueues what it would on its schedule."""
-    from schedules.record import fire
+    from schedules.record import PassBusy, fire
     from schedules.registry import passes
 
     known = passes()
@@ -252,6 +252,8 @@ def run_pass(caller: Caller, req: PassRunRequest) -> dict:
         raise invalid(f"name must be one of {', '.join(known)}", "name")
     try:
         sent = fire(known[req.name], by="operator")
+    except PassBusy:
+        raise OpError(409, f"the {req.name} pass is running now; try again when it has finished") from None
     except Exception as exc:  # noqa: BLE001 - recorded on the pass by fire; the caller gets why
         raise OpError(503, f"the {req.name} pass failed: {type(exc).__name__}: {exc}"[:500]) from exc
     return {"name": req.name, "sent": len(sent)}

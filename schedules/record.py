@@ -10,9 +10,30 @@ from models.base import utcnow
 from models.pass_run import PassRun
 from schedules.registry import Pass
 
+# The advisory lock class of the passes (PostgreSQL's two-key space: the single-key locks of
+# models.partitions and the retention stage never meet it). One firing of a pass at a time,
+# across processes: an operator's Run now and the scheduler's, or two operators'.
+PASS_LOCK_CLASS = 7337
+
+
+class PassBusy(Exception):
+    """Another firing of the pass is under way."""
+
 
 def fire(p: Pass, by: str) -> list[int]:
-    """Run the pass, recording the firing (``by``: scheduler or operator); returns the runs sent."""
+    """Run the pass, recording the firing (``by``: scheduler or operator); returns the runs sent.
+    Raises PassBusy while another process fires it (the lock goes with its connection)."""
+    with db.autocommit() as conn:
+        key = (PASS_LOCK_CLASS, p.name)
+        if not conn.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", key).fetchone()[0]:
+            raise PassBusy(p.name)
+        try:
+            return _fire(p, by)
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", key)
+
+
+def _fire(p: Pass, by: str) -> list[int]:
     started = {"started_at": utcnow(), "finished_at": None, "sent": None, "error": None, "by": by}
     with db.session() as s:
         s.exec(

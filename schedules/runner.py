@@ -9,7 +9,7 @@ from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
 from models import db
-from schedules.record import fire
+from schedules.record import PassBusy, fire
 from schedules.registry import Pass, passes
 
 log = logging.getLogger(__name__)
@@ -22,6 +22,8 @@ def guarded(p: Pass) -> Callable[[], None]:
     def run_pass() -> None:
         try:
             fire(p, by="scheduler")
+        except PassBusy:
+            log.info("%s skipped: an operator's firing of it is under way", p.name)
         except Exception as exc:
             if not db.unavailable(exc):
                 raise

@@ -110,3 +110,24 @@ def test_an_all_namespaces_token_is_minted_alone(database, args, problem):
     with pytest.raises(OpError) as refused:
         create_token(role="viewer", **args)
     assert problem in refused.value.reason
+
+
+def test_a_pass_fires_once_at_a_time_across_processes(client, make_token, database):
+    """While another process fires the pass (its lock held on another connection), Run now is a
+    409 and changes no record; once that firing ends, it runs."""
+    import psycopg
+
+    from schedules.record import PASS_LOCK_CLASS
+
+    admin = make_token(role="admin", all_namespaces=True)
+    with psycopg.connect(database.replace("+psycopg", ""), autocommit=True) as other:
+        other.execute("SELECT pg_advisory_lock(%s, hashtext('titler'))", (PASS_LOCK_CLASS,))
+        with db.session() as s:
+            before = s.get(PassRun, "titler")
+            before = before and before.started_at
+        busy = post(client, "passes.run", admin, {"name": "titler"})
+        assert busy.status_code == 409 and "running now" in busy.json()["error"]
+        with db.session() as s:
+            now = s.get(PassRun, "titler")
+            assert (now and now.started_at) == before
+    assert post(client, "passes.run", admin, {"name": "titler"}).status_code == 200
