@@ -300,15 +300,18 @@ def search(
         "lexical_weight": weight,
         "user_id": user_id,
     }
-    answer = None
+    answer, problem = None, None
     if query.strip():
         body = {"query": query, "search_mode": mode, "lexical_weight": weight, "namespace": namespace or None}
         if saved:
             body |= {"namespace": namespace or "@me", "user_id": user_id or None}
-        elif who.caller.namespaces is None and not namespace:
-            raise invalid("name the namespace to search (this token covers every namespace)", "namespace")
-        answer = call(who, "conversation.search_saved_messages" if saved else "conversation.search", **body)
-    return page(request, who, "search.html", form=form, answer=answer)
+        if not saved and who.caller.namespaces is None and not namespace:
+            problem = "Name the namespace to search: this token covers every namespace."
+        else:
+            answer = call(
+                who, "conversation.search_saved_messages" if saved else "conversation.search", **body
+            )
+    return page(request, who, "search.html", form=form, answer=answer, problem=problem)
 
 
 def _number(value: str, field: str) -> float | None:

@@ -282,3 +282,10 @@ def test_a_writer_compacts_a_thread_and_its_summary_is_marked(llm, worker, datab
     wait_until(settled, what="the compaction")
     page = client.get("/ui/thread", params={"namespace": ns, "thread_id": "long"}).text
     assert "summary of 10 turns (compaction)" in page and page.count('class="turn ') == 11
+
+
+def test_a_search_without_a_namespace_by_a_token_of_every_namespace_asks_for_one(database):
+    client = signed_in(create_token([], "viewer", all_namespaces=True))
+    page = client.get("/ui/search", params={"query": "lamp"})
+    assert page.status_code == 200 and "Name the namespace to search" in page.text
+    assert 'name="query" value="lamp"' in page.text  # the form keeps what was typed
