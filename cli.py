@@ -401,12 +401,7 @@ def runs_retry(
                 raise fail(f"the {stage} stage does not retry {status or FAILED} runs")
 
         if run_id is not None:
-            outcome = ledger.retry(run_id)
-            if outcome is None:
-                raise fail(f"no stage run {run_id}")
-            if outcome.requeued:
-                outbox.send(outcome.run.stage, [run_id])
-            out.print(outcome.message)
+            out.print(_call("runs.retry", {"run_id": run_id})["message"])
             return
         requeued = 0
         for ids in ledger.retry_all(stage, status or FAILED):
@@ -419,32 +414,27 @@ def runs_retry(
 def passes_list() -> None:
     """Each pass: its trigger and its last firing (by the scheduler or by hand)."""
     with services.running(start="database"):
-        from sqlmodel import select
-
-        from models import db
-        from models.pass_run import PassRun
-        from schedules.registry import passes
-
-        with db.session() as s:
-            last = {row.name: row for row in s.exec(select(PassRun))}
+        listed = _call("passes.list", {})["passes"]
     from rich import box
 
     table = Table("pass", "trigger", "last started", "finished", "sent", "by", "error", box=box.SIMPLE)
-    for name, p in passes().items():
-        row = last.get(name)
+    for p in listed:
         table.add_row(
-            name,
-            str(p.trigger),
-            _when(row.started_at) if row else "never",
-            _when(row.finished_at) if row else "-",
-            str(row.sent) if row and row.sent is not None else "-",
-            row.by if row else "-",
-            row.error or "" if row else "",
+            p["name"],
+            p["trigger"],
+            _when(p["started_at"]) if p["started_at"] else "never",
+            _when(p["finished_at"]),
+            str(p["sent"]) if p["sent"] is not None else "-",
+            p["by"] or "-",
+            p["error"] or "",
         )
     out.print(table)
 
 
-def _when(moment: datetime | None) -> str:
+def _when(moment: datetime | str | None) -> str:
+    """A time (or an op's ISO time), to the second."""
+    if isinstance(moment, str):
+        moment = datetime.fromisoformat(moment)
     return moment.isoformat(timespec="seconds") if moment else "-"
 
 
@@ -536,18 +526,10 @@ def night_weave_list(
     episodes woven and the threads judged."""
     _check_range("--limit", limit, range(1, 100_001))
     with services.running(start="database"):
-        from sqlmodel import col, select
-
-        from models import db
-        from models.memory import NightWeaving
-
-        with db.session() as s:
-            weavings = s.exec(
-                select(NightWeaving).order_by(col(NightWeaving.started_at).desc()).limit(limit)
-            ).all()
+        weavings = _call("night_weaving.list", {"limit": limit})["nights"]
     if as_json:
         for w in weavings:
-            out.print(json.dumps(w.model_dump(mode="json")), markup=False, highlight=False, soft_wrap=True)
+            out.print(json.dumps(w), markup=False, highlight=False, soft_wrap=True)
         return
     from rich import box
 
@@ -555,15 +537,15 @@ def night_weave_list(
     table = Table(*columns, box=box.SIMPLE)
     for w in weavings:
         table.add_row(
-            str(w.id),
-            str(w.loom_id or "all"),
-            _when(w.started_at),
-            _when(w.finished_at),
-            str(w.sessions),
-            str(w.consolidated),
-            str(w.episodes),
-            str(w.judged),
-            w.by,
+            w["id"],
+            w["loom_id"] or "all",
+            _when(w["started_at"]),
+            _when(w["finished_at"]),
+            str(w["sessions"]),
+            str(w["consolidated"]),
+            str(w["episodes"]),
+            str(w["judged"]),
+            w["by"],
         )
     out.print(table)
 

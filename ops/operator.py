@@ -24,6 +24,7 @@ from models.stage_run import STATUSES, StageRun
 from ops import activity, status
 from ops.caller import Caller
 from ops.errors import OpError, invalid, not_found
+from ops.runs import RunAnswer, run_public
 from ops.schemas import Answer
 from services import Endpoints
 
@@ -59,16 +60,16 @@ def list_namespaces(caller: Caller, req: NamespacesRequest) -> dict:
     its thread count and its last turn; a namespace with no row does not record."""
     with db.session() as s:
         recording = select(Namespace.name, Namespace.conversation_logging_enabled)
-        activity = (
+        threads = (
             select(Thread.namespace, func.count(), func.max(Thread.last_turn_at))
             .where(col(Thread.deleted_at).is_(None))
             .group_by(Thread.namespace)
         )
         if caller.namespaces is not None:
             recording = recording.where(col(Namespace.name).in_(caller.namespaces))
-            activity = activity.where(col(Thread.namespace).in_(caller.namespaces))
+            threads = threads.where(col(Thread.namespace).in_(caller.namespaces))
         switches = dict(s.exec(recording).all())
-        counts = {name: (n, last) for name, n, last in s.exec(activity).all()}
+        counts = {name: (n, last) for name, n, last in s.exec(threads).all()}
     names = set(caller.namespaces) if caller.namespaces is not None else set(switches) | set(counts)
     return {
         "namespaces": [
@@ -93,20 +94,13 @@ class RunsRequest(OperatorRequest):
     limit: int = Field(default=50, ge=1, le=500)
 
 
-class RunRow(Answer):
-    id: int
-    stage: str
+class RunRow(RunAnswer):
+    """A run as the ops that start one answer it, and the rest of its record."""
+
     subject: str
-    status: str
-    attempts: int
-    reason: str | None
-    last_error: str | None
     params: dict[str, Any]
-    result: dict[str, Any] | None
-    created_at: datetime
     updated_at: datetime
     started_at: datetime | None
-    finished_at: datetime | None
     available_at: datetime
 
 
@@ -117,34 +111,21 @@ class RunsAnswer(Answer):
 
 def run_row(run: StageRun) -> dict:
     return {
-        "id": run.id,
-        "stage": run.stage,
+        **run_public(run),
         "subject": run.subject,
-        "status": run.status,
-        "attempts": run.attempts,
-        "reason": run.reason,
-        "last_error": run.last_error,
         "params": run.params,
-        "result": run.result,
-        "created_at": run.created_at.isoformat(),
         "updated_at": run.updated_at.isoformat(),
         "started_at": _iso(run.started_at),
-        "finished_at": _iso(run.finished_at),
         "available_at": run.available_at.isoformat(),
     }
 
 
 def list_runs(caller: Caller, req: RunsRequest) -> dict:
     """The ledger, newest first, by stage and status; with every stage's counts by status."""
-    query = select(StageRun).order_by(col(StageRun.id).desc()).limit(req.limit)
-    if req.status:
-        query = query.where(StageRun.status == req.status)
-    if req.stage:
-        query = query.where(StageRun.stage == req.stage)
-    if req.before_id:
-        query = query.where(col(StageRun.id) < req.before_id)
+    from workers import ledger  # the broker connects on import
+
+    runs = ledger.select_runs(req.status, req.stage, limit=req.limit, before_id=req.before_id)
     with db.session() as s:
-        runs = s.exec(query).all()
         counted = s.exec(
             select(StageRun.stage, StageRun.status, func.count()).group_by(StageRun.stage, StageRun.status)
         ).all()
@@ -163,8 +144,9 @@ class RunAnswer(Answer):
 
 
 def get_run(caller: Caller, req: RunRequest) -> dict:
-    with db.session() as s:
-        run = s.get(StageRun, req.run_id)
+    from workers import ledger  # the broker connects on import
+
+    run = ledger.get(req.run_id)
     if run is None:
         raise not_found(f"no stage run {req.run_id}")
     return {"run": run_row(run)}
@@ -263,7 +245,7 @@ def run_pass(caller: Caller, req: PassRunRequest) -> dict:
 
 
 class NightsRequest(OperatorRequest):
-    limit: int = Field(default=20, ge=1, le=500)
+    limit: int = Field(default=20, ge=1, le=100_000)
 
 
 class NightRow(Answer):
@@ -290,12 +272,7 @@ def list_nights(caller: Caller, req: NightsRequest) -> dict:
         weavings = s.exec(
             select(NightWeaving).order_by(col(NightWeaving.started_at).desc()).limit(req.limit)
         ).all()
-    return {
-        "nights": [
-            {**w.model_dump(mode="json"), "id": str(w.id), "loom_id": str(w.loom_id) if w.loom_id else None}
-            for w in weavings
-        ]
-    }
+    return {"nights": [w.model_dump(mode="json") for w in weavings]}
 
 
 # --- health --------------------------------------------------------------------------------------

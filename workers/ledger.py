@@ -393,9 +393,16 @@ def retry_all(stage: str, status: str) -> Iterator[list[int]]:
 
 
 def select_runs(
-    status: str | None = None, stage: str | None = None, since: datetime | None = None, limit: int = 100
+    status: str | None = None,
+    stage: str | None = None,
+    since: datetime | None = None,
+    limit: int = 100,
+    before_id: int | None = None,
 ) -> list[StageRun]:
+    """Runs newest first, by status, stage, creation time; ``before_id`` pages on (older runs)."""
     query = select(StageRun).order_by(col(StageRun.id).desc()).limit(limit)
+    if before_id:
+        query = query.where(col(StageRun.id) < before_id)
     if status:
         query = query.where(StageRun.status == status)
     if stage:

@@ -88,14 +88,22 @@ def test_passes_are_listed_and_one_is_fired_by_an_admin(client, make_token):
 
 
 def test_night_weavings_are_listed_newest_first(client, make_token):
-    answer = post(client, "night_weaving.list", make_token(role="viewer", all_namespaces=True), {"limit": 5})
-    assert answer.status_code == 200 and len(answer.json()["nights"]) <= 5
-    assert (
-        post(
-            client, "night_weaving.list", make_token(role="viewer", all_namespaces=True), {"limit": 0}
-        ).status_code
-        == 422
-    )
+    from datetime import timedelta
+
+    from models.base import utcnow
+    from models.memory import NightWeaving
+
+    now, ids = utcnow(), [uuid.uuid4() for _ in range(3)]
+    with db.session() as s:
+        for back, night in enumerate(ids):  # ids[0] the newest
+            started = now + timedelta(days=1) - timedelta(hours=back)
+            s.add(NightWeaving(id=night, started_at=started, sessions=2, judged=3, used=back, by="operator"))
+    viewer = make_token(role="viewer", all_namespaces=True)
+    answer = post(client, "night_weaving.list", viewer, {"limit": 2})
+    assert answer.status_code == 200
+    nights = answer.json()["nights"]
+    assert [(n["id"], n["used"], n["judged"]) for n in nights] == [(str(ids[0]), 0, 3), (str(ids[1]), 1, 3)]
+    assert post(client, "night_weaving.list", viewer, {"limit": 0}).status_code == 422
 
 
 @pytest.mark.parametrize(
