@@ -3,6 +3,7 @@ command reaches the servers (``services.running``) and calls into ops/, workers/
 Modules that read the broker or database settings are imported inside the commands, after the
 servers are known."""
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -12,6 +13,7 @@ import sys
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated
@@ -80,6 +82,17 @@ def _call(op: str, body: dict) -> dict:
         raise fail(exc.reason) from exc
 
 
+@contextlib.contextmanager
+def _connected() -> Iterator[services.Endpoints]:
+    """The running system, for a command that needs it all: the servers answer (else one line,
+    exit 75) and this process's broker is set up on their Redis."""
+    with services.running(start=None) as endpoints:
+        from workers import broker
+
+        broker.setup(endpoints.redis_url)
+        yield endpoints
+
+
 # --- processes -----------------------------------------------------------------------------------
 
 
@@ -114,7 +127,7 @@ def up() -> None:
         out.print(f"API on http://{settings.host}:{settings.port}  (GET /healthz, POST /v1/<op>)")
         out.print(f"Dashboard on http://{settings.host}:{settings.port}/ui  (sign in with a token)")
         out.print("Get a token: loom tokens create --namespace NS --role writer")
-        code = Supervisor(settings.home / "run").run()
+        code = Supervisor(settings.home / "run", services.embedded_in_use()).run()
     raise typer.Exit(code)
 
 
@@ -124,7 +137,7 @@ def api() -> None:
     import uvicorn
 
     _logging()
-    with services.running(start=None):
+    with _connected():
         _check_vector_width()
         from api.app import create_app
         from models.settings import get_settings
@@ -144,7 +157,7 @@ def worker(threads: Annotated[int | None, typer.Option(help="worker threads")] =
     """A Dramatiq worker running the stages (start as many hosts as the load needs)."""
     _check_range("--threads", threads, range(1, 257))
     _logging()
-    with services.running(start=None):
+    with _connected():
         _check_vector_width()
         from models.settings import get_settings
         from workers.runner import run
@@ -156,7 +169,7 @@ def worker(threads: Annotated[int | None, typer.Option(help="worker threads")] =
 def scheduler() -> None:
     """The periodic passes (they only enqueue)."""
     _logging()
-    with services.running(start=None):
+    with _connected():
         _check_vector_width()  # its re-embedding pass compares stored vectors with this model
         from schedules.runner import run
 
@@ -392,7 +405,7 @@ def runs_retry(
         raise fail("give either a run id or --stage with --status")
     _check_range("the run id", run_id, RUN_IDS)
     _check_choice("--status", status, (FAILED, SKIPPED))
-    with services.running(start=None):
+    with _connected():
         from workers import ledger, outbox, stages
 
         if stage is not None:
@@ -446,7 +459,7 @@ def passes_run(
 ) -> None:
     """Fire one pass now: it enqueues exactly what it would on its schedule."""
     _check_range("--timeout", timeout, range(1, 86_401))
-    with services.running(start=None):
+    with _connected():
         from schedules.registry import passes
 
         known = passes()
@@ -463,7 +476,7 @@ def screening_rescreen(
     """Judge again, with this build's rules, the turns older screening rules judged (the rescreen
     pass, by hand; at most LOOM_RESCREEN_MAX_RUNS runs of LOOM_RESCREEN_BATCH turns a firing)."""
     _check_range("--timeout", timeout, range(1, 86_401))
-    with services.running(start=None):
+    with _connected():
         from schedules.registry import passes
         from workers.stages.screening import rescreen_outdated
 
@@ -509,7 +522,7 @@ def night_weave(
         loom_id = uuid.UUID(loom) if loom is not None else None
     except ValueError as exc:
         raise fail(f"--loom: {loom!r} is not a loom id (a uuid; `loom op looms.list` shows them)") from exc
-    with services.running(start=None):
+    with _connected():
         from schedules.registry import passes
         from workers.stages.night_weaving import weave_night
 
@@ -621,7 +634,7 @@ def mcp(
 
     _check_choice("--toolset", toolset, mcp_server.TOOLSETS)
     _check_choice("--role", role, ROLES)
-    with services.running(start=None):
+    with _connected():
         if token := os.environ.get("LOOM_TOKEN"):
             try:
                 caller = authenticate(f"Bearer {token}")
@@ -694,7 +707,7 @@ def brief_save(
         "if_revision": if_revision,
         "wait_seconds": wait_seconds,
     }
-    with services.running(start=None):
+    with _connected():
         answer = _call("session.brief_save", _given(body))
     if as_json:
         print(json.dumps(answer, indent=2))
@@ -803,7 +816,7 @@ def ingest_transcript(
     if dry_run:
         out.print(f"{len(turns)} turns would be appended to thread {thread}")
         return
-    with services.running(start=None):
+    with _connected():
         from workers import broker
 
         if wait and not broker.workers_seen():
@@ -876,7 +889,7 @@ def call_op(
         parsed = parse_body(body.encode())
     except OpError as exc:
         raise fail(exc.reason) from exc
-    with services.running(start=None):
+    with _connected():
         answer = _call(name, parsed)
     print(json.dumps(answer, indent=2))
 
@@ -885,8 +898,6 @@ def call_op(
 def status() -> None:
     """Services, queues, failed runs and the oldest pending run at a glance. Starts nothing: a
     server that is not running is reported down, and the exit code is then 1."""
-    import os
-
     from rich import box
     from rich.text import Text
 
@@ -896,10 +907,6 @@ def status() -> None:
     get_settings.cache_clear()  # the environment as it is now
     settings = get_settings()
     at = system.endpoints()
-    # The stages' queues come from the broker module, which reads the broker's URL on import
-    # (as `services.running` sets it); it connects to nothing.
-    os.environ.setdefault("LOOM_REDIS_URL", at.redis_url)
-    get_settings.cache_clear()
     probe = system.Probe(at)
     try:
         snap = probe.snapshot()

@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import Clock, embedded_database, log, percentile, rounded, timed_asks  # noqa: E402
+from harness import Clock, embedded_database, log, percentile, rounded, timed_asks, without_broker  # noqa: E402
 from longmemeval import DEFAULT_DATA, load_records  # noqa: E402
 
 
@@ -102,7 +102,7 @@ def condense(clock: Clock, saved: dict) -> dict:
     from providers import llm
     from workers import stages
 
-    actor = stages.get("brief_window").actor
+    work = stages.get("brief_window").work
     statuses: dict[str, int] = {}
     since = utcnow()
     started, db_before = time.perf_counter(), clock.db
@@ -117,7 +117,7 @@ def condense(clock: Clock, saved: dict) -> dict:
             if not pending:
                 break
             for run_id in pending:
-                actor.fn([run_id])
+                work([run_id])
     wall = time.perf_counter() - started
     with db.session() as s:
         ran = select(StageRun.status).where(StageRun.stage == "brief_window", StageRun.finished_at >= since)
@@ -142,9 +142,7 @@ def main() -> None:
     parser.add_argument("--keep-home", action="store_true")
     args = parser.parse_args()
 
-    # The stages import the broker module, which wants an address; wake-ups to it fail fast and
-    # are skipped (the runs are delivered here).
-    os.environ["LOOM_REDIS_URL"] = "redis://127.0.0.1:9/0"
+    without_broker()  # the runs are delivered here
     records = load_records(args.data)[: args.saves]
     out: dict = {}
     with embedded_database("briefs", args.keep_home):

@@ -103,6 +103,14 @@ def rounded(value: float | None, digits: int = 2) -> float | None:
 # --- running Loom --------------------------------------------------------------------------------
 
 
+def without_broker() -> None:
+    """Set this process's broker up on an address where nothing answers: its wake-ups fail fast
+    and are skipped (a bench that needs its runs done delivers them itself)."""
+    from workers import broker
+
+    broker.setup("redis://127.0.0.1:9/0")
+
+
 @contextmanager
 def embedded_database(name: str, keep_home: bool = False) -> Iterator[str]:
     """A fresh embedded PostgreSQL in a throwaway LOOM_HOME, migrated to the head: yields its URL,

@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import Clock, embedded_database, log, timed_asks  # noqa: E402
+from harness import Clock, embedded_database, log, timed_asks, without_broker  # noqa: E402
 from longmemeval import DEFAULT_DATA, load_records  # noqa: E402
 
 
@@ -76,9 +76,9 @@ def weave(namespace: str, clock: Clock) -> dict:
     started, db_before = time.perf_counter(), clock.db
     with timed_asks(llm, "get_llm") as model:
         runs = weave_night(loom, by="operator")
-        actor = stages.get("night_weaving").actor
+        work = stages.get("night_weaving").work
         for run_id in runs:
-            actor.fn([run_id])
+            work([run_id])
     wall = time.perf_counter() - started
     done = ledger.runs_by_id(runs)
     results = [run.result or {} for run in done]
@@ -100,9 +100,7 @@ def main() -> None:
     parser.add_argument("--keep-home", action="store_true")
     args = parser.parse_args()
 
-    # The stages import the broker module, which wants an address; wake-ups to it fail fast and
-    # are skipped (the runs are delivered here).
-    os.environ["LOOM_REDIS_URL"] = "redis://127.0.0.1:9/0"
+    without_broker()  # the runs are delivered here
     records = load_records(args.data)[: args.sessions]
     out: dict = {"sessions": len(records)}
     with embedded_database("night", args.keep_home):

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
 import sys
@@ -154,8 +153,6 @@ def main() -> None:
     parser.add_argument("--keep-home", action="store_true")
     args = parser.parse_args()
 
-    # The ops import the broker module, which wants an address; a search never sends a message.
-    os.environ["LOOM_REDIS_URL"] = "redis://127.0.0.1:9/0"
     from models import db
     from models.settings import get_settings
     from ops.caller import OPERATOR

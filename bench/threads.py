@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
 import time
@@ -29,7 +28,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import embedded_database, log, percentile, rounded  # noqa: E402
+from harness import embedded_database, log, percentile, rounded, without_broker  # noqa: E402
 from longmemeval import DEFAULT_DATA, load_records  # noqa: E402
 
 
@@ -139,9 +138,7 @@ def main() -> None:
     parser.add_argument("--keep-home", action="store_true")
     args = parser.parse_args()
 
-    # The ops import the broker module, which wants an address; the index runs' wake-ups to it
-    # fail fast and are skipped (nothing is indexed here: this measures the write and the search).
-    os.environ["LOOM_REDIS_URL"] = "redis://127.0.0.1:9/0"
+    without_broker()  # nothing is indexed here: this measures the write and the search
     texts = corpus(args.data)
     out: dict = {}
     with embedded_database("threads", args.keep_home):

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
 
-from harness import embedded_database, log, percentile, rounded  # noqa: E402
+from harness import embedded_database, log, percentile, rounded, without_broker  # noqa: E402
 from longmemeval import DEFAULT_DATA, load_records  # noqa: E402
 
 NAMESPACES = [f"team-{i}" for i in range(5)]
@@ -171,8 +171,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--keep-home", action="store_true")
     args = parser.parse_args()
-    # The ops import the broker module, which wants an address: nothing answers there.
-    os.environ["LOOM_REDIS_URL"] = "redis://127.0.0.1:9/0"
+    without_broker()  # the health page shows it down, as it would
     os.environ["LOOM_SESSION_BRIEF_LLM"] = "off"
     corpus = sentences(args.data)
     with embedded_database("ui", args.keep_home):

@@ -9,7 +9,6 @@ from sqlalchemy import text as sql
 from sqlmodel import Field, SQLModel
 
 from models.base import jsonb, timestamp, utcnow
-from models.settings import get_settings
 
 TURN_ROLES = ("user", "assistant", "system", "tool")
 EMBEDDED_ROLES = ("user", "assistant")
@@ -158,9 +157,9 @@ class Embedding(SQLModel, table=True):
     text: str = Field(sa_column=Column(Text, nullable=False))  # what the vector is built from
     digest: str = Field(max_length=64)
     model: str | None = Field(default=None, max_length=128)
-    vector: list[float] | None = Field(
-        default=None, sa_column=Column(Vector(get_settings().embed_dimensions), nullable=True)
-    )
+    # The width is the column's, fixed by the first migration (LOOM_EMBED_DIMENSIONS then): the
+    # model reads no settings at import.
+    vector: list[float] | None = Field(default=None, sa_column=Column(Vector(), nullable=True))
     error: str | None = Field(default=None, sa_column=Column(Text))
     created_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
     embedded_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))

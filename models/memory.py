@@ -15,7 +15,6 @@ from sqlalchemy.dialects.postgresql import UUID as PgUUID
 from sqlmodel import Field, SQLModel
 
 from models.base import timestamp, utcnow
-from models.settings import get_settings
 
 # The kinds of memory thread: a fact (Semantic), something that happened (Episodic, what night
 # weaving writes), and how to do a thing (Procedural).
@@ -71,9 +70,9 @@ class MemoryThread(SQLModel, table=True):
         default_factory=list, sa_column=Column(ARRAY(BigInteger), nullable=False, server_default="{}")
     )
     source_key: str | None = Field(default=None, max_length=64)  # an extraction's dedupe key
-    vector: list[float] | None = Field(
-        default=None, sa_column=Column(Vector(get_settings().embed_dimensions), nullable=True)
-    )
+    # The width is the column's, fixed by the first migration (LOOM_EMBED_DIMENSIONS then): the
+    # model reads no settings at import.
+    vector: list[float] | None = Field(default=None, sa_column=Column(Vector(), nullable=True))
     model: str | None = Field(default=None, max_length=128)
     digest: str = Field(max_length=64)  # of the text embedded: the embedding run's version
     embedded_at: datetime | None = Field(default=None, sa_column=timestamp(nullable=True))

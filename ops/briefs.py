@@ -42,6 +42,7 @@ from ops.errors import OpError, invalid, not_found
 from ops.schemas import Answer, OpRequest
 from pipelines import brief_events, brief_store, briefs
 from providers import llm
+from workers import outbox
 from workers.stages.brief_window import BRIEF_WINDOW
 from workers.stages.brief_window import request as request_window
 
@@ -319,7 +320,6 @@ def save(caller: Caller, req: SaveRequest) -> dict:
         brief.last_save_id = record.id
         s.add(brief)
         save_id = record.id
-    from workers import outbox  # the broker connects on import: only a save of events needs it
 
     outbox.wake(BRIEF_WINDOW.name, [first.id])
     return {**answer, **_waited(save_id, req.wait_seconds)}

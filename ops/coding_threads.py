@@ -22,7 +22,7 @@ from models.coding_thread import CodingThread
 from ops.caller import Caller
 from ops.errors import OpError, forbidden, invalid, not_found
 from ops.limits import check_body
-from workers import ledger
+from workers import ledger, outbox
 from workers.stages.thread_index import THREAD_INDEX
 
 SEARCH_CHARS = 200_000  # of a thread's text, in its full-text index
@@ -139,8 +139,6 @@ def upsert(caller: Caller, body: object, path_id: str | None = None, namespace: 
         if row.message_count > row.indexed_count:
             run = ledger.request(s, THREAD_INDEX, row.row_id, str(thread.version), {})
     if run is not None and run.status == "pending":
-        from workers import outbox  # the broker connects on import
-
         outbox.wake(THREAD_INDEX.name, [run.id])
     return stored
 

@@ -26,7 +26,10 @@ from ops.caller import Caller
 from ops.errors import OpError, invalid, not_found
 from ops.runs import RunAnswer, run_public
 from ops.schemas import Answer
+from schedules.record import PassBusy, fire
+from schedules.registry import passes
 from services import Endpoints
+from workers import ledger, outbox
 
 
 class OperatorRequest(BaseModel):
@@ -122,8 +125,6 @@ def run_row(run: StageRun) -> dict:
 
 def list_runs(caller: Caller, req: RunsRequest) -> dict:
     """The ledger, newest first, by stage and status; with every stage's counts by status."""
-    from workers import ledger  # the broker connects on import
-
     runs = ledger.select_runs(req.status, req.stage, limit=req.limit, before_id=req.before_id)
     with db.session() as s:
         counted = s.exec(
@@ -144,8 +145,6 @@ class RunAnswer(Answer):
 
 
 def get_run(caller: Caller, req: RunRequest) -> dict:
-    from workers import ledger  # the broker connects on import
-
     run = ledger.get(req.run_id)
     if run is None:
         raise not_found(f"no stage run {req.run_id}")
@@ -160,8 +159,6 @@ class RetryAnswer(Answer):
 
 def retry_run(caller: Caller, req: RunRequest) -> dict:
     """Queue a failed (or skipped, where its stage retries those) run again; `loom runs retry`."""
-    from workers import ledger, outbox  # the broker connects on import
-
     outcome = ledger.retry(req.run_id)
     if outcome is None:
         raise not_found(f"no stage run {req.run_id}")
@@ -194,8 +191,6 @@ class PassesAnswer(Answer):
 
 def list_passes(caller: Caller, req: PassesRequest) -> dict:
     """Each pass: its trigger and its last firing (by the scheduler or by hand)."""
-    from schedules.registry import passes
-
     with db.session() as s:
         last = {row.name: row for row in s.exec(select(PassRun))}
     rows = []
@@ -226,9 +221,6 @@ class PassRunAnswer(Answer):
 
 def run_pass(caller: Caller, req: PassRunRequest) -> dict:
     """Fire one pass now, recorded as the operator's: it enqueues what it would on its schedule."""
-    from schedules.record import PassBusy, fire
-    from schedules.registry import passes
-
     known = passes()
     if req.name not in known:
         raise invalid(f"name must be one of {', '.join(known)}", "name")

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from models import db
 from models.stage_run import DONE, FAILED, StageRun
 from ops.schemas import Answer
+from workers import outbox
 
 WAIT_POLL_SECONDS = 0.1
 
@@ -40,8 +41,6 @@ def run_public(run: StageRun) -> dict:
 def started(stage: str, run: StageRun, wait: bool, seconds: float) -> StageRun:
     """After the commit that wrote (or found) ``run``: wake its stage while it waits to be done and,
     with ``wait``, answer with it once it is done or after ``seconds``."""
-    from workers import outbox  # the broker connects on import: the ops that start runs need it
-
     if run.status in DONE + (FAILED,):
         return run
     outbox.wake(stage, [run.id])

@@ -22,6 +22,7 @@ from models.settings import get_settings
 from models.stage_run import STATUSES
 from services import Endpoints, postgres
 from services import redis as embedded_redis
+from workers import broker, stages
 
 TIMEOUT = 2.0  # seconds: the most any one probe of a server may take
 API_TIMEOUT = 1.0
@@ -93,10 +94,7 @@ def endpoints() -> Endpoints:
 
 def stage_queues() -> tuple[str, dict[str, str]]:
     """The broker's key namespace and each registered stage's queue."""
-    from workers import stages
-    from workers.broker import broker
-
-    return broker.namespace, {name: stage.queue for name, stage in stages.all_stages().items()}
+    return broker.NAMESPACE, {name: stage.queue for name, stage in stages.all_stages().items()}
 
 
 def bounded(calls: dict[str, Callable[[], Any]], timeout: float = TIMEOUT) -> dict[str, Any]:

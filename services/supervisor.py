@@ -60,14 +60,12 @@ class _Child:
 
 
 class Supervisor:
-    def __init__(self, run_dir: Path, servers: list[ModuleType] | None = None) -> None:
+    def __init__(self, run_dir: Path, servers: list[ModuleType]) -> None:
         """``servers``: the embedded servers to keep running (``services.postgres``,
-        ``services.redis``); by default the ones the settings point at."""
-        import services
-
+        ``services.redis``: ``services.embedded_in_use()``)."""
         self.run_dir = run_dir
         self.home = run_dir.parent
-        self.servers = services.embedded_in_use() if servers is None else servers
+        self.servers = servers
         self.children = {name: _Child(name) for name in CHILDREN}
         self.stopping = threading.Event()
 

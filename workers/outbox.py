@@ -10,7 +10,7 @@ from workers import broker, ledger, stages
 def wake(stage: str, run_ids: list[int]) -> bool:
     """After a write committed new runs: make sure a message of the stage will claim them
     (an actor's claim fills its batch with other pending runs). False when the broker is down."""
-    return broker.send(stages.get(stage).actor, run_ids, unless_waiting=True)
+    return broker.send(stages.get(stage), run_ids, unless_waiting=True)
 
 
 def send(stage: str, run_ids: list[int]) -> bool:
@@ -18,7 +18,7 @@ def send(stage: str, run_ids: list[int]) -> bool:
     rest then wait for the sweep too)."""
     declared = stages.get(stage)
     return all(
-        broker.send(declared.actor, run_ids[start : start + declared.chunk])
+        broker.send(declared, run_ids[start : start + declared.chunk])
         for start in range(0, len(run_ids), declared.chunk)
     )
 

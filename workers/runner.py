@@ -7,8 +7,7 @@ import threading
 import dramatiq
 
 from providers.embedders import load_in_background
-from workers import stages
-from workers.broker import broker
+from workers import broker, stages
 
 log = logging.getLogger(__name__)
 
@@ -19,9 +18,9 @@ POLL_MS = 100
 
 
 def new_worker(threads: int) -> dramatiq.Worker:
-    """A worker on every stage's queue, not yet started."""
-    stages.all_stages()  # every stage's actor declared on the broker
-    return dramatiq.Worker(broker, worker_threads=threads, worker_timeout=POLL_MS)
+    """A worker on every stage's queue (on the broker this process set up), not yet started."""
+    broker.declare_all()
+    return dramatiq.Worker(broker.current(), worker_threads=threads, worker_timeout=POLL_MS)
 
 
 def stop(worker: dramatiq.Worker, timeout_ms: int = 30_000) -> None:
@@ -30,16 +29,17 @@ def stop(worker: dramatiq.Worker, timeout_ms: int = 30_000) -> None:
     fetch the new queue's messages and never run them (a process that starts workers again, as the
     tests do)."""
     worker.stop(timeout=timeout_ms)
-    broker.middleware[:] = [m for m in broker.middleware if getattr(m, "worker", None) is not worker]
+    middleware = worker.broker.middleware
+    middleware[:] = [m for m in middleware if getattr(m, "worker", None) is not worker]
 
 
 def run(threads: int) -> None:
     worker = new_worker(threads)
-    stop = threading.Event()
+    stopping = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+        signal.signal(sig, lambda *_: stopping.set())
     load_in_background()  # ready before the first batch arrives
     worker.start()
     log.info("worker up: %d threads on queues %s", threads, sorted(stages.all_stages()))
-    stop.wait()
+    stopping.wait()
     stop(worker)

@@ -25,13 +25,15 @@ import services  # noqa: E402
 from models import db  # noqa: E402
 from models.settings import get_settings  # noqa: E402
 from tests.support.openai_server import FakeOpenAI  # noqa: E402
+from workers import broker as broker_module  # noqa: E402
 
 TEMPLATE = "loom"  # the embedded database, migrated by services.running()
 
 
-# Started at collection, before any test module imports the broker (which reads LOOM_REDIS_URL).
+# Started at collection, as a process starts: the servers, then this process's broker on them.
 _running = services.running()
 ENDPOINTS = _running.__enter__()
+broker_module.setup(ENDPOINTS.redis_url)
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -68,9 +70,7 @@ def database(endpoints, request):
 
 @pytest.fixture(scope="session")
 def broker(endpoints):
-    from workers.broker import broker
-
-    return broker
+    return broker_module.current()
 
 
 @pytest.fixture
@@ -81,10 +81,9 @@ def worker(broker, database):
     with the flush: they are sent again, as the sweep would, so waiting until the ledger is settled
     does not wait for a sweep that tests do not run."""
     from workers import outbox
-    from workers.broker import answers
     from workers.runner import new_worker, stop
 
-    assert answers()
+    assert broker_module.answers()
     broker.flush_all()
     outbox.sweep(grace_seconds=-1)
     w = new_worker(threads=2)

@@ -163,9 +163,9 @@ def test_an_embedding_run_whose_row_is_gone_is_skipped(worker):
         s.add(run)
         s.flush()
         run_id = run.id
-    from workers.stages.embedding import embed_turns
+    from workers import outbox
 
-    embed_turns.send([run_id])
+    outbox.send("embedding", [run_id])
     wait_until(settled, what="the run")
     [done] = rows(StageRun, StageRun.id == run_id)
     assert (done.status, done.reason) == ("skipped", "deleted")

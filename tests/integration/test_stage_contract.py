@@ -380,7 +380,7 @@ def run_once(stage: str, run_id: int) -> StageRun:
             ),
             params={"id": run_id},
         )
-    stages.get(stage).actor.fn([run_id])
+    stages.get(stage).work([run_id])
     return ledger.get(run_id)
 
 

@@ -375,14 +375,14 @@ def test_a_lease_shorter_than_three_seconds_is_refused(monkeypatch):
 
 def test_right_after_a_broker_failure_wake_ups_give_up_but_explicit_sends_still_try(broker):
     from workers import broker as broker_module
-    from workers.stages.embedding import embed_turns
+    from workers.stages.embedding import EMBEDDING
 
     broker.flush_all()
     broker_module.outage.failed("test", ConnectionError("just failed"))
     try:
         assert broker_module.outage.quiet()
-        assert broker_module.send(embed_turns, [1], unless_waiting=True) is False  # no wait on Redis
-        assert broker_module.send(embed_turns, [1]) is True  # an operator's retry goes out
+        assert broker_module.send(EMBEDDING, [1], unless_waiting=True) is False  # no wait on Redis
+        assert broker_module.send(EMBEDDING, [1]) is True  # an operator's retry goes out
         assert broker.client.llen(f"{broker.namespace}:embedding") == 1
     finally:
         broker_module.outage.succeeded()
@@ -467,7 +467,7 @@ def test_an_unexpected_error_in_a_model_stage_releases_its_run_to_fail_in_the_en
             select(Thread).where(Thread.namespace == "retries", Thread.thread_id == "broken-stage")
         ).one()
         run = compaction.request(s, thread.id, "default", 10, 4)
-    compaction.compact_threads.send([run.id])
+    outbox.send(compaction.STAGE, [run.id])
     wait_until(lambda: ledger.get(run.id).status == FAILED, what="the run to fail")
     failed = ledger.get(run.id)
     assert (

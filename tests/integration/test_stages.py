@@ -1,7 +1,6 @@
 """A stage is one module: a stage declared with ``workers.stages.register`` is found by the outbox,
 the sweep, the worker, `loom runs retry` and the status snapshot with no edit elsewhere."""
 
-import dramatiq
 import pytest
 from sqlalchemy import text
 from sqlmodel import select
@@ -9,7 +8,6 @@ from typer.testing import CliRunner
 
 from models import db
 from models.stage_run import FAILED, PENDING, SKIPPED, SUCCEEDED, StageRun
-from workers import broker as broker_module
 from workers import ledger, stages
 
 NAME = "t_echo"
@@ -20,7 +18,6 @@ handled: list[int] = []
 def echo_stage(broker):
     """A stage of the test's own: claims its runs and closes them."""
 
-    @dramatiq.actor(broker=broker_module.broker, queue_name=NAME, actor_name="t_echo_runs")
     def echo(run_ids: list[int]) -> None:
         runs = ledger.claim(NAME, run_ids, fill=10)
         handled.extend(run.id for run in runs)
@@ -54,7 +51,7 @@ def test_a_registered_stage_is_found_by_name_and_its_queue(echo_stage):
     assert stages.get(NAME) is echo_stage and echo_stage.queue == NAME
     assert {"embedding", NAME} <= set(stages.all_stages())
     with pytest.raises(ValueError, match="twice"):
-        stages.register(stages.Stage(NAME, echo_stage.actor, subject_kind="echo"))
+        stages.register(stages.Stage(NAME, echo_stage.work, subject_kind="echo"))
 
 
 def test_an_operator_retry_of_a_new_stage_revives_its_runs_and_its_actor_closes_them(echo_stage):
@@ -66,7 +63,7 @@ def test_an_operator_retry_of_a_new_stage_revives_its_runs_and_its_actor_closes_
     result = CliRunner().invoke(cli.app, ["runs", "retry", "--stage", NAME, "--status", FAILED])
     assert result.exit_code == 0 and "3 t_echo runs queued again" in result.stdout
     assert status_of(failed) == {PENDING}
-    echo_stage.actor.fn(failed)  # what a worker consuming the stage's queue runs
+    echo_stage.work(failed)  # what a worker consuming the stage's queue runs
     assert set(failed) <= set(handled)
     assert status_of(failed) == {SUCCEEDED} and status_of(skipped) == {SKIPPED}
     unknown = CliRunner().invoke(cli.app, ["runs", "retry", "--stage", "nope", "--status", FAILED])

@@ -1,20 +1,18 @@
 """The stages: each a module of this package that declares itself with ``register``. The ledger's
 callers (the outbox, the sweep, the worker, ``loom runs``, the status snapshot) find stages here,
-so adding a stage is adding its module (and its tests), with no edit elsewhere."""
+so adding a stage is adding its module (and its tests), with no edit elsewhere.
+
+A declaration is plain data: the actor itself is declared on the broker a process sets up
+(``workers.broker.setup``), so importing a stage builds nothing and connects to nothing. This
+package imports nothing of the ledger or the broker (they import it)."""
 
 import functools
 import importlib
-import logging
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import dramatiq
-
-from models import db
-from models.stage_run import FAILED, SKIPPED, StageRun
-
-log = logging.getLogger(__name__)
+from models.stage_run import FAILED, SKIPPED
 
 
 @dataclass(frozen=True)
@@ -24,8 +22,10 @@ class Stage:
     run was asked to do (the text's digest, the window's last turn), so the same request is never
     queued twice and a new one gets a run of its own."""
 
-    name: str  # the ledger's ``stage`` column, e.g. "embedding"
-    actor: dramatiq.Actor  # claims the stage's runs; its queue is the stage's
+    name: str  # the ledger's ``stage`` column and the stage's queue, e.g. "embedding"
+    # The actor's body: takes the run ids a message carries, claims and works them. Its name is
+    # the Dramatiq actor's name (messages in Redis carry it: keep it across releases).
+    work: Callable[[list[int]], None]
     subject_kind: str  # what a run's subject is, e.g. "embedding" or "thread"
     # Run ids a message carries: a batching stage takes many (one model call serves them), a stage
     # whose runs each wait on a model takes one, so worker threads wait on several calls at once.
@@ -35,7 +35,11 @@ class Stage:
 
     @property
     def queue(self) -> str:
-        return self.actor.queue_name
+        return self.name
+
+    @property
+    def actor_name(self) -> str:
+        return self.work.__name__
 
     def subject(self, subject_id: int) -> str:
         return f"{self.subject_kind}:{subject_id}"
@@ -48,69 +52,6 @@ class Stage:
 
     def key(self, subject_id: int, version: str) -> str:
         return f"{self.name}:{subject_id}:{version}"
-
-
-def one_at_a_time(stage: Stage, run_ids: list[int], work: Callable[[StageRun], None]) -> None:
-    """The body of an actor whose runs each wait on a model: claim the message's runs one at a
-    time, then any other claimable run of the stage, until none is left (wake-ups are skipped
-    while one waits, so one message may stand for many runs). Each claim wakes one more message,
-    so idle worker threads join in and their waits on the model overlap. An unexpected error
-    releases the run with its error, to back off and end ``failed`` like any other failure."""
-    from workers import broker, ledger  # here: the ledger imports this package, the broker connects
-
-    wanted = list(run_ids)
-    while True:
-        runs = ledger.claim(stage.name, wanted[:1], fill=1)
-        del wanted[:1]
-        if not runs:
-            if wanted:
-                continue
-            return
-        broker.send(stage.actor, [], unless_waiting=True)
-        try:
-            work(runs[0])
-        except Exception as exc:  # a defect or an outage: never a run left running for good
-            if db.unavailable(exc):
-                raise  # the lease brings the run back once the database does
-            log.exception("%s run %d failed unexpectedly", stage.name, runs[0].id)
-            retry_later(stage, runs[0], f"{type(exc).__name__}: {exc}")
-
-
-def retry_later(stage: Stage, run: StageRun, error: str, reason: str | None = None) -> None:
-    """After a transient failure of one run: back to pending with its backoff (``failed`` once out
-    of attempts, ``reason`` then saying what kind), and a wake-up for when the backoff has passed."""
-    from workers import broker, ledger
-
-    with db.session() as s:
-        retrying = ledger.release(s, [run], error, reason=reason)
-    for wait, ids in retrying.items():
-        broker.send(stage.actor, ids, delay=wait)
-
-
-def close(run: StageRun, status: str, **outcome) -> None:
-    """Close one run in a transaction of its own (``outcome``: reason, result, error)."""
-    from workers import ledger
-
-    with db.session() as s:
-        ledger.finish(s, [run], status, **outcome)
-
-
-def actor(queue_name: str) -> Callable[[Callable[[list[int]], None]], dramatiq.Actor]:
-    """The decorator of a stage's actor, on its queue. A failed run is released by the ledger,
-    which owns attempts and backoff and sends the delayed wake-up itself; Dramatiq's retries only
-    cover an unexpected error (the database going away mid-run), and the runs' lease brings
-    those back in any case."""
-    from models.settings import get_settings
-    from workers import broker
-
-    settings = get_settings()
-    return dramatiq.actor(
-        broker=broker.broker,
-        queue_name=queue_name,
-        max_retries=settings.stage_max_attempts,
-        min_backoff=settings.stage_min_backoff_ms,
-        max_backoff=settings.stage_max_backoff_ms,
-    )
 
 
 _registered: dict[str, Stage] = {}

@@ -18,13 +18,12 @@ from models.stage_run import SKIPPED, SUCCEEDED, StageRun
 from pipelines import brief_builder, brief_llm, brief_store, screening
 from providers import llm
 from workers import broker, ledger, outbox
-from workers.stages import Stage, close, one_at_a_time, register
-from workers.stages import actor as stage_actor
+from workers.bodies import close, one_at_a_time
+from workers.stages import Stage, register
 
 STAGE = "brief_window"
 
 
-@stage_actor(STAGE)
 def revise(run_ids: list[int]) -> None:
     one_at_a_time(BRIEF_WINDOW, run_ids, _work)
 
@@ -135,5 +134,5 @@ def _failed_attempt(run: StageRun, window_id: int, error: str) -> None:
                 s.add(window)
                 following = _next(s, save, window, utcnow())
     for wait, ids in retrying.items():
-        broker.send(BRIEF_WINDOW.actor, ids, delay=wait)
+        broker.send(BRIEF_WINDOW, ids, delay=wait)
     _send(following)

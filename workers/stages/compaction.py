@@ -19,8 +19,8 @@ from pipelines import compaction, embedding, keys, screening
 from providers import llm
 from providers.embedders import get_embedder
 from workers import ledger, outbox
-from workers.stages import Stage, close, one_at_a_time, register, retry_later
-from workers.stages import actor as stage_actor
+from workers.bodies import close, one_at_a_time, retry_later
+from workers.stages import Stage, register
 from workers.stages.embedding import EMBEDDING
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,6 @@ class LostClaim(Exception):
     """The run's lease ran out and another worker holds it now: this one's writes roll back."""
 
 
-@stage_actor(STAGE)
 def compact_threads(run_ids: list[int]) -> None:
     one_at_a_time(COMPACTION, run_ids, _work)
 

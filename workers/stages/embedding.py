@@ -15,7 +15,6 @@ from pipelines import embedding
 from providers.embedders import get_embedder
 from workers import broker, ledger
 from workers.stages import Stage, register
-from workers.stages import actor as stage_actor
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +43,7 @@ def embed_batch(stage: Stage, run_ids: list[int], vectors: Vectors) -> None:
     if len(runs) >= batch_size:
         # More may be pending behind a full batch, and appends send no message while one waits:
         # wake another worker thread (or host) for them while this batch runs.
-        broker.send(stage.actor, [], unless_waiting=True)
+        broker.send(stage, [], unless_waiting=True)
     # A subject whose text changed (a reframed memory thread) may have two runs in the batch: the
     # newest stands for it, since the text is read as it is now.
     run_of: dict[int, StageRun] = {}
@@ -87,13 +86,12 @@ def embed_batch(stage: Stage, run_ids: list[int], vectors: Vectors) -> None:
             vectors.record_error(s, failed, error)
     # After the commit: a wake-up for the released runs once their backoff has passed.
     for wait, ids in retrying.items():
-        broker.send(stage.actor, ids, delay=wait)
+        broker.send(stage, ids, delay=wait)
 
 
 TURN_VECTORS = Vectors(embedding.load, embedding.store, embedding.record_error)
 
 
-@stage_actor(STAGE)
 def embed_turns(run_ids: list[int]) -> None:
     embed_batch(EMBEDDING, run_ids, TURN_VECTORS)
 

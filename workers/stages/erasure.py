@@ -33,15 +33,14 @@ from models.settings import get_settings
 from models.stage_run import SUCCEEDED, StageRun
 from pipelines import tapestry
 from workers import ledger
-from workers.stages import Stage, one_at_a_time, register
-from workers.stages import actor as stage_actor
+from workers.bodies import one_at_a_time
+from workers.stages import Stage, register
 
 log = logging.getLogger(__name__)
 
 STAGE = "erasure"
 
 
-@stage_actor(STAGE)
 def erase(run_ids: list[int]) -> None:
     one_at_a_time(ERASURE, run_ids, _work)
 

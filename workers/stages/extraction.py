@@ -17,8 +17,8 @@ from models.stage_run import SKIPPED, SUCCEEDED, StageRun
 from pipelines import extraction, keys, memory, screening, sessions
 from providers import llm
 from workers import ledger, outbox
-from workers.stages import Stage, close, one_at_a_time, register, retry_later
-from workers.stages import actor as stage_actor
+from workers.bodies import close, one_at_a_time, retry_later
+from workers.stages import Stage, register
 from workers.stages.memory_embedding import MEMORY_EMBEDDING
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,6 @@ log = logging.getLogger(__name__)
 STAGE = "extraction"
 
 
-@stage_actor(STAGE)
 def extract(run_ids: list[int]) -> None:
     one_at_a_time(EXTRACTION, run_ids, _work)
 

@@ -15,14 +15,13 @@ from models.stage_run import FAILED, SKIPPED, SUCCEEDED, StageRun
 from models.transcript import Transcript
 from pipelines import appending, transcripts
 from workers import ledger, outbox
-from workers.stages import Stage, close, one_at_a_time, register
-from workers.stages import actor as stage_actor
+from workers.bodies import close, one_at_a_time
+from workers.stages import Stage, register
 from workers.stages.embedding import EMBEDDING
 
 STAGE = "ingest"
 
 
-@stage_actor(STAGE)
 def ingest_transcripts(run_ids: list[int]) -> None:
     one_at_a_time(INGEST, run_ids, _work)
 

@@ -4,14 +4,12 @@ embedded text's digest, so a reframed thread gets a run of its own."""
 
 from pipelines import memory
 from workers.stages import Stage, register
-from workers.stages import actor as stage_actor
 from workers.stages.embedding import Vectors, embed_batch
 
 STAGE = "memory_embedding"
 VECTORS = Vectors(memory.load_pending, memory.store_vectors, memory.record_error)
 
 
-@stage_actor(STAGE)
 def embed_memory_threads(run_ids: list[int]) -> None:
     embed_batch(MEMORY_EMBEDDING, run_ids, VECTORS)
 

@@ -23,8 +23,8 @@ from models.stage_run import PENDING, SKIPPED, SUCCEEDED, StageRun
 from pipelines import night_weaving, screening
 from providers import llm
 from workers import ledger, outbox
-from workers.stages import Stage, close, one_at_a_time, register, retry_later
-from workers.stages import actor as stage_actor
+from workers.bodies import close, one_at_a_time, retry_later
+from workers.stages import Stage, register
 from workers.stages.memory_embedding import MEMORY_EMBEDDING
 
 log = logging.getLogger(__name__)
@@ -32,7 +32,6 @@ log = logging.getLogger(__name__)
 STAGE = "night_weaving"
 
 
-@stage_actor(STAGE)
 def weave(run_ids: list[int]) -> None:
     one_at_a_time(NIGHT_WEAVING, run_ids, _work)
 

@@ -29,5 +29,5 @@ def reembed_outdated(limit: int) -> list[int]:
             ids = list(s.execute(outdated, {"model": configured_model(), "limit": limit}).scalars())
         if ids:
             sent += ledger.revive(select(StageRun.id).where(col(StageRun.id).in_(ids)))
-            broker.send(stage.actor, [], unless_waiting=True)
+            broker.send(stage, [], unless_waiting=True)
     return sent

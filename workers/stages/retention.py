@@ -26,8 +26,8 @@ from models.base import utcnow
 from models.settings import get_settings
 from models.stage_run import PENDING, SUCCEEDED, StageRun
 from workers import ledger, outbox
-from workers.stages import Stage, close, one_at_a_time, register
-from workers.stages import actor as stage_actor
+from workers.bodies import close, one_at_a_time
+from workers.stages import Stage, register
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,6 @@ STAGE = "retention"
 DROP, TRIM, WARM = "drop", "trim", "warm"
 
 
-@stage_actor(STAGE)
 def keep_partitions(run_ids: list[int]) -> None:
     one_at_a_time(RETENTION, run_ids, _work)
 

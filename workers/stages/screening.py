@@ -22,8 +22,8 @@ from models.settings import get_settings
 from models.stage_run import PENDING, SKIPPED, SUCCEEDED, StageRun
 from pipelines import embedding, keys, screening
 from workers import ledger, outbox
-from workers.stages import Stage, close, one_at_a_time, register
-from workers.stages import actor as stage_actor
+from workers.bodies import close, one_at_a_time
+from workers.stages import Stage, register
 from workers.stages.embedding import EMBEDDING
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,6 @@ log = logging.getLogger(__name__)
 STAGE = "screening"
 
 
-@stage_actor(STAGE)
 def rescreen_turns(run_ids: list[int]) -> None:
     one_at_a_time(SCREENING, run_ids, _work)
 

@@ -13,8 +13,8 @@ from models.coding_thread import CodingThread
 from models.stage_run import SKIPPED, SUCCEEDED, StageRun
 from pipelines import appending
 from workers import ledger, outbox
-from workers.stages import Stage, close, one_at_a_time, register
-from workers.stages import actor as stage_actor
+from workers.bodies import close, one_at_a_time
+from workers.stages import Stage, register
 from workers.stages.embedding import EMBEDDING
 
 STAGE = "thread_index"
@@ -24,7 +24,6 @@ INDEXED_ROLES = ("user", "assistant")
 ADVANCE = text("UPDATE coding_threads SET indexed_count = greatest(indexed_count, :n) WHERE row_id = :row")
 
 
-@stage_actor(STAGE)
 def index(run_ids: list[int]) -> None:
     one_at_a_time(THREAD_INDEX, run_ids, _work)
 

@@ -24,8 +24,8 @@ from models.stage_run import PENDING, SKIPPED, SUCCEEDED, StageRun
 from pipelines import keys, screening
 from providers import llm
 from workers import ledger, outbox
-from workers.stages import Stage, close, one_at_a_time, register, retry_later
-from workers.stages import actor as stage_actor
+from workers.bodies import close, one_at_a_time, retry_later
+from workers.stages import Stage, register
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,6 @@ class Title(BaseModel):
     title: str = Field(min_length=1, description="the conversation's title")
 
 
-@stage_actor(STAGE)
 def title_threads(run_ids: list[int]) -> None:
     one_at_a_time(TITLE, run_ids, _work)
 

@@ -1,0 +1,89 @@
+"""The house's shape, checked: layers point one way (the import-linter contracts in
+pyproject.toml), no module imports another that imports it back, and importing any module has no
+side effect (no broker, engine, settings or thread built; nothing of LOOM_* needed)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import grimp
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ["models", "providers", "services", "pipelines", "workers", "schedules", "ops", "api", "ui"]
+
+
+def test_the_layers_point_one_way_and_pipelines_know_no_broker_nor_http():
+    lint = subprocess.run(
+        [Path(sys.executable).parent / "lint-imports", "--no-cache"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def circles(graph: grimp.ImportGraph) -> list[list[str]]:
+    """The import graph's strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            component = []
+            while not component or component[-1] != module:
+                component.append(stack.pop())
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for module in sorted(graph.modules):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_no_module_imports_one_that_imports_it_back():
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    assert circles(grimp.build_graph(*PACKAGES, cache_dir=None)) == []
+
+
+IMPORT_EVERYTHING = """
+import importlib, pkgutil, threading
+import dramatiq.broker
+from models import db
+from models.settings import get_settings
+for package in {packages!r}:
+    for info in pkgutil.walk_packages(importlib.import_module(package).__path__, package + "."):
+        if ".migrations" not in info.name:  # Alembic's scripts run inside Alembic
+            importlib.import_module(info.name)
+import cli
+assert dramatiq.broker.global_broker is None, "a broker was built"
+assert db.get_engine.cache_info().currsize == 0, "an engine was built"
+assert get_settings.cache_info().currsize == 0, "the settings were read"
+assert threading.active_count() == 1, threading.enumerate()
+print("ok")
+"""
+
+
+def test_importing_every_module_needs_no_setting_and_builds_nothing():
+    env = {name: value for name, value in os.environ.items() if not name.startswith("LOOM_")}
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_EVERYTHING.format(packages=PACKAGES)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]

@@ -1,0 +1,207 @@
+"""Working a run: claiming, the lease and its heartbeat, finishing, releasing with a backoff.
+
+Claims are ``WITH chosen AS MATERIALIZED (SELECT … FOR UPDATE SKIP LOCKED) UPDATE …``: two
+workers never hold the same run. A claimed run carries a short lease that its worker renews while
+it works (``leased``), so a run whose worker was killed is claimed again within one lease. A
+released run waits out its backoff (``available_at``) before any claim takes it, so an outage does
+not burn its attempts. The ledger owns attempts and backoff: Dramatiq retries nothing itself.
+"""
+
+import json
+import logging
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+
+from sqlalchemy import and_, case, or_, text, update
+from sqlmodel import Session, col, select
+
+from models import db
+from models.base import utcnow
+from models.settings import get_settings
+from models.stage_run import FAILED, PENDING, RUNNING, StageRun
+from workers.ledger.chosen import among
+
+log = logging.getLogger(__name__)
+
+
+def _claimable(now: datetime):
+    """Pending past its backoff, or running past its lease with attempts left (a run whose worker
+    died holding it on its last attempt is failed by ``fail_abandoned`` instead: a run that kills
+    its worker must not be claimed forever)."""
+    return or_(
+        and_(StageRun.status == PENDING, StageRun.available_at <= now),
+        and_(
+            StageRun.status == RUNNING,
+            StageRun.lease_expires_at < now,
+            StageRun.attempts < get_settings().stage_max_attempts,
+        ),
+    )
+
+
+def claim(stage: str, run_ids: list[int], fill: int) -> list[StageRun]:
+    """Claim the given runs first and, up to ``fill`` in all, other claimable runs of the stage, so
+    one model call serves many messages. Returns the claimed runs (attempts already counted), all
+    carrying this claim's token: only the holder of a claim may renew, finish or release its runs,
+    so a worker that lost its lease (a database outage outlasted it) cannot touch a run another
+    worker claimed since."""
+    now = utcnow()
+    wanted = col(StageRun.id).in_(run_ids)
+    chosen = (
+        select(StageRun.id)
+        .where(StageRun.stage == stage, _claimable(now))
+        .order_by(case((wanted, 0), else_=1), StageRun.id)
+        .limit(fill)
+        .with_for_update(skip_locked=True)
+    )
+    lease = now + timedelta(seconds=get_settings().stage_lease_seconds)
+    with db.session() as s:
+        claimed = s.exec(
+            update(StageRun)
+            .where(among(chosen))
+            .values(
+                status=RUNNING,
+                attempts=StageRun.attempts + 1,
+                started_at=now,
+                updated_at=now,
+                lease_expires_at=lease,
+                claim=uuid.uuid4().hex,
+            )
+            .returning(StageRun)
+        ).scalars()
+        return sorted(claimed, key=lambda run: run.id)
+
+
+def _held(runs: list[StageRun]):
+    """The runs, while still running under the claim they were taken with."""
+    by_claim: dict[str | None, list[int]] = {}
+    for run in runs:
+        by_claim.setdefault(run.claim, []).append(run.id)
+    return and_(
+        StageRun.status == RUNNING,
+        or_(*(and_(StageRun.claim == token, col(StageRun.id).in_(ids)) for token, ids in by_claim.items())),
+    )
+
+
+ADD_TO_RESULT = text("""
+UPDATE stage_runs
+SET result = coalesce(result, '{}'::jsonb) || (
+    SELECT coalesce(jsonb_object_agg(key, coalesce((result ->> key)::bigint, 0) + value::bigint), '{}')
+    FROM jsonb_each_text(CAST(:counts AS jsonb))
+)
+WHERE id = :id
+""")
+
+
+def add_to_result(s: Session, run_id: int, counts: dict[str, int]) -> None:
+    """Add ``counts`` to the run's ``result`` in the caller's transaction: a stage that works in
+    batches counts each batch with the batch, so a run killed midway and finished by the next
+    delivery still reports the whole."""
+    if any(counts.values()):
+        s.execute(ADD_TO_RESULT, {"counts": json.dumps(counts), "id": run_id})
+
+
+def finish(
+    s: Session,
+    runs: list[StageRun],
+    status: str,
+    reason: str | None = None,
+    result: dict | None = None,
+    error: str | None = None,
+    keep_result: bool = False,
+) -> int:
+    """Close claimed runs that are still held: a late duplicate cannot overwrite a newer outcome.
+    Returns how many were closed (a stage whose writes must stand or fall with its claim rolls
+    back on fewer). ``keep_result``: the result is the counts the run added as it went
+    (``add_to_result``)."""
+    if not runs:
+        return 0
+    now = utcnow()
+    closed = s.exec(
+        update(StageRun)
+        .where(_held(runs))
+        .values(
+            status=status,
+            reason=reason,
+            **({} if keep_result else {"result": result}),
+            finished_at=now,
+            updated_at=now,
+            lease_expires_at=None,
+            **({"last_error": error[:4000]} if error else {}),
+        )
+    )
+    return closed.rowcount
+
+
+def extend(runs: list[StageRun]) -> None:
+    """Renew the lease of runs this claim still holds."""
+    now = utcnow()
+    with db.session() as s:
+        s.exec(
+            update(StageRun)
+            .where(_held(runs))
+            .values(lease_expires_at=now + timedelta(seconds=get_settings().stage_lease_seconds))
+        )
+
+
+@contextmanager
+def leased(runs: list[StageRun]) -> Iterator[None]:
+    """Renew the runs' lease every third of it while the block works, however long the model takes;
+    a worker killed mid-block stops renewing, and its runs are claimable one lease later."""
+    stop = threading.Event()
+
+    def renew() -> None:
+        while not stop.wait(get_settings().stage_lease_seconds / 3):
+            try:
+                extend(runs)
+            except Exception as exc:  # the database may be restarting: the next beat tries again
+                log.warning("could not renew the lease of %d runs: %s", len(runs), exc)
+
+    beat = threading.Thread(target=renew, name="lease-heartbeat", daemon=True)
+    beat.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        beat.join()
+
+
+def backoff(attempts: int) -> timedelta:
+    """How long a run released after its ``attempts``-th attempt waits: doubling from the minimum."""
+    settings = get_settings()
+    ms = min(settings.stage_min_backoff_ms * 2 ** max(attempts - 1, 0), settings.stage_max_backoff_ms)
+    return timedelta(milliseconds=ms)
+
+
+def release(
+    s: Session, runs: list[StageRun], error: str, reason: str | None = None
+) -> dict[timedelta, list[int]]:
+    """After a transient failure: runs with attempts left go back to ``pending``, claimable once
+    their backoff has passed; the rest are ``failed``, with ``reason`` (what kind of failure)
+    when given. Returns the retrying runs' ids by backoff
+    (runs of one claim share their attempts, so this is one group as a rule)."""
+    limit = get_settings().stage_max_attempts
+    now = utcnow()
+    retrying: dict[timedelta, list[StageRun]] = {}
+    for run in runs:
+        if run.attempts < limit:
+            retrying.setdefault(backoff(run.attempts), []).append(run)
+    failed = [run for run in runs if run.attempts >= limit]
+    groups = [(PENDING, now + wait, group) for wait, group in retrying.items()] + [(FAILED, now, failed)]
+    for status, available_at, group in groups:
+        if group:
+            s.exec(
+                update(StageRun)
+                .where(_held(group))
+                .values(
+                    status=status,
+                    last_error=error[:4000],
+                    reason=reason,
+                    updated_at=now,
+                    lease_expires_at=None,
+                    available_at=available_at,
+                )
+            )
+    return {wait: [run.id for run in group] for wait, group in retrying.items()}

@@ -1,0 +1,78 @@
+"""What the sweep finds: runs whose worker died on their last attempt (failed), and runs nobody
+is working on (their message lost, their worker gone), to send again."""
+
+from datetime import timedelta
+
+from sqlalchemy import and_, func, or_, update
+from sqlmodel import select
+
+from models import db
+from models.base import utcnow
+from models.settings import get_settings
+from models.stage_run import FAILED, PENDING, RUNNING, StageRun
+from workers.ledger.chosen import BATCH, among
+
+
+def fail_abandoned(limit: int = BATCH) -> list[int]:
+    """Fail runs whose lease ran out on their last attempt (the sweep calls this first)."""
+    now = utcnow()
+    chosen = (
+        select(StageRun.id)
+        .where(
+            StageRun.status == RUNNING,
+            StageRun.lease_expires_at < now,
+            StageRun.attempts >= get_settings().stage_max_attempts,
+        )
+        .order_by(StageRun.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    with db.session() as s:
+        ids = s.exec(
+            update(StageRun)
+            .where(among(chosen))
+            .values(
+                status=FAILED,
+                last_error=func.concat(
+                    func.coalesce(StageRun.last_error + "; ", ""), "its worker was lost on every attempt"
+                ),
+                finished_at=now,
+                updated_at=now,
+                lease_expires_at=None,
+            )
+            .returning(StageRun.id)
+        ).scalars()
+        return sorted(ids)
+
+
+def stale(grace_seconds: int, after_id: int = 0, limit: int = BATCH) -> dict[str, list[int]]:
+    """Runs nobody is working on, at most ``limit`` with ids past ``after_id``: ``pending`` and
+    claimable for longer than the grace period (their message was lost or never sent) and
+    ``running`` past their lease (their worker died). Touches them so the next sweep waits another
+    grace period. Returns run ids by stage."""
+    now = utcnow()
+    cutoff = now - timedelta(seconds=grace_seconds)
+    chosen = (
+        select(StageRun.id)
+        .where(
+            StageRun.id > after_id,
+            or_(
+                and_(StageRun.status == PENDING, StageRun.updated_at < cutoff, StageRun.available_at <= now),
+                and_(StageRun.status == RUNNING, StageRun.lease_expires_at < now),
+            ),
+        )
+        .order_by(StageRun.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    with db.session() as s:
+        rows = s.exec(
+            update(StageRun)
+            .where(among(chosen))
+            .values(updated_at=now)
+            .returning(StageRun.stage, StageRun.id)
+        ).all()
+    by_stage: dict[str, list[int]] = {}
+    for stage, run_id in sorted(rows, key=lambda row: row[1]):
+        by_stage.setdefault(stage, []).append(run_id)
+    return by_stage
