@@ -17,7 +17,7 @@ from api import mcp, observability, openapi, threads
 from api.bodies import read_body
 from api.errors import JSONErrors
 from models.settings import get_settings
-from ops import coding_threads, registry
+from ops import coding_threads, registry, waiting
 from ops.caller import authenticate
 from ops.errors import OpError
 from ops.limits import parse_body
@@ -33,7 +33,7 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if warm_embedder:
             load_in_background()
-        async with endpoint.running():
+        async with endpoint.running(), waiting.listening():
             yield
 
     app = FastAPI(title="Loom", version="0.1.0", lifespan=lifespan)
@@ -58,8 +58,10 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
     @app.post("/v1/{op_name}", include_in_schema=False)
     async def call_op(op_name: str, request: Request) -> Response:
         body = await read_body(request, registry.body_cap(op_name))
-        # The ops are blocking (database, broker): run them on the threadpool.
-        answer = await run_in_threadpool(_handle, op_name, request.headers.get("authorization"), body)
+        authorization = request.headers.get("authorization")
+        # The ops are blocking (database, broker): they run on the threadpool; a wait on their
+        # runs holds no thread of it (``ops.waiting``).
+        answer = await registry.call_async(op_name, lambda: (authenticate(authorization), parse_body(body)))
         if isinstance(answer, Streamed):  # sent while produced (iterated on the threadpool too)
             return StreamingResponse(answer.chunks, media_type="application/json")
         # The ops answer JSON-ready dicts: a response of our own skips FastAPI's re-encoding,
@@ -76,10 +78,6 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
         return JSONResponse(answer)
 
     return app
-
-
-def _handle(op_name: str, authorization: str | None, body: bytes) -> dict | Streamed:
-    return _call(op_name, authorization, parse_body(body))
 
 
 def _call(op_name: str, authorization: str | None, body: object) -> dict | Streamed:

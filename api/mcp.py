@@ -30,7 +30,7 @@ from starlette.responses import JSONResponse
 from models.settings import get_settings
 from ops.caller import Caller, authenticate
 from ops.errors import OpError
-from ops.registry import call
+from ops.registry import call_async
 
 CORE, ALL = "core", "all"
 TOOLSETS = (CORE, ALL)
@@ -86,12 +86,11 @@ def build(toolset: str = CORE, caller: Caller | None = None) -> MCPServer:
         return runs.run_of(session_of(ctx), get_settings().mcp_session_run_idle_seconds)
 
     async def op(ctx: Context, name: str, body: dict) -> dict:
-        def served() -> dict:
-            who = caller or authenticate((ctx.headers or {}).get("authorization"))
-            return call(name, who, _given(body))
+        def request() -> tuple[Caller, dict]:
+            return caller or authenticate((ctx.headers or {}).get("authorization")), _given(body)
 
         try:
-            return await anyio.to_thread.run_sync(served)
+            return await call_async(name, request)
         except OpError as exc:  # the model reads why, as it would an HTTP client
             raise ToolError(f"{exc.status}: {exc.reason}") from exc
 

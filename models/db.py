@@ -5,7 +5,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 
 import psycopg
-from sqlalchemy import Engine, exc, text
+from sqlalchemy import Engine, exc, make_url, text
 from sqlmodel import Session, create_engine
 
 from models.settings import get_settings
@@ -20,6 +20,12 @@ def get_engine() -> Engine:
     return create_engine(
         url, pool_pre_ping=True, pool_size=10, max_overflow=10, connect_args={"connect_timeout": 5}
     )
+
+
+def libpq_url(url: str | None = None) -> str:
+    """The database's URL (by default the configured one) as libpq takes it: no ``+driver``."""
+    url = url or get_settings().database_url
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def unavailable(error: BaseException) -> bool:

@@ -12,7 +12,6 @@ Addressing: an empty ``brief_key`` is ``auto/<project>/<branch>``, else ``sessio
 A token bounded to one user (or session) stores its briefs under ``~<user>~`` (or
 ``~<user>~<session>~``) and sees them without it; a namespace-wide token sees the stored form."""
 
-import time
 from datetime import datetime
 from typing import Literal
 
@@ -40,13 +39,12 @@ from models.stage_run import StageRun
 from ops.caller import NAMESPACE_WIDE, OWN_SESSION, Caller
 from ops.errors import OpError, invalid, not_found
 from ops.schemas import Answer, OpRequest
+from ops.waiting import Waiting, Watch
 from pipelines import brief_events, brief_store, briefs
 from providers import llm
 from workers import outbox
 from workers.stages.brief_window import BRIEF_WINDOW
 from workers.stages.brief_window import request as request_window
-
-WAIT_POLL_SECONDS = 0.05
 
 
 class BriefOp(OpRequest):
@@ -251,7 +249,7 @@ def _brief_locked(
     ).one()
 
 
-def save(caller: Caller, req: SaveRequest) -> dict:
+def save(caller: Caller, req: SaveRequest) -> dict | Waiting:
     namespace = caller.namespace(req.namespace)
     prefix = _prefix(caller, req)
     key = _stored(caller, req, _save_key(req))
@@ -322,7 +320,7 @@ def save(caller: Caller, req: SaveRequest) -> dict:
         save_id = record.id
 
     outbox.wake(BRIEF_WINDOW.name, [first.id])
-    return {**answer, **_waited(save_id, req.wait_seconds)}
+    return _waited(answer, save_id, req.wait_seconds)
 
 
 def _nothing(revision: int) -> dict:
@@ -362,21 +360,21 @@ def _outcome(s, brief: SessionBrief, record: BriefSave) -> dict:
     }
 
 
-def _waited(save_id: int, seconds: float) -> dict:
+def _waited(answer: dict, save_id: int, seconds: float) -> Waiting:
     """The save's outcome once its windows are done, or as it stands after ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while True:
+
+    def check(final: bool) -> dict | Watch:
         with db.session() as s:
             record = s.get(BriefSave, save_id)
-            if record.status != PENDING or time.monotonic() >= deadline:
-                brief = s.get(SessionBrief, record.brief_id)
-                outcome = _outcome(s, brief, record)
-                break
-        time.sleep(WAIT_POLL_SECONDS)
-    if record.status == FAILED:
-        raise OpError(503, "no window of the save could be revised (the model failed); send it again")
-    reason = {PENDING: "pending", NOT_REVISED: NOT_REVISED}.get(record.status)
-    return {**outcome, "changed": record.status == REVISED, "reason": reason}
+            outcome = _outcome(s, s.get(SessionBrief, record.brief_id), record)
+        if record.status == PENDING and not final:
+            return Watch(frozenset(outcome["run_ids"]))
+        if record.status == FAILED:
+            raise OpError(503, "no window of the save could be revised (the model failed); send it again")
+        reason = {PENDING: "pending", NOT_REVISED: NOT_REVISED}.get(record.status)
+        return {**answer, **outcome, "changed": record.status == REVISED, "reason": reason}
+
+    return Waiting(check, seconds)
 
 
 # --- reads and delete ----------------------------------------------------------------------------

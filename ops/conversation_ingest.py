@@ -19,6 +19,7 @@ from ops.conversation_write import recording
 from ops.errors import invalid
 from ops.runs import RunAnswer, run_public, started
 from ops.schemas import Answer, Identifier, OpRequest
+from ops.waiting import Waiting
 from pipelines import keys, transcripts
 from workers import ledger
 from workers.stages.ingest import INGEST
@@ -54,7 +55,7 @@ class IngestAnswer(Answer):
     run: RunAnswer | None = None  # its result counts the turns stored, duplicate and refused
 
 
-def ingest(caller: Caller, req: IngestRequest) -> dict:
+def ingest(caller: Caller, req: IngestRequest) -> dict | Waiting:
     namespace = caller.namespace(req.namespace)
     answer = {"namespace": namespace, "thread_id": req.thread_id, "agent": req.agent}
     if not transcripts.looks_like_a_transcript(req.transcript):
@@ -99,11 +100,16 @@ def ingest(caller: Caller, req: IngestRequest) -> dict:
         before = before.first()
         run = ledger.request(s, INGEST, transcript_id, digest[:16], {}, revive=True)
     stored = before in (None, FAILED)  # new, or one that failed and is tried again
-    run = started(INGEST.name, run, req.wait, req.wait_seconds)
-    return {
-        **answer,
-        "stored": stored,
-        "reason": None if stored else "duplicate",
-        "transcript_id": transcript_id,
-        "run": run_public(run),
-    }
+    return started(
+        INGEST.name,
+        run,
+        req.wait,
+        req.wait_seconds,
+        lambda run: {
+            **answer,
+            "stored": stored,
+            "reason": None if stored else "duplicate",
+            "transcript_id": transcript_id,
+            "run": run_public(run),
+        },
+    )

@@ -13,6 +13,7 @@ from ops.conversation_write import find_thread
 from ops.errors import OpError, invalid, not_found
 from ops.runs import RunAnswer, run_public, started
 from ops.schemas import Answer, Identifier, OpRequest
+from ops.waiting import Waiting
 from pipelines import retire
 from providers import llm
 from workers.stages import compaction
@@ -33,15 +34,17 @@ class CompactAnswer(Answer):
     run: RunAnswer
 
 
-def compact(caller: Caller, req: CompactRequest) -> dict:
+def compact(caller: Caller, req: CompactRequest) -> dict | Waiting:
     namespace = caller.namespace(req.namespace)
     if not llm.configured():
         raise OpError(409, f"conversation.compact needs an LLM provider: {llm.NO_PROVIDER}")
     with db.session() as s:
         thread = find_thread(s, namespace, req.thread_id)
         run = compaction.request(s, thread.id, req.agent, req.keep_recent, req.min_to_compact, revive=True)
-    run = started(compaction.STAGE, run, req.wait, req.wait_seconds)
-    return {"namespace": namespace, "thread_id": req.thread_id, "agent": req.agent, "run": run_public(run)}
+    answer = {"namespace": namespace, "thread_id": req.thread_id, "agent": req.agent}
+    return started(
+        compaction.STAGE, run, req.wait, req.wait_seconds, lambda run: {**answer, "run": run_public(run)}
+    )
 
 
 class DeleteRequest(OpRequest):

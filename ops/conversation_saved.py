@@ -10,7 +10,6 @@ without the op calling the embedder."""
 
 import base64
 import json
-import time
 from datetime import datetime
 from typing import Annotated, Literal
 
@@ -29,6 +28,7 @@ from ops.conversation_read import listing_excerpt
 from ops.conversation_write import recording
 from ops.errors import invalid, not_found
 from ops.schemas import Answer, Identifier, NamespaceName, OpRequest, SaidAt
+from ops.waiting import Waiting, Watch
 from pipelines import saving, search
 from workers import ledger, outbox
 from workers.stages.embedding import EMBEDDING
@@ -72,7 +72,7 @@ class SaveAnswer(Answer):
     embedding_runs: list[int] = []
 
 
-def save(caller: Caller, req: SaveRequest) -> dict:
+def save(caller: Caller, req: SaveRequest) -> dict | Waiting:
     message = _message(caller, req)
     now = utcnow()
     answer = {
@@ -96,18 +96,25 @@ def save(caller: Caller, req: SaveRequest) -> dict:
         return {**answer, "saved": False, "indexed": False, "reason": done.outcome}
     if runs:
         outbox.wake(EMBEDDING.name, [run.id for run in runs])
-    reason = _wait_indexed(done.embedding_ids)
-    if reason == saving.DELETED:
-        return {**answer, "saved": False, "indexed": False, "reason": reason}
-    return {
-        **answer,
-        "saved": True,
-        "saved_at": _iso(done.saved_at),
-        "stored": done.stored,
-        "indexed": reason is None,
-        "reason": reason,
-        "embedding_runs": [run.id for run in runs] if reason == "pending" else [],
-    }
+    run_ids = [run.id for run in runs]
+
+    def check(final: bool) -> dict | Watch:
+        reason = _indexed(done.embedding_ids)
+        if reason == saving.DELETED:
+            return {**answer, "saved": False, "indexed": False, "reason": reason}
+        if reason == PENDING and not final:
+            return Watch(frozenset(run_ids))
+        return {
+            **answer,
+            "saved": True,
+            "saved_at": _iso(done.saved_at),
+            "stored": done.stored,
+            "indexed": reason is None,
+            "reason": reason,
+            "embedding_runs": run_ids if reason == PENDING else [],
+        }
+
+    return Waiting(check, get_settings().save_message_wait_seconds)
 
 
 def _saved(message: saving.Message, now: datetime) -> tuple[saving.Saved, list]:
@@ -135,29 +142,27 @@ def _iso(moment: datetime | None) -> str | None:
     return None if moment is None else moment.isoformat()
 
 
-def _wait_indexed(rows: tuple[int, ...]) -> str | None:
+PENDING = "pending"
+
+
+def _indexed(rows: tuple[int, ...]) -> str | None:
     """None once every row has its vector; ``embed_failed`` once one has an error; ``deleted``
-    once one is tombstoned (its thread was deleted right after the save); ``pending`` when the
-    wait ran out first."""
-    deadline = time.monotonic() + get_settings().save_message_wait_seconds
-    while True:
-        with db.session() as s:
-            states = s.execute(
-                text(
-                    "SELECT vector IS NOT NULL, error IS NOT NULL, deleted_at IS NOT NULL "
-                    "FROM embeddings WHERE id = ANY(:ids)"
-                ),
-                {"ids": list(rows)},
-            ).all()
-        if len(states) < len(rows) or any(gone for _, _, gone in states):
-            return "deleted"
-        if all(embedded for embedded, _, _ in states):
-            return None
-        if any(failed for _, failed, _ in states):
-            return "embed_failed"
-        if time.monotonic() >= deadline:
-            return "pending"
-        time.sleep(0.05)
+    once one is tombstoned (its thread was deleted right after the save); ``pending`` before."""
+    with db.session() as s:
+        states = s.execute(
+            text(
+                "SELECT vector IS NOT NULL, error IS NOT NULL, deleted_at IS NOT NULL "
+                "FROM embeddings WHERE id = ANY(:ids)"
+            ),
+            {"ids": list(rows)},
+        ).all()
+    if len(states) < len(rows) or any(gone for _, _, gone in states):
+        return saving.DELETED
+    if all(embedded for embedded, _, _ in states):
+        return None
+    if any(failed for _, failed, _ in states):
+        return "embed_failed"
+    return PENDING
 
 
 def _message(caller: Caller, req: SavedOp) -> saving.Message:

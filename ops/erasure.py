@@ -18,6 +18,7 @@ from ops.caller import Caller
 from ops.errors import invalid
 from ops.runs import RunAnswer, run_public, started
 from ops.schemas import Answer, Identifier, NamespaceName, OpRequest, Streamed
+from ops.waiting import Waiting
 from workers import ledger
 from workers.stages.erasure import ERASURE, STAGE
 
@@ -40,7 +41,7 @@ class ErasureAnswer(Answer):
     run: RunAnswer  # its result counts the rows erased, by table
 
 
-def request(caller: Caller, req: ErasureRequest) -> dict:
+def request(caller: Caller, req: ErasureRequest) -> dict | Waiting:
     if req.namespaces is None:
         if req.user_id is None:
             raise invalid("name a user_id (in a namespace), or a namespaces list", "user_id")
@@ -59,9 +60,9 @@ def request(caller: Caller, req: ErasureRequest) -> dict:
         requested.scope = scope
         s.add(requested)
         run = ledger.request(s, ERASURE, erasure_id, "1", scope)
-    run = started(STAGE, run, req.wait, req.wait_seconds)
     namespaces = scope.get("namespaces") or [scope["namespace"]]
-    return {"erasure_id": erasure_id, "namespaces": namespaces, "scope": scope, "run": run_public(run)}
+    answer = {"erasure_id": erasure_id, "namespaces": namespaces, "scope": scope}
+    return started(STAGE, run, req.wait, req.wait_seconds, lambda run: {**answer, "run": run_public(run)})
 
 
 class ExportRequest(OpRequest):

@@ -22,6 +22,7 @@ from ops.errors import invalid
 from ops.memory import SessionOp, the_loom
 from ops.runs import RunAnswer, run_public, started
 from ops.schemas import Answer, SaidAt
+from ops.waiting import Waiting
 from pipelines import extraction, keys, lexical, screening
 from pipelines.excerpts import around
 from workers.stages.extraction import EXTRACTION, request
@@ -51,7 +52,7 @@ class SetFromMessagesAnswer(Answer):
     run: RunAnswer
 
 
-def set_from_messages(caller: Caller, req: SetFromMessagesRequest) -> dict:
+def set_from_messages(caller: Caller, req: SetFromMessagesRequest) -> dict | Waiting:
     now = utcnow()
     messages = [
         extraction.Message(
@@ -69,8 +70,10 @@ def set_from_messages(caller: Caller, req: SetFromMessagesRequest) -> dict:
         loom = the_loom(s, caller, req)
         ids = extraction.keep(s, loom, req.thread_id, req.run_id, req.agent, messages, now)
         run = request(s, loom, ids, req.thread_id, req.agent, req.run_id)
-    run = started(EXTRACTION.name, run, not req.defer, req.wait_seconds)
-    return {"namespace": loom.namespace, "loomId": str(loom.id), "evidence": len(ids), "run": run_public(run)}
+    answer = {"namespace": loom.namespace, "loomId": str(loom.id), "evidence": len(ids)}
+    return started(
+        EXTRACTION.name, run, not req.defer, req.wait_seconds, lambda run: {**answer, "run": run_public(run)}
+    )
 
 
 class RecallRequest(SessionOp):

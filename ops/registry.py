@@ -4,6 +4,7 @@ CLI both dispatch through ``call``, so both check the same role and validate the
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import anyio
 from pydantic import BaseModel, ValidationError
 
 from ops import (
@@ -20,11 +21,13 @@ from ops import (
     memory_suggest,
     operator,
     search,
+    waiting,
 )
 from ops.caller import Caller
 from ops.errors import OpError, invalid, not_found
 from ops.limits import MAX_BODY_BYTES, check_body
 from ops.schemas import Streamed
+from ops.waiting import Waiting
 
 
 @dataclass(frozen=True)
@@ -32,7 +35,7 @@ class Op:
     role: str
     request: type[BaseModel]
     answer: type[BaseModel]  # what the handler returns, as the OpenAPI document publishes it
-    handler: Callable[[Caller, BaseModel], dict | Streamed]
+    handler: Callable[[Caller, BaseModel], dict | Streamed | Waiting]
     body_cap: Callable[[], int] = lambda: MAX_BODY_BYTES  # the largest body it reads, in bytes
     all_namespaces: bool = False  # served only to a token for every namespace (``ops.operator``)
 
@@ -158,7 +161,9 @@ def permits(name: str, caller: Caller) -> bool:
     return True
 
 
-def call(name: str, caller: Caller, body: object) -> dict | Streamed:
+def start(name: str, caller: Caller, body: object) -> dict | Streamed | Waiting:
+    """Authorize, validate and run the op: its answer, or the ``Waiting`` it answers once runs are
+    done (blocking: call it on a thread)."""
     op = authorize(name, caller)
     if not isinstance(body, dict):
         raise invalid("the request body must be a JSON object")
@@ -168,3 +173,20 @@ def call(name: str, caller: Caller, body: object) -> dict | Streamed:
     except ValidationError as exc:
         raise validation_error(exc) from exc
     return op.handler(caller, request)
+
+
+def call(name: str, caller: Caller, body: object) -> dict | Streamed:
+    """The op's answer, waiting on this thread when it waits on runs (the CLI, in-process)."""
+    answer = start(name, caller, body)
+    return waiting.block(answer) if isinstance(answer, Waiting) else answer
+
+
+async def call_async(name: str, request: Callable[[], tuple[Caller, object]]) -> dict | Streamed:
+    """The op's answer from the event loop (HTTP, MCP): ``request`` (which may authenticate and
+    parse, reading the database) and the op run on a thread, and a wait on runs holds none."""
+
+    def started() -> dict | Streamed | Waiting:
+        return start(name, *request())
+
+    answer = await anyio.to_thread.run_sync(started)
+    return await waiting.wait(answer) if isinstance(answer, Waiting) else answer

@@ -1,15 +1,14 @@
 """A stage run as the ops that start one answer it, and waiting a bounded time for its outcome."""
 
-import time
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
 from models import db
 from models.stage_run import DONE, FAILED, StageRun
 from ops.schemas import Answer
+from ops.waiting import Waiting, Watch
 from workers import outbox
-
-WAIT_POLL_SECONDS = 0.1
 
 
 class RunAnswer(Answer):
@@ -38,20 +37,21 @@ def run_public(run: StageRun) -> dict:
     }
 
 
-def started(stage: str, run: StageRun, wait: bool, seconds: float) -> StageRun:
-    """After the commit that wrote (or found) ``run``: wake its stage while it waits to be done and,
-    with ``wait``, answer with it once it is done or after ``seconds``."""
+def started(
+    stage: str, run: StageRun, wait: bool, seconds: float, answer: Callable[[StageRun], dict]
+) -> dict | Waiting:
+    """After the commit that wrote (or found) ``run``: wake its stage while it waits to be done,
+    and answer (``answer`` of the run) at once or, with ``wait``, once it is done or after
+    ``seconds``."""
     if run.status in DONE + (FAILED,):
-        return run
+        return answer(run)
     outbox.wake(stage, [run.id])
-    return wait_for(run.id, seconds) if wait else run
+    if not wait:
+        return answer(run)
 
-
-def wait_for(run_id: int, seconds: float) -> StageRun:
-    deadline = time.monotonic() + seconds
-    while True:
+    def check(final: bool) -> dict | Watch:
         with db.session() as s:
-            run = s.get(StageRun, run_id)
-        if run.status in DONE + (FAILED,) or time.monotonic() > deadline:
-            return run
-        time.sleep(WAIT_POLL_SECONDS)
+            now = s.get(StageRun, run.id)
+        return answer(now) if final or now.status in DONE + (FAILED,) else Watch(frozenset({run.id}))
+
+    return Waiting(check, seconds)

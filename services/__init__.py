@@ -20,7 +20,7 @@ import psycopg
 import redis as redis_client
 from sqlalchemy.engine import make_url
 
-from models import migrate
+from models import db, migrate
 from models.settings import get_settings
 from services import postgres, redis, supervisor
 
@@ -121,7 +121,7 @@ def _reach(settings, start: Start, started: list[ModuleType]) -> tuple[str, str]
 def _check_database(url: str, source: str) -> None:
     parsed = make_url(url)
     try:
-        psycopg.connect(_libpq(url), connect_timeout=5).close()
+        psycopg.connect(db.libpq_url(url), connect_timeout=5).close()
     except psycopg.Error as exc:
         where = f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
         raise Unavailable(f"PostgreSQL at {where}{source} does not answer: {_one_line(exc)}") from exc
@@ -142,11 +142,6 @@ def _check_redis(url: str, source: str) -> None:
 def _one_line(exc: Exception) -> str:
     text = " ".join(str(exc).split())
     return text or type(exc).__name__
-
-
-def _libpq(url: str) -> str:
-    """The SQLAlchemy URL as libpq takes it (no ``+driver``)."""
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def masked(url: str) -> str:

@@ -225,7 +225,7 @@ def test_new_messages_become_conversation_turns_once(client, tokens, ns, worker)
         ).scalar_one()
         s.execute(text("UPDATE stage_runs SET status = 'pending' WHERE id = :id"), {"id": run_id})
         s.execute(text("UPDATE coding_threads SET indexed_count = 0 WHERE id = :id"), {"id": body["id"]})
-    thread_index.index.fn([run_id])
+    thread_index.index([run_id])
     assert len(turns()) == 3
 
 

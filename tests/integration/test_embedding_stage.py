@@ -177,8 +177,8 @@ def test_running_the_stage_twice_embeds_once(openai_embedder):
     enable_logging("twice")
     turn_id = append("twice", "t", "only once")["turn_id"]
     run_id = run_of(turn_id).id
-    embed_turns.fn([run_id])
-    embed_turns.fn([run_id])
+    embed_turns([run_id])
+    embed_turns([run_id])
     assert run_of(turn_id).status == SUCCEEDED and run_of(turn_id).attempts == 1
     assert len(openai_embedder.embedding_calls) == 1
     with db.session() as s:
@@ -193,12 +193,12 @@ def test_a_run_whose_worker_died_is_claimed_again_once_its_lease_expires(openai_
     turn_id = append("lease", "t", "my worker was killed")["turn_id"]
     run_id = run_of(turn_id).id
     assert [r.id for r in ledger.claim("embedding", [run_id], fill=1)] == [run_id]  # ... and the worker dies
-    embed_turns.fn([run_id])
+    embed_turns([run_id])
     assert run_of(turn_id).status == RUNNING  # still leased: nobody else may take it
     later = utcnow() + timedelta(seconds=get_settings().stage_lease_seconds + 1)
     with freeze_time(later):
         assert run_id in ledger.stale(grace_seconds=60).get("embedding", [])
-        embed_turns.fn([run_id])
+        embed_turns([run_id])
     run = run_of(turn_id)
     assert (run.status, run.attempts) == (SUCCEEDED, 2)
     assert row_of(turn_id).vector is not None

@@ -207,12 +207,12 @@ def test_a_run_that_fails_midway_is_finished_by_the_next_delivery_with_whole_cou
         return real(run, table, statement, params)
 
     monkeypatch.setattr(stage, "_one_batch", dies_after_two)
-    stage.erase.fn([run_id])  # released after two batches (4 turns tombstoned)
+    stage.erase([run_id])  # released after two batches (4 turns tombstoned)
     assert count(Turn, Turn.user_id == "frank", Turn.deleted_at.is_(None)) == 3
     monkeypatch.setattr(stage, "_one_batch", real)
     with db.session() as s:
         s.execute(text("UPDATE stage_runs SET available_at = now() WHERE id = :id"), {"id": run_id})
-    stage.erase.fn([run_id])
+    stage.erase([run_id])
     run = ledger.get(run_id)
     assert run.status == SUCCEEDED and run.result == {"turns": 7, "embeddings": 7}
     assert count(Turn, Turn.user_id == "frank", Turn.deleted_at.is_(None)) == 0

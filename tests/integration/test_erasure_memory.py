@@ -149,7 +149,7 @@ def test_a_memory_erasure_that_fails_midway_is_finished_by_the_next_delivery(ns,
         return real(run, table, step, params)
 
     monkeypatch.setattr(stage, "_one_batch", dies_after_one_thread)
-    stage.erase.fn([run_id])
+    stage.erase([run_id])
     midway = session_of(ns)
     # One thread gone with its line, in one transaction; the other two still there, and woven.
     assert len(remembered(ns)) == 3 and len(midway["tapestryThreadIds"]) == 3
@@ -157,7 +157,7 @@ def test_a_memory_erasure_that_fails_midway_is_finished_by_the_next_delivery(ns,
     monkeypatch.setattr(stage, "_one_batch", real)
     with db.session() as s:
         s.execute(text("UPDATE stage_runs SET available_at = now() WHERE id = :id"), {"id": run_id})
-    stage.erase.fn([run_id])
+    stage.erase([run_id])
     run = ledger.get(run_id)
     assert run.status == SUCCEEDED and run.result == {"memory_threads": 3}, run.result
     assert remembered(ns) == [OFFICE] and session_of(ns)["tapestry"].splitlines()[1:] == [f"- {OFFICE}"]

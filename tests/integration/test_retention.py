@@ -42,7 +42,7 @@ def said(thread: str, day: str, n: int = 2) -> list[int]:
 
 def deliver(run_ids: list[int]) -> None:
     for run_id in run_ids:
-        keep_partitions.fn([run_id])
+        keep_partitions([run_id])
         assert ledger.get(run_id).status == SUCCEEDED, ledger.get(run_id)
 
 
@@ -208,7 +208,7 @@ def test_a_trim_killed_midway_is_finished_with_whole_counts(loom_env, monkeypatc
         return real(*args)
 
     monkeypatch.setattr(retention, "_trim_batch", dies_after_one)
-    keep_partitions.fn([trim])
+    keep_partitions([trim])
     assert count(Turn, Turn.thread_id == "trimmed") == 3
     monkeypatch.setattr(retention, "_trim_batch", real)
     with db.session() as s:

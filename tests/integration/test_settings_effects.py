@@ -43,7 +43,7 @@ def embedded(namespace: str, *turns: tuple[str, str, dict]) -> list[int]:
     subjects = [embedding_subject(turn_id) for turn_id in ids]
     with db.session() as s:
         runs = s.exec(select(StageRun.id).where(col(StageRun.subject).in_(subjects))).all()
-    embed_turns.fn(list(runs))
+    embed_turns(list(runs))
     with db.session() as s:
         statuses = s.exec(select(StageRun.status).where(col(StageRun.subject).in_(subjects))).all()
     assert statuses == [SUCCEEDED] * len(ids)
