@@ -1,5 +1,5 @@
 """The one write path of a turn, shared by conversation.append and the ingest stage: screen it,
-cut its embedding text, and write it with ``models.queries.APPEND_TURN`` (the turn, its thread, its
+cut its embedding text, and write it with ``models.queries.turns.APPEND_TURN`` (the turn, its thread, its
 embedding row and run, in one statement). The caller wakes the embedding stage after the commit."""
 
 import json
@@ -9,8 +9,9 @@ from typing import Any, Protocol
 
 import psycopg
 
-from models import partitions, queries
+from models import partitions
 from models.base import utcnow
+from models.queries import turns as queries
 from models.settings import get_settings
 from pipelines import embedding, keys, looms, screening
 

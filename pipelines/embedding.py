@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pgvector import Vector
 from sqlmodel import Session, col, select
 
-from models import queries
 from models.base import utcnow
 from models.conversation import EMBEDDED_ROLES, Embedding
+from models.queries import embeddings as queries
 
 SUCCEEDED, DELETED = "succeeded", "deleted"
 

@@ -8,7 +8,7 @@ and marked ``stored_by_save`` so that unsaving it where the namespace does not r
 
 The transcript row decides who owns a saved message: a save claims only copies no user owns or the
 caller owns, in the claiming statement itself, and flags the embedding rows after the claim read
-back as the caller's. Saves, unsaves, appends (``models.queries.APPEND_TURN``'s gate), compaction's
+back as the caller's. Saves, unsaves, appends (``models.queries.turns.APPEND_TURN``'s gate), compaction's
 retirement and thread deletion all lock the thread row first, for their short write transactions
 only (no model call is made under it), so they take turns on a thread. A save is safe to repeat:
 each one re-reads the message and repairs what an interrupted or concurrent write left (a missing

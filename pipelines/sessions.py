@@ -3,7 +3,7 @@
 A session is opened by the first memory op that names it (``context.pack`` on the agent's first
 turn, or any op that records what the agent was shown or touched) and is unique by (loom,
 interaction run, agent). Appends move ``lastSequence``, ``lastTurnAt`` and ``awaitingNight`` on
-(``models.queries.APPEND_TURN``); the ops record thread ids into its lists (``record``); night
+(``models.queries.turns.APPEND_TURN``); the ops record thread ids into its lists (``record``); night
 weaving consolidates it. Transcripts are not mined on their own: only a session's turns are."""
 
 from dataclasses import dataclass

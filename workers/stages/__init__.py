@@ -12,6 +12,8 @@ import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from sqlalchemy import ColumnElement, func
+
 from models.stage_run import FAILED, SKIPPED
 
 
@@ -50,8 +52,10 @@ class Stage:
             raise ValueError(f"{subject!r} is not a subject of the {self.name} stage")
         return int(number)
 
-    def key(self, subject_id: int, version: str) -> str:
-        return f"{self.name}:{subject_id}:{version}"
+    def key(self, subject_id: int, version: str) -> ColumnElement[str]:
+        """The run's key, as SQL computes it (``loom_run_key``, the one definition): for the
+        statement that writes or looks up the run."""
+        return func.loom_run_key(self.name, subject_id, version)
 
 
 _registered: dict[str, Stage] = {}

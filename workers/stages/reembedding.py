@@ -7,7 +7,8 @@ a full batch wakes the next)."""
 from sqlalchemy import TextClause
 from sqlmodel import col, select
 
-from models import db, queries
+from models import db
+from models.queries import embeddings, memory
 from models.stage_run import StageRun
 from providers.embedders import configured_model
 from workers import broker, ledger
@@ -16,8 +17,8 @@ from workers.stages.embedding import EMBEDDING
 from workers.stages.memory_embedding import MEMORY_EMBEDDING
 
 PLANES: tuple[tuple[Stage, TextClause], ...] = (
-    (EMBEDDING, queries.OUTDATED_EMBEDDING_RUNS),
-    (MEMORY_EMBEDDING, queries.OUTDATED_MEMORY_EMBEDDING_RUNS),
+    (EMBEDDING, embeddings.OUTDATED_EMBEDDING_RUNS),
+    (MEMORY_EMBEDDING, memory.OUTDATED_MEMORY_EMBEDDING_RUNS),
 )
 
 

@@ -1,7 +1,4 @@
-"""Hand-written SQL, kept as named queries, for paths measured in bench/ where one statement does
-what several ORM round trips would."""
-
-from sqlalchemy import text
+"""Named SQL of the turns family: turns, their keys, threads (a turn's write touches them all)."""
 
 # conversation.append's write, run on the driver connection in autocommit (psycopg placeholders):
 # one round trip, and being one statement it is one transaction. When the namespace records and
@@ -16,9 +13,9 @@ from sqlalchemy import text
 # changed since the statement's snapshot): an append waiting on a conversation.delete sees the
 # tombstone and writes nothing, and a delete waiting on an append sees its turn. Every part after
 # the key selects FROM key or FROM turn, so a duplicate, a deleted thread or a namespace that does not record
-# writes nothing. The embedding row's id is drawn here, so its run's subject and key are spelled
-# here as ``workers.stages.Stage`` spells them (``subject_kind:id``, ``stage:id:<first 16 of the
-# text's digest>``). Answers (recording, deleted, turn id or null, run id or null).
+# writes nothing. The embedding row's id is drawn here, so its run's subject is spelled here as
+# ``workers.stages.Stage`` spells it (``subject_kind:id``), and its key is ``loom_run_key`` of the
+# row and the first 16 of the text's digest. Answers (recording, deleted, turn id or null, run id or null).
 APPEND_TURN = """
 WITH recording AS (
     SELECT coalesce(
@@ -70,7 +67,7 @@ WITH recording AS (
     INSERT INTO stage_runs (stage, subject, idem_key, status, attempts, created_at, updated_at,
                             available_at)
     SELECT CAST(%(stage)s AS text), CAST(%(subject_kind)s AS text) || ':' || id,
-           CAST(%(stage)s AS text) || ':' || id || ':' || left(%(embed_digest)s, 16), 'pending', 0,
+           loom_run_key(CAST(%(stage)s AS text), id, left(%(embed_digest)s, 16)), 'pending', 0,
            %(ts)s, %(ts)s, %(ts)s
     FROM embedding
     RETURNING id
@@ -78,58 +75,3 @@ WITH recording AS (
 SELECT (SELECT enabled FROM recording), coalesce((SELECT deleted FROM gate), false), (SELECT id FROM turn),
        (SELECT id FROM run)
 """
-
-# Before STORE_VECTORS, in its transaction: the saved turns its rows serve, locked, so that an
-# unsave committing meanwhile is waited for and STORE_VECTORS (a statement of its own, with a
-# snapshot taken after the lock) reads the flag it left. An unsaved turn is not locked: a save
-# landing later flags the row itself. In id order, as the lock queue of two batches should be.
-LOCK_SAVED_TURNS = text("""
-SELECT t.id FROM turns t JOIN embeddings e ON e.turn_id = t.id
-WHERE e.id = ANY(CAST(:ids AS bigint[])) AND t.is_saved
-ORDER BY t.id
-FOR SHARE OF t
-""")
-
-# The embedding stage's write, in the session that also closes the runs: a batch's vectors (text
-# form, one per embedding row) in one statement. A row is written only while neither it nor the
-# turn it serves is deleted and its digest is still the one the vector was built from, so a late
-# vector is dropped; answers the rows that were written. A row whose turn a user saved while its
-# vector was being made takes the turn's saved flag and owner with it.
-STORE_VECTORS = text("""
-UPDATE embeddings e
-SET vector = v.vector, model = :model, error = NULL, embedded_at = :now,
-    is_saved = e.is_saved OR t.is_saved, saved_at = coalesce(e.saved_at, t.saved_at),
-    user_id = coalesce(t.user_id, e.user_id)
-FROM unnest(CAST(:ids AS bigint[]), CAST(:digests AS text[]), CAST(:vectors AS vector[]))
-     AS v(id, digest, vector), turns t
-WHERE e.id = v.id AND e.digest = v.digest AND e.deleted_at IS NULL
-  AND t.id = e.turn_id AND t.deleted_at IS NULL
-RETURNING e.id
-""")
-
-# The re-embedding pass's pick: the succeeded embedding runs of live rows whose stored vector
-# another model made (the run's key spelled as APPEND_TURN spells it), at most :limit;
-# ``workers.ledger.revive`` then makes them pending again. Only succeeded runs: one the new model
-# failed stays failed (for an operator's retry) instead of being revived every pass. The two
-# ranges instead of "<>" let ix_embeddings_model (migration 0004) answer in an index probe when
-# every vector is current.
-OUTDATED_EMBEDDING_RUNS = text("""
-SELECT r.id
-FROM embeddings e
-JOIN stage_runs r ON r.idem_key = 'embedding:' || e.id || ':' || left(e.digest, 16)
-WHERE e.vector IS NOT NULL AND (e.model < :model OR e.model > :model) AND e.deleted_at IS NULL
-  AND r.status = 'succeeded'
-ORDER BY r.id
-LIMIT :limit
-""")
-# The same pick for memory threads (a run keyed by the thread's row_id and digest), over
-# ix_memory_threads_model (migration 0020).
-OUTDATED_MEMORY_EMBEDDING_RUNS = text("""
-SELECT r.id
-FROM memory_threads m
-JOIN stage_runs r ON r.idem_key = 'memory_embedding:' || m.row_id || ':' || left(m.digest, 16)
-WHERE m.vector IS NOT NULL AND (m.model < :model OR m.model > :model) AND m.cut_at IS NULL
-  AND r.status = 'succeeded'
-ORDER BY r.id
-LIMIT :limit
-""")

@@ -1,0 +1,47 @@
+"""Named SQL of the embeddings family: the rows a turn's vector is built from and stored on."""
+
+from sqlalchemy import text
+
+# Before STORE_VECTORS, in its transaction: the saved turns its rows serve, locked, so that an
+# unsave committing meanwhile is waited for and STORE_VECTORS (a statement of its own, with a
+# snapshot taken after the lock) reads the flag it left. An unsaved turn is not locked: a save
+# landing later flags the row itself. In id order, as the lock queue of two batches should be.
+LOCK_SAVED_TURNS = text("""
+SELECT t.id FROM turns t JOIN embeddings e ON e.turn_id = t.id
+WHERE e.id = ANY(CAST(:ids AS bigint[])) AND t.is_saved
+ORDER BY t.id
+FOR SHARE OF t
+""")
+
+# The embedding stage's write, in the session that also closes the runs: a batch's vectors (text
+# form, one per embedding row) in one statement. A row is written only while neither it nor the
+# turn it serves is deleted and its digest is still the one the vector was built from, so a late
+# vector is dropped; answers the rows that were written. A row whose turn a user saved while its
+# vector was being made takes the turn's saved flag and owner with it.
+STORE_VECTORS = text("""
+UPDATE embeddings e
+SET vector = v.vector, model = :model, error = NULL, embedded_at = :now,
+    is_saved = e.is_saved OR t.is_saved, saved_at = coalesce(e.saved_at, t.saved_at),
+    user_id = coalesce(t.user_id, e.user_id)
+FROM unnest(CAST(:ids AS bigint[]), CAST(:digests AS text[]), CAST(:vectors AS vector[]))
+     AS v(id, digest, vector), turns t
+WHERE e.id = v.id AND e.digest = v.digest AND e.deleted_at IS NULL
+  AND t.id = e.turn_id AND t.deleted_at IS NULL
+RETURNING e.id
+""")
+
+# The re-embedding pass's pick: the succeeded embedding runs of live rows whose stored vector
+# another model made (joined on the run's key), at most :limit;
+# ``workers.ledger.revive`` then makes them pending again. Only succeeded runs: one the new model
+# failed stays failed (for an operator's retry) instead of being revived every pass. The two
+# ranges instead of "<>" let ix_embeddings_model (migration 0004) answer in an index probe when
+# every vector is current.
+OUTDATED_EMBEDDING_RUNS = text("""
+SELECT r.id
+FROM embeddings e
+JOIN stage_runs r ON r.idem_key = loom_run_key('embedding', e.id, left(e.digest, 16))
+WHERE e.vector IS NOT NULL AND (e.model < :model OR e.model > :model) AND e.deleted_at IS NULL
+  AND r.status = 'succeeded'
+ORDER BY r.id
+LIMIT :limit
+""")
