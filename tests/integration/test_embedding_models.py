@@ -11,8 +11,8 @@ from models.settings import get_settings
 from ops.caller import OPERATOR
 from ops.registry import call
 from providers import embedders
+from schedules.reembedding import reembed_outdated
 from tests.integration.conftest import append, enable_logging, settled, wait_until
-from workers.stages.reembedding import reembed_outdated
 
 TEXTS = (
     "The invoices moved to the new ledger in March.",

@@ -105,7 +105,7 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
                 raise embedders.EmbedderUnavailable("embedder is down")
             return self.inner.embed(texts)
 
-    monkeypatch.setattr("workers.stages.embedding.get_embedder", Counting)  # the memory stage's too
+    monkeypatch.setattr("workers.bodies.get_embedder", Counting)  # the memory stage's too
     monkeypatch.setattr("workers.stages.compaction.get_embedder", Counting)
 
     written: list[str] = []

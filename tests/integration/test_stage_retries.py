@@ -198,7 +198,7 @@ def test_a_batch_with_one_bad_text_stores_the_others_and_fails_only_that_run(wor
                 raise ValueError("the model cannot take this text")
             return real.embed(texts)
 
-    monkeypatch.setattr("workers.stages.embedding.get_embedder", lambda: Picky())
+    monkeypatch.setattr("workers.bodies.get_embedder", lambda: Picky())
     ids = [append("retries", "picky", f"an ordinary turn number {i}")["turn_id"] for i in range(10)]
     bad = append("retries", "picky", "a turn the model chokes on \u2620")["turn_id"]
     wait_until(settled, timeout=120, what="the batch")

@@ -15,8 +15,8 @@ from models.conversation import Thread
 from models.settings import get_settings
 from ops.caller import OPERATOR
 from ops.registry import call
+from schedules.titler import title_untitled
 from tests.integration.conftest import append, enable_logging, settled, wait_until
-from workers.stages.titles import title_untitled
 
 NS, QUIET = "titles", "titles-not-recording"
 SECRET = "my card is 4111 1111 1111 1111 exp 12/29 cvc 123"
@@ -60,7 +60,7 @@ def test_without_a_provider_the_titler_does_nothing_and_says_so_once(caplog):
 
     thread("no-model", PLAIN)
     llm._noted.discard("the titler")  # as in a process where it has not fired yet
-    with caplog.at_level(logging.INFO, logger="workers.stages.titles"):
+    with caplog.at_level(logging.INFO, logger="schedules.titler"):
         assert title_untitled() == [] and title_untitled() == []
     assert sum("LOOM_LLM_PROVIDER=fake" in r.getMessage() for r in caplog.records) == 1
     assert title_of("no-model")[0] is None

@@ -1,0 +1,33 @@
+"""Named SQL of the threads family: a conversation thread's own row (its title, its metadata)."""
+
+from sqlalchemy import text
+
+# A title a person set meanwhile is never overwritten, nor a deleted thread titled.
+SET_TITLE = text("UPDATE threads SET title = :title WHERE id = :id AND title IS NULL AND deleted_at IS NULL")
+
+# Untitled for good: the metadata mark keeps the titler pass from asking again (new metadata from
+# conversation.update replaces it).
+MARK_TITLE_REFUSED = text(
+    "UPDATE threads SET metadata = metadata || jsonb_build_object(CAST(:mark AS text), true) WHERE id = :id"
+)
+
+# The titler pass's pick: untitled live threads of recording namespaces, active since :since with
+# :min_turns turns, not marked refused, and not asked as they stand (no title run since their last
+# turn but a refusal: a thread whose mark new metadata replaced is asked once more). ``newest`` and
+# ``refusals`` (the thread's refused runs) go into the request's version. Newest first, :limit.
+TITLE_CANDIDATES = text("""
+SELECT th.id, th.metadata,
+       (SELECT max(t.id) FROM turns t
+        WHERE t.namespace = th.namespace AND t.thread_id = th.thread_id AND t.deleted_at IS NULL) AS newest,
+       (SELECT count(*) FROM stage_runs r
+        WHERE r.stage = 'title' AND r.subject = 'thread:' || th.id AND r.reason = ANY(:refusals)) AS refusals
+FROM threads th
+JOIN namespaces n ON n.name = th.namespace AND n.conversation_logging_enabled
+WHERE th.title IS NULL AND th.deleted_at IS NULL AND NOT th.metadata ? :mark
+  AND th.last_turn_at >= :since AND th.turn_count >= :min_turns
+  AND NOT EXISTS (SELECT FROM stage_runs r
+                  WHERE r.stage = 'title' AND r.subject = 'thread:' || th.id
+                    AND r.created_at >= th.last_turn_at AND NOT coalesce(r.reason, '') = ANY(:refusals))
+ORDER BY th.last_turn_at DESC
+LIMIT :limit
+""")
