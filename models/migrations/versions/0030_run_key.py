@@ -2,13 +2,13 @@
 SQL that writes or joins runs (APPEND_TURN, the re-embedding picks) and for Python
 (``workers.stages.Stage.key`` calls it in the statement that needs it)
 
-Revision ID: 0029
+Revision ID: 0030
 """
 
 from alembic import op
 
-revision = "0029"
-down_revision = "0028"
+revision = "0030"
+down_revision = "0029"
 branch_labels = None
 depends_on = None
 

@@ -1,13 +1,13 @@
 """stage_runs notify ``loom_run_done`` (payload: the run's id) when a run ends, so a request
 waiting on it (``wait: true``, a brief save, a saved message) is woken instead of polling
 
-Revision ID: 0028
+Revision ID: 0029
 """
 
 from alembic import op
 
-revision = "0028"
-down_revision = "0027"
+revision = "0029"
+down_revision = "0028"
 branch_labels = None
 depends_on = None
 
