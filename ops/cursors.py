@@ -14,8 +14,9 @@ UUID), the HMAC (32): 71 characters for ``(datetime, int)``, 82 for ``(datetime,
 
 The keys are rows of ``cursor_keys`` (``models.cursor_key``), so every API process shares them; each
 process caches them for ``KEYS_CACHE_SECONDS``. The newest key signs; it and the one before it are
-accepted. A cursor naming a key this process has not loaded yet reloads the keys at once (at most once a
-``RELOAD_SECONDS``), so one another process signed with a key it just made pages here too.
+accepted. ``rotate_key`` (the operator op ``cursors.rotate_key``) adds a key and drops the older
+ones. A cursor naming a key newer than this process knows reloads the keys at once, so one another
+process signed with a key it just made pages here too.
 """
 
 import base64
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, delete, select
 
 from models import db
 from models.base import utcnow
@@ -41,7 +42,6 @@ from ops.errors import invalid
 
 VERSION = 1
 KEYS_CACHE_SECONDS = 60.0  # how long a process signs with a key after another process rotated
-RELOAD_SECONDS = 1.0  # the most often a cursor naming an unknown key reloads the keys
 KEPT_KEYS = 2  # the signing key and the one before it
 NOT_ISSUED = "cursor is not one this server issued"
 
@@ -174,16 +174,14 @@ _loading = threading.Lock()
 
 def _ring(wanted: int | None = None) -> _Ring:
     """The keys as this process knows them: read again once they are ``KEYS_CACHE_SECONDS`` old,
-    or when a cursor names one it lacks (``wanted``) and they are ``RELOAD_SECONDS`` old."""
+    or when a cursor names a key newer than the one it signs with (``wanted``: another process
+    rotated). That costs a forged cursor one small read, as a real page costs its query."""
     url = get_settings().database_url
 
     def due(ring: _Ring | None) -> bool:
-        if ring is None:
+        if ring is None or time.monotonic() - ring.loaded >= KEYS_CACHE_SECONDS:
             return True
-        age = time.monotonic() - ring.loaded
-        return age >= KEYS_CACHE_SECONDS or (
-            wanted is not None and wanted not in ring.keys and age >= RELOAD_SECONDS
-        )
+        return wanted is not None and wanted > ring.signing
 
     ring = _rings.get(url)
     if due(ring):
@@ -213,3 +211,16 @@ def _add(s: Session) -> CursorKey:
     s.add(key)
     s.flush()
     return key
+
+
+def rotate_key() -> dict:
+    """Make a new key to sign with from now on; the one that signed until now stays accepted, the
+    ones before it are dropped (a cursor they signed is refused). This process signs with the new
+    key at once, every other within ``KEYS_CACHE_SECONDS`` (and accepts its cursors at once)."""
+    with db.session() as s:
+        s.exec(select(CursorKey.id).with_for_update()).all()  # one rotation at a time
+        key = _add(s)
+        kept = [row.id for row in _newest(s)]
+        retired = s.exec(delete(CursorKey).where(col(CursorKey.id).not_in(kept))).rowcount
+    _rings.pop(get_settings().database_url, None)
+    return {"key_id": key.id, "accepted_key_ids": kept, "retired": retired}

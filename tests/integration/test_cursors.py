@@ -6,6 +6,10 @@ included), or one issued for another op, thread, namespace, user or filter, is a
 
 import base64
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,6 +21,7 @@ from ops.registry import call
 from tests.integration.conftest import append, enable_logging
 
 NS, OTHER = "cursors", "cursors-other"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def b64(raw: bytes | str) -> str:
@@ -212,3 +217,77 @@ def test_no_cursor_it_did_not_issue_gets_past_any_listing(client, token):
             assert refused(answer), (listing, cursor, answer.status_code, answer.text[:300])
 
     exchange()
+
+
+# --- the keys ------------------------------------------------------------------------------------
+
+
+def rotate(client, make_token) -> dict:
+    answer = client.post(
+        "/v1/cursors.rotate_key", json={}, headers=make_token(role="admin", all_namespaces=True)
+    )
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+SIGNED = ["get", "list", "saved", "sessions"]
+
+
+def test_a_rotation_keeps_the_cursors_issued_before_it_until_the_next_one(client, token, make_token):
+    before = {listing: issued(client, token, listing) for listing in SIGNED}
+    first = rotate(client, make_token)
+    assert first["accepted_key_ids"][0] == first["key_id"] and len(first["accepted_key_ids"]) == 2
+    after = {listing: issued(client, token, listing) for listing in SIGNED}
+    for listing in SIGNED:
+        assert after[listing] != before[listing]  # signed with the new key
+        assert (
+            page(client, token, listing, cursor=before[listing]).json()
+            == page(client, token, listing, cursor=after[listing]).json()
+        )
+    second = rotate(client, make_token)
+    assert second["accepted_key_ids"] == [second["key_id"], first["key_id"]] and second["retired"] >= 1
+    for listing in SIGNED:
+        assert refused(page(client, token, listing, cursor=before[listing])), listing
+        assert page(client, token, listing, cursor=after[listing]).status_code == 200, listing
+
+
+@pytest.mark.parametrize("listing", SIGNED)
+def test_a_walk_with_a_rotation_between_every_two_pages_is_whole(client, token, make_token, listing):
+    _, _, (items, next_key, identity) = LISTINGS[listing]
+    expected = [identity(item) for item in page(client, token, listing, limit=200).json()[items]]
+    seen, cursor = [], None
+    while True:
+        answer = page(client, token, listing, limit=1, **({"cursor": cursor} if cursor else {}))
+        assert answer.status_code == 200, answer.text
+        seen += [identity(item) for item in answer.json()[items]]
+        if not (cursor := answer.json()[next_key]):
+            break
+        rotate(client, make_token)
+    assert seen == expected
+
+
+def test_a_cursor_signed_with_a_key_another_process_just_made_pages_here_at_once(client, token, database):
+    """The other process rotates and issues the next page's cursor; this one, its keys read moments
+    before, takes that cursor as its own."""
+    from ops import cursors
+    from ops.conversation_read import LIST_CURSOR
+
+    ours = issued(client, token, "list")
+    scope = (NS, "t", None, "asc", None)
+    ts, turn_id = cursors.decode(LIST_CURSOR, scope, ours)  # and so this process has its keys now
+    script = (
+        "import sys; from datetime import datetime; from ops import cursors; "
+        "cursors.rotate_key(); "
+        "kind = cursors.Kind('conversation.list', (datetime, int)); "
+        f"print(cursors.encode(kind, {scope!r}, (datetime.fromisoformat({ts.isoformat()!r}), {turn_id})))"
+    )
+    env = {**os.environ, "LOOM_DATABASE_URL": database}
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    theirs = done.stdout.strip()
+    assert theirs != ours
+    mine, other = (page(client, token, "list", cursor=c) for c in (ours, theirs))
+    assert other.status_code == 200, other.text
+    assert other.json() == mine.json()
