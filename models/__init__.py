@@ -1,6 +1,7 @@
 """Tables, settings and the database session. Importing this registers every table."""
 
 from models.conversation import Embedding, Thread, Turn
+from models.cursor_key import CursorKey
 from models.memory import Loom, LoomSession, MemoryEvidence, MemoryThread, NightWeaving
 from models.namespace import ApiToken, Namespace
 from models.pass_run import PassRun
@@ -9,6 +10,7 @@ from models.transcript import Transcript
 
 __all__ = [
     "ApiToken",
+    "CursorKey",
     "Embedding",
     "Loom",
     "LoomSession",

@@ -1,9 +1,8 @@
 """The conversation plane's read ops: threads, get, list."""
 
-import base64
 import copy
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import Field
@@ -14,9 +13,9 @@ from models import db
 from models.base import utcnow
 from models.conversation import Thread, Turn
 from models.settings import get_settings
+from ops import cursors
 from ops.caller import Caller
 from ops.conversation_write import ThreadAnswer, find_thread, thread_public
-from ops.errors import invalid
 from ops.schemas import Answer, Identifier, OpRequest
 from pipelines import screening
 
@@ -179,29 +178,13 @@ def turn_public(turn: Turn) -> dict:
     }
 
 
-EPOCH, MICROSECOND = datetime(1970, 1, 1, tzinfo=UTC), timedelta(microseconds=1)
-
-
-def _encode_cursor(turn: Turn) -> str:
-    stamp = (turn.ts - EPOCH) // MICROSECOND  # exact: a float of seconds is not, at this size
-    return base64.urlsafe_b64encode(f"c{stamp}.{turn.id}".encode()).decode()
-
-
-def _decode_cursor(cursor: str) -> tuple[datetime, int]:
-    """(ts, id) of the turn a page ended at."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor.encode()).decode()
-        stamp, _, turn_id = raw[1:].partition(".")
-        if not raw.startswith("c") or len(raw) > 48 or not stamp.isdigit() or not turn_id.isdigit():
-            raise ValueError(raw)
-        if int(turn_id) >= 2**63:  # a turn id is a bigint
-            raise ValueError(raw)
-        return EPOCH + int(stamp) * MICROSECOND, int(turn_id)
-    except (ValueError, OverflowError, OSError) as exc:
-        raise invalid("cursor is not one this server issued", "cursor") from exc
+# A page ends at a turn: its (ts, id).
+GET_CURSOR = cursors.Kind("conversation.get", (datetime, int))
+LIST_CURSOR = cursors.Kind("conversation.list", (datetime, int))
 
 
 def _page(
+    kind: cursors.Kind,
     namespace: str,
     thread_id: str,
     order: str,
@@ -221,8 +204,9 @@ def _page(
     if run_id:
         query = query.where(Turn.run_id == run_id)
     position = tuple_(Turn.ts, Turn.id)
+    scope = (namespace, thread_id, agent, order, run_id)  # what the rows are chosen by
     if cursor:
-        after = tuple_(*_decode_cursor(cursor))
+        after = tuple_(*cursors.decode(kind, scope, cursor))
         query = query.where(position < after if order == "desc" else position > after)
     if order == "desc":
         query = query.order_by(col(Turn.ts).desc(), col(Turn.id).desc())
@@ -234,7 +218,7 @@ def _page(
     rows = rows[:limit]
     return {
         "messages": [turn_public(turn) for turn in rows],
-        "next_cursor": _encode_cursor(rows[-1]) if more else None,
+        "next_cursor": cursors.encode(kind, scope, (rows[-1].ts, rows[-1].id)) if more else None,
     }
 
 
@@ -256,7 +240,9 @@ def get(caller: Caller, req: GetRequest) -> dict:
     with db.session() as s:
         answer = thread_public(find_thread(s, namespace, req.thread_id))
     if req.include_messages:
-        answer.update(_page(namespace, req.thread_id, req.order, req.limit, req.cursor, named_agent(req)))
+        answer.update(
+            _page(GET_CURSOR, namespace, req.thread_id, req.order, req.limit, req.cursor, named_agent(req))
+        )
     return answer
 
 
@@ -281,5 +267,7 @@ def list_turns(caller: Caller, req: ListRequest) -> dict:
     return {
         "namespace": namespace,
         "thread_id": req.thread_id,
-        **_page(namespace, req.thread_id, "asc", req.limit, req.cursor, named_agent(req), req.run_id),
+        **_page(
+            LIST_CURSOR, namespace, req.thread_id, "asc", req.limit, req.cursor, named_agent(req), req.run_id
+        ),
     }

@@ -8,8 +8,6 @@ write op; then it waits, at most ``LOOM_SAVE_MESSAGE_WAIT_SECONDS``, for the wor
 message, so that it can answer ``indexed`` (or ``embed_failed``) as the document's save does
 without the op calling the embedder."""
 
-import base64
-import json
 from datetime import datetime
 from typing import Annotated, Literal
 
@@ -22,11 +20,12 @@ from models import db, partitions
 from models.base import utcnow
 from models.conversation import MSG_ID_MAX
 from models.settings import get_settings
+from ops import cursors
 from ops import search as searching
 from ops.caller import Caller
 from ops.conversation_read import listing_excerpt
 from ops.conversation_write import recording
-from ops.errors import invalid, not_found
+from ops.errors import not_found
 from ops.schemas import Answer, Identifier, NamespaceName, OpRequest, SaidAt
 from ops.waiting import Waiting, Watch
 from pipelines import saving, search
@@ -278,16 +277,8 @@ class ListSavedAnswer(Answer):
     next_cursor: str | None
 
 
-def _cursor(saved: datetime, turn_id: int) -> str:
-    return base64.urlsafe_b64encode(json.dumps([saved.isoformat(), turn_id]).encode()).decode()
-
-
-def _position(cursor: str) -> tuple[datetime, int]:
-    try:
-        saved, turn_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-        return datetime.fromisoformat(saved), int(turn_id)
-    except (ValueError, TypeError) as exc:
-        raise invalid("cursor is not one this op gave", "cursor") from exc
+# A page ends at a saved message: when it was saved, its turn's id.
+LIST_SAVED_CURSOR = cursors.Kind("conversation.list_saved_messages", (datetime, int))
 
 
 LIST_SAVED = """
@@ -302,11 +293,12 @@ ORDER BY coalesce(saved_at, ts) DESC, thread_id, msg_id, id
 def list_saved(caller: Caller, req: ListSavedRequest) -> dict:
     namespace, user = caller.namespace(req.namespace), caller.acting_user(req.user_id)
     more, params = "", {"ns": namespace, "user": user, "limit": req.limit + 1}
+    scope = (namespace, user, req.conversation_id)
     if req.conversation_id is not None:
         more += " AND thread_id = :thread"
         params["thread"] = req.conversation_id
     if req.cursor is not None:
-        params["after_saved"], params["after_id"] = _position(req.cursor)
+        params["after_saved"], params["after_id"] = cursors.decode(LIST_SAVED_CURSOR, scope, req.cursor)
         more += " AND (coalesce(saved_at, ts), id) < (:after_saved, :after_id)"
     with db.session() as s:
         rows = s.execute(
@@ -331,7 +323,11 @@ def list_saved(caller: Caller, req: ListSavedRequest) -> dict:
             }
             for row in page
         ],
-        "next_cursor": _cursor(page[-1].saved, page[-1].id) if len(rows) > req.limit else None,
+        "next_cursor": (
+            cursors.encode(LIST_SAVED_CURSOR, scope, (page[-1].saved, page[-1].id))
+            if len(rows) > req.limit
+            else None
+        ),
     }
 
 

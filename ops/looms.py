@@ -4,14 +4,12 @@ and context.pack.
 A LoomSession is served as the seed's object: every field by its exact name, camelCase, arrays
 ``[]`` when empty and scalars ``null``, uuids, UTC datetimes (``session_object``)."""
 
-import base64
-import json
 from datetime import datetime
 from typing import Any, Literal
 from uuid import UUID, uuid4
 
 from pydantic import Field
-from sqlalchemy import text
+from sqlalchemy import text, tuple_
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import col, select
 
@@ -19,6 +17,7 @@ from models import db
 from models.base import utcnow
 from models.memory import AUTO, WEAVING_MODES, Loom, LoomSession, MemoryThread
 from models.settings import get_settings
+from ops import cursors
 from ops.caller import Caller
 from ops.errors import invalid
 from ops.memory import LoomOp, ThreadShape, shown, the_loom
@@ -186,18 +185,8 @@ class SessionsAnswer(Answer):
     nextCursor: str | None  # noqa: N815
 
 
-def _cursor(session: LoomSession) -> str:
-    return base64.urlsafe_b64encode(
-        json.dumps([session.date_created.isoformat(), str(session.id)]).encode()
-    ).decode()
-
-
-def _position(cursor: str) -> tuple[datetime, UUID]:
-    try:
-        created, session_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-        return datetime.fromisoformat(created), UUID(session_id)
-    except (ValueError, TypeError) as exc:
-        raise invalid("cursor is not one this op gave", "cursor") from exc
+# A page ends at a session: its (date_created, id).
+SESSIONS_CURSOR = cursors.Kind("looms.sessions", (datetime, UUID))
 
 
 def list_sessions(caller: Caller, req: SessionsRequest) -> dict:
@@ -209,13 +198,10 @@ def list_sessions(caller: Caller, req: SessionsRequest) -> dict:
             query = query.where(LoomSession.agent_name == req.agent_name)
         if req.awaiting_night is not None:
             query = query.where(LoomSession.awaiting_night == req.awaiting_night)
+        scope = (loom.namespace, loom.id, req.agent_name, req.awaiting_night)
+        position = tuple_(col(LoomSession.date_created), col(LoomSession.id))
         if req.cursor is not None:
-            created, session_id = _position(req.cursor)
-            query = query.where(
-                text("(loom_sessions.date_created, loom_sessions.id) < (:created, :sid)").bindparams(
-                    created=created, sid=session_id
-                )
-            )
+            query = query.where(position < tuple_(*cursors.decode(SESSIONS_CURSOR, scope, req.cursor)))
         rows = s.exec(
             query.order_by(col(LoomSession.date_created).desc(), col(LoomSession.id).desc()).limit(
                 req.limit + 1
@@ -226,7 +212,11 @@ def list_sessions(caller: Caller, req: SessionsRequest) -> dict:
             "namespace": loom.namespace,
             "loomId": str(loom.id),
             "sessions": [session_object(row) for row in page],
-            "nextCursor": _cursor(page[-1]) if len(rows) > req.limit else None,
+            "nextCursor": (
+                cursors.encode(SESSIONS_CURSOR, scope, (page[-1].date_created, page[-1].id))
+                if len(rows) > req.limit
+                else None
+            ),
         }
 
 

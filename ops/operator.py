@@ -1,8 +1,9 @@
-"""The operator ops: namespaces with their Record switch, the stage ledger, the periodic passes and
-the night weavings, over HTTP (and so the dashboard) as the CLI has them.
+"""The operator ops: namespaces with their Record switch, the stage ledger, the periodic passes,
+the night weavings and the key paging cursors are signed with, over HTTP (and so the dashboard) as
+the CLI has them.
 
-The ledger, the passes and the nights span every namespace (a run's subject names no
-namespace), so the registry serves their ops only to a token for every namespace (``loom tokens
+The ledger, the passes, the nights and the cursor keys span every namespace (a run's subject names
+no namespace), so the registry serves their ops only to a token for every namespace (``loom tokens
 create --all-namespaces``): viewer to read, admin to act. Their requests name no namespace.
 ``namespaces.list`` answers any token, with the namespaces it covers.
 """
@@ -21,7 +22,7 @@ from models.memory import NightWeaving
 from models.namespace import Namespace
 from models.pass_run import PassRun
 from models.stage_run import STATUSES, StageRun
-from ops import activity, status
+from ops import activity, cursors, status
 from ops.caller import Caller
 from ops.errors import OpError, invalid, not_found
 from ops.runs import RunAnswer, run_public
@@ -265,6 +266,25 @@ def list_nights(caller: Caller, req: NightsRequest) -> dict:
             select(NightWeaving).order_by(col(NightWeaving.started_at).desc()).limit(req.limit)
         ).all()
     return {"nights": [w.model_dump(mode="json") for w in weavings]}
+
+
+# --- cursor keys ---------------------------------------------------------------------------------
+
+
+class RotateKeyRequest(OperatorRequest):
+    pass
+
+
+class RotateKeyAnswer(Answer):
+    key_id: int  # signs every cursor from now on
+    accepted_key_ids: list[int]  # it and the key that signed until now
+    retired: int  # keys dropped: the cursors they signed are refused
+
+
+def rotate_cursor_key(caller: Caller, req: RotateKeyRequest) -> dict:
+    """Sign paging cursors with a new key (``ops.cursors.rotate_key``): cursors issued until now
+    keep paging until the next rotation; those signed before the previous one are refused."""
+    return cursors.rotate_key()
 
 
 # --- health --------------------------------------------------------------------------------------

@@ -115,6 +115,13 @@ OPS: dict[str, Op] = {
     "night_weaving.list": Op(
         "viewer", operator.NightsRequest, operator.NightsAnswer, operator.list_nights, all_namespaces=True
     ),
+    "cursors.rotate_key": Op(
+        "admin",
+        operator.RotateKeyRequest,
+        operator.RotateKeyAnswer,
+        operator.rotate_cursor_key,
+        all_namespaces=True,
+    ),
     "health.get": Op(
         "viewer", operator.HealthRequest, operator.HealthAnswer, operator.health, all_namespaces=True
     ),

@@ -89,6 +89,7 @@ BODIES: dict[str, Callable[[str], dict]] = {
     "passes.run": lambda unique: {"name": "titler"},
     "night_weaving.list": lambda unique: {},
     "health.get": lambda unique: {},
+    "cursors.rotate_key": lambda unique: {},
 }
 # Ops that name no namespace: the operator's (served to a token for every namespace) and the list
 # of the caller's namespaces.
