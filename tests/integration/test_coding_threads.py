@@ -14,6 +14,7 @@ from models import db
 from ops import coding_threads
 from ops.caller import OPERATOR
 from ops.registry import call
+from pipelines import thread_index as thread_indexing
 from tests.integration.conftest import enable_logging, settled, wait_until
 from workers.stages import thread_index
 
@@ -205,7 +206,7 @@ def test_new_messages_become_conversation_turns_once(client, tokens, ns, worker)
         listed = call(
             "conversation.list",
             OPERATOR,
-            {"namespace": ns, "thread_id": body["id"], "agent": thread_index.AGENT},
+            {"namespace": ns, "thread_id": body["id"], "agent": thread_indexing.AGENT},
         )
         return [(m["msg_id"], m["content"]) for m in listed["messages"]]
 

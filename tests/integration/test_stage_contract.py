@@ -85,8 +85,9 @@ def turns_state(name: str) -> tuple:
 @pytest.fixture
 def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
     from pipelines import appending
+    from pipelines import thread_index as thread_indexing
     from providers import embedders
-    from workers.stages import compaction, erasure, ingest, retention, thread_index, titles
+    from workers.stages import compaction, erasure, ingest, retention, titles
     from workers.stages import night_weaving as night
     from workers.stages import screening as rescreening
 
@@ -294,16 +295,16 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
         return tuple(sorted(keys)), turns_state(name)
 
     indexed: list[str] = []
-    real_write_turns = thread_index._write_turns
+    real_write_turns = thread_indexing.write_turns
     coding_threads_of: dict[str, str] = {}
 
-    def counting_write_turns(namespace, thread_id, *args):  # the indexing stage's "provider": the appends
-        indexed.append(thread_id)
+    def counting_write_turns(thread, *args):  # the indexing stage's "provider": the appends
+        indexed.append(thread.thread_id)
         if llm.mode == "fail":
             raise RuntimeError("the appends are failing")
-        return real_write_turns(namespace, thread_id, *args)
+        return real_write_turns(thread, *args)
 
-    monkeypatch.setattr(thread_index, "_write_turns", counting_write_turns)
+    monkeypatch.setattr(thread_indexing, "write_turns", counting_write_turns)
 
     def thread_index_run(name: str) -> int:
         from loom.threads import MessageSnapshot, Thread
