@@ -27,6 +27,7 @@ def _caller(request: Request) -> Caller:
 
 
 Authenticated = Annotated[Caller, Depends(_caller)]
+Namespace = Annotated[NamespaceName | None, Query()]
 ThreadId = Annotated[Text, Path(max_length=256)]
 
 
@@ -42,25 +43,24 @@ class SearchParams(BaseModel):
     namespace: NamespaceName | None = None
 
 
-async def _upsert(request: Request, thread_id: str | None) -> Response:
+async def _upsert(request: Request, thread_id: str | None, namespace: str | None) -> Response:
     raw = await read_body(request, coding_threads.MAX_BYTES)
 
     def served() -> dict:
         caller = authenticate(request.headers.get("authorization"))
-        namespace = request.query_params.get("namespace")
         return coding_threads.upsert(caller, parse_body(raw), thread_id, namespace)
 
     return JSONResponse(await run_in_threadpool(served))
 
 
 @router.post("", include_in_schema=False)
-async def create(request: Request) -> Response:
-    return await _upsert(request, None)
+async def create(request: Request, namespace: Namespace = None) -> Response:
+    return await _upsert(request, None, namespace)
 
 
 @router.put("/{thread_id}", include_in_schema=False)
-async def put(thread_id: str, request: Request) -> Response:
-    return await _upsert(request, thread_id)
+async def put(thread_id: str, request: Request, namespace: Namespace = None) -> Response:
+    return await _upsert(request, thread_id, namespace)
 
 
 @router.get("/schema")

@@ -130,6 +130,19 @@ def test_a_malformed_query_or_path_parameter_is_a_422_naming_it(client, make_tok
         assert set(answer.json()) == {"error", "field"}
 
 
+def test_a_thread_written_to_a_malformed_namespace_is_a_422_naming_it(client, make_token):
+    from loom.threads import Thread
+
+    body = json.loads(Thread().model_dump_json())
+    everywhere = make_token(role="admin", all_namespaces=True)
+    for namespace in ("a%00b", "n" * 129):
+        for answer in (
+            client.post(f"/api/threads?namespace={namespace}", json=body, headers=everywhere),
+            client.put(f"/api/threads/{body['id']}?namespace={namespace}", json=body, headers=everywhere),
+        ):
+            assert answer.status_code == 422 and answer.json()["field"] == "namespace", answer.text[:300]
+
+
 def test_a_number_given_as_an_agents_name_is_that_name(client, make_token):
     from ops.caller import OPERATOR
     from ops.registry import call
