@@ -1,25 +1,28 @@
 """The HTTP layer: ``POST /v1/<op name>`` with a JSON body, ``GET /healthz``,
-``GET /looms/by-id/{id}/sessions`` (looms.sessions, its body from the path and query), and MCP on
-``/mcp`` (``api.mcp``). Thin: authenticate,
+``GET /looms/by-id/{id}/sessions`` (looms.sessions, its body from the path and the typed query),
+and MCP on ``/mcp`` (``api.mcp``). Thin: authenticate,
 read the body (bounded), hand it to ``ops.registry.call``; every caller mistake is a 4xx with a
-reason, and any other error a JSON answer (``api.errors``)."""
+reason (a route's typed parameter that fails validation, the 422 an op's body field would be), and
+any other error a JSON answer (``api.errors``)."""
 
-import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Collection
 from contextlib import asynccontextmanager
+from typing import Annotated
+from uuid import UUID
 
-from fastapi import FastAPI, Request
-from fastapi.concurrency import run_in_threadpool
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from pydantic import BaseModel, create_model
 from starlette.routing import Route
 
 from api import mcp, observability, openapi, threads
 from api.bodies import read_body
 from api.errors import JSONErrors
 from models.settings import get_settings
-from ops import coding_threads, registry, waiting
-from ops.caller import authenticate
-from ops.errors import OpError
+from ops import coding_threads, looms, registry, waiting
+from ops.caller import Caller, authenticate
+from ops.errors import OpError, validation_error
 from ops.limits import parse_body
 from ops.schemas import Streamed
 from providers.embedders import load_in_background
@@ -46,6 +49,10 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
     async def _op_error(_: Request, exc: OpError) -> JSONResponse:
         return JSONResponse(exc.as_dict(), status_code=exc.status)
 
+    @app.exception_handler(RequestValidationError)
+    async def _invalid_parameter(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return await _op_error(request, validation_error(exc.errors(), located=True))
+
     @app.exception_handler(coding_threads.Conflict)
     async def _stale(_: Request, exc: coding_threads.Conflict) -> JSONResponse:
         return JSONResponse({**exc.as_dict(), "thread": exc.latest}, status_code=409)
@@ -61,33 +68,50 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
         authorization = request.headers.get("authorization")
         # The ops are blocking (database, broker): they run on the threadpool; a wait on their
         # runs holds no thread of it (``ops.waiting``).
-        answer = await registry.call_async(op_name, lambda: (authenticate(authorization), parse_body(body)))
+        answer = await registry.call_async(op_name, _request(authorization, body))
         if isinstance(answer, Streamed):  # sent while produced (iterated on the threadpool too)
             return StreamingResponse(answer.chunks, media_type="application/json")
         # The ops answer JSON-ready dicts: a response of our own skips FastAPI's re-encoding,
         # which walks every value of the answer again.
         return JSONResponse(answer)
 
-    @app.get("/looms/by-id/{loom_id}/sessions", include_in_schema=False)
-    async def loom_sessions(loom_id: str, request: Request) -> Response:
+    @app.get("/looms/by-id/{loom_id}/sessions", **openapi.WITH_TOKEN)
+    def loom_sessions(
+        caller: Annotated[Caller, Depends(_sessions_caller)],
+        loom_id: UUID,
+        params: Annotated[SessionsQuery, Query()],
+    ) -> Response:
         """looms.sessions by the loom's id, its filters as query parameters."""
-        body = {"loom_id": loom_id, **request.query_params}
-        answer = await run_in_threadpool(
-            _call, "looms.sessions", request.headers.get("authorization"), query_body(body)
-        )
-        return JSONResponse(answer)
+        body = {"loom_id": loom_id, **params.model_dump(exclude_unset=True)}
+        return JSONResponse(registry.call("looms.sessions", caller, body))
 
     return app
 
 
-def _call(op_name: str, authorization: str | None, body: object) -> dict | Streamed:
-    caller = authenticate(authorization)
-    return registry.call(op_name, caller, body)
+def _request(authorization: str | None, body: bytes) -> Callable[[], tuple[Caller, object]]:
+    """The op's caller and body, read on a thread (the token's check reads the database)."""
+
+    def read() -> tuple[Caller, object]:
+        parsed = parse_body(body)  # malformed JSON is a 400 before the token is looked at
+        return authenticate(authorization), parsed
+
+    return read
 
 
-def query_body(params: dict[str, str]) -> dict:
-    """A GET route's query parameters as an op's body: numbers and booleans as JSON reads them."""
-    return {
-        name: json.loads(value) if value in ("true", "false") or value.isdigit() else value
-        for name, value in params.items()
-    }
+def query_model(request: type[BaseModel], path: Collection[str]) -> type[BaseModel]:
+    """An op's request model less the fields its route's path gives: the route's query parameters,
+    with the op's own types, bounds and config (an unknown parameter is refused as an unknown field
+    of its body is)."""
+    fields = {name: (f.annotation, f) for name, f in request.model_fields.items() if name not in path}
+    return create_model(f"{request.__name__}Query", __config__=request.model_config, **fields)
+
+
+SessionsQuery = query_model(looms.SessionsRequest, path={"loom_id"})
+
+
+def _sessions_caller(request: Request) -> Caller:
+    """The token's caller, refused before the parameters are read when it may not call
+    looms.sessions (as the op refuses it before reading its body)."""
+    caller = authenticate(request.headers.get("authorization"))
+    registry.authorize("looms.sessions", caller)
+    return caller

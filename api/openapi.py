@@ -3,7 +3,9 @@
 The ops are served by one generic route (``POST /v1/{op_name}``, hidden from the document) that
 reads and checks the body itself (``ops.limits``), so FastAPI cannot derive the ops' schemas from
 it: they are written here from the registry's request and answer models, so clients can be
-generated and a schema-driven fuzzer can exercise every op.
+generated and a schema-driven fuzzer can exercise every op. The GET routes
+(``/looms/by-id/{id}/sessions``, ``/api/threads…``) declare typed parameters, which FastAPI
+describes; ``WITH_TOKEN`` gives them the ops' refusals.
 """
 
 from typing import Any
@@ -50,6 +52,26 @@ def _json(schema: dict) -> dict:
     return {"content": {"application/json": {"schema": schema}}}
 
 
+# A GET route that reads a token declares it with ``**openapi.WITH_TOKEN``: its typed parameters
+# are published with its refusals, in the ops' error shape (FastAPI's own 422 is not what it
+# answers: ``api.app`` renders a parameter's validation failure as an op's).
+_REFUSALS = {
+    "401": _ERRORS["401"],
+    "403": "the token does not cover the namespace, or its role or bounds refuse the op",
+    "404": "no such thread, or no such loom",
+    "422": "a parameter is missing or invalid; `field` names it",
+    "503": "the database is unavailable; retry after `Retry-After` seconds",
+    "500": _ERRORS["500"],
+}
+WITH_TOKEN: dict[str, Any] = {
+    "openapi_extra": {"security": [{"bearer": []}]},
+    "responses": {
+        status: {"description": text, **_json({"$ref": REF.format(model="Error")})}
+        for status, text in _REFUSALS.items()
+    },
+}
+
+
 def document(app: FastAPI) -> dict[str, Any]:
     if app.openapi_schema:
         return app.openapi_schema
@@ -76,5 +98,11 @@ def document(app: FastAPI) -> dict[str, Any]:
                 },
             }
         }
+    # looms.sessions by its GET route answers what the op answers.
+    sessions = spec["paths"]["/looms/by-id/{loom_id}/sessions"]["get"]["responses"]
+    sessions["200"] = {
+        "description": "the op's answer",
+        **_json(refs[(OPS["looms.sessions"].answer, "serialization")]),
+    }
     app.openapi_schema = spec
     return spec

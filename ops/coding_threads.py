@@ -20,7 +20,7 @@ from models import db
 from models.base import utcnow
 from models.coding_thread import CodingThread
 from ops.caller import Caller
-from ops.errors import OpError, forbidden, invalid, not_found
+from ops.errors import OpError, forbidden, invalid, not_found, validation_error
 from ops.limits import check_body
 from workers import ledger, outbox
 from workers.stages.thread_index import THREAD_INDEX
@@ -57,9 +57,7 @@ def parsed(body: object, path_id: str | None) -> Thread:
     try:
         thread = Thread.model_validate(body)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or None
-        raise invalid(f"{field}: {first['msg']}" if field else first["msg"], field) from exc
+        raise validation_error(exc.errors()) from exc
     if path_id is not None and path_id != thread.id:
         raise invalid(f"the path names {path_id}, the body {thread.id}", "id")
     if thread.is_private:

@@ -1,5 +1,8 @@
 """The one error an op raises for a caller's mistake; HTTP and the CLI both render it."""
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 
 class OpError(Exception):
     def __init__(self, status: int, reason: str, field: str | None = None) -> None:
@@ -26,3 +29,13 @@ def not_found(reason: str, field: str | None = None) -> OpError:
 
 def invalid(reason: str, field: str | None = None) -> OpError:
     return OpError(422, reason, field)
+
+
+def validation_error(errors: Sequence[Mapping[str, Any]], located: bool = False) -> OpError:
+    """The first of a validation's errors as the 422 naming its field: pydantic's ``errors()`` for
+    a body, or FastAPI's for a route's typed parameters (``located``: their locations start with
+    where the value came from, "query", "path" or "body", which is no part of the field's name)."""
+    first = errors[0]
+    loc = first["loc"][1:] if located else first["loc"]
+    field = ".".join(str(part) for part in loc) or None
+    return invalid(f"{field}: {first['msg']}" if field else first["msg"], field)

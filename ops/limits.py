@@ -86,7 +86,8 @@ def _field_nested_too_deep(body: bytes) -> str | None:
     return key
 
 
-def _problem(value: Any) -> str | None:
+def value_problem(value: Any) -> str | None:
+    """Why no op may take this value (a string, a number), or None."""
     if isinstance(value, str):
         if "\x00" in value:
             return "must not contain NUL bytes"
@@ -108,7 +109,7 @@ def check_body(body: dict) -> None:
     docstring)."""
     stack: list[tuple[Any, str, int]] = [(value, key, 1) for key, value in body.items()]
     for key in body:
-        if problem := _problem(key):
+        if problem := value_problem(key):
             raise invalid(f"{key!r}: {problem}")
     while stack:
         value, field, depth = stack.pop()
@@ -117,10 +118,10 @@ def check_body(body: dict) -> None:
                 raise invalid(f"{field}: nests deeper than {MAX_BODY_DEPTH - 1} levels", field)
             items = value.items() if isinstance(value, dict) else enumerate(value)
             for k, v in items:
-                if isinstance(k, str) and (problem := _problem(k)):
+                if isinstance(k, str) and (problem := value_problem(k)):
                     raise invalid(f"{field}: a key {problem}", field)
                 stack.append((v, field, depth + 1))
-        elif problem := _problem(value):
+        elif problem := value_problem(value):
             raise invalid(f"{field}: {problem}", field)
 
 

@@ -24,7 +24,7 @@ from ops import (
     waiting,
 )
 from ops.caller import Caller
-from ops.errors import OpError, invalid, not_found
+from ops.errors import OpError, invalid, not_found, validation_error
 from ops.limits import MAX_BODY_BYTES, check_body
 from ops.schemas import Streamed
 from ops.waiting import Waiting
@@ -141,12 +141,6 @@ def body_cap(name: str) -> int:
     return op.body_cap() if op else MAX_BODY_BYTES
 
 
-def validation_error(exc: ValidationError) -> OpError:
-    first = exc.errors()[0]
-    field = ".".join(str(part) for part in first["loc"]) or None
-    return invalid(f"{field}: {first['msg']}" if field else first["msg"], field)
-
-
 def authorize(name: str, caller: Caller) -> Op:
     """The op, if the caller may call it at all (its role, its bounds, its namespaces); else the
     OpError that says why. ``call`` checks this first, the dashboard to show an op's buttons."""
@@ -178,7 +172,7 @@ def start(name: str, caller: Caller, body: object) -> dict | Streamed | Waiting:
     try:
         request = op.request.model_validate(body)
     except ValidationError as exc:
-        raise validation_error(exc) from exc
+        raise validation_error(exc.errors()) from exc
     return op.handler(caller, request)
 
 

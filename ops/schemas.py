@@ -7,9 +7,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from models.namespace import NAME_MAX, name_problem
-from ops.limits import check_metadata
+from ops.limits import check_metadata, value_problem
 
 
 def _namespace(name: str) -> str:
@@ -20,6 +21,17 @@ def _namespace(name: str) -> str:
 
 NamespaceName = Annotated[str, Field(min_length=1, max_length=NAME_MAX), AfterValidator(_namespace)]
 Metadata = Annotated[dict[str, Any], AfterValidator(check_metadata)]
+
+
+def _text(value: str) -> str:
+    if problem := value_problem(value):
+        raise PydanticCustomError("text", problem)
+    return value
+
+
+# A string sent outside a JSON body (a query or path parameter), held to the rule ``check_body``
+# holds a body's strings to: no NUL bytes, no lone surrogates.
+Text = Annotated[str, AfterValidator(_text)]
 
 CLOCK_SKEW = timedelta(seconds=5)  # a client's clock may run this far ahead of the server's
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)

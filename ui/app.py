@@ -22,7 +22,7 @@ from fastapi.templating import Jinja2Templates
 from models.settings import get_settings
 from ops import registry
 from ops.caller import NAMESPACE_WIDE, OWN_SESSION, OWN_USER
-from ops.errors import OpError, forbidden, invalid
+from ops.errors import OpError, forbidden, invalid, validation_error
 from ui import render, sessions
 from ui.sessions import COOKIE, SignedIn
 
@@ -58,10 +58,7 @@ class UiRoute(APIRoute):
             except SignInRequired:
                 response = RedirectResponse(_sign_in_path(request), status_code=303)
             except RequestValidationError as exc:
-                first = exc.errors()[0]
-                response = _refusal(
-                    request, invalid(f"{first['loc'][-1]}: {first['msg']}", str(first["loc"][-1]))
-                )
+                response = _refusal(request, validation_error(exc.errors(), located=True))
             except OpError as exc:
                 response = _refusal(request, exc)
             response.headers.update(HEADERS)

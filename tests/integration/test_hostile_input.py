@@ -95,6 +95,64 @@ def test_a_cursor_this_server_did_not_issue_is_a_422(client, make_token, raw):
     assert answer.status_code == 422 and answer.json()["field"] == "cursor"
 
 
+# A GET route's query and path parameters: typed like an op's body, so a value that is no number,
+# a number past its bound or a NUL byte is a 422 naming the parameter, never a 500.
+QUERIES = {
+    "a superscript two as the threads' limit": ("/api/threads?limit=%C2%B2", "limit"),
+    "a superscript two as the search's limit": ("/api/threads/search?q=x&limit=%C2%B2", "limit"),
+    "a 5,000-digit limit": ("/api/threads?limit=" + "9" * 5000, "limit"),
+    "a 5,000-digit offset": ("/api/threads?offset=" + "9" * 5000, "offset"),
+    "a NUL in the search": ("/api/threads/search?q=a%00b", "q"),
+    "a NUL in the namespace": ("/api/threads?namespace=a%00b", "namespace"),
+    "a NUL in a thread's id": ("/api/threads/T-%00", "thread_id"),
+    "a superscript two as the sessions' limit": ("/looms/by-id/{loom}/sessions?limit=%C2%B2", "limit"),
+    "a 5,000-digit sessions' limit": ("/looms/by-id/{loom}/sessions?limit=" + "9" * 5000, "limit"),
+    "a NUL in the agent's name": ("/looms/by-id/{loom}/sessions?agent_name=a%00b", "agent_name"),
+    "a loom id that is no uuid": ("/looms/by-id/not-a-uuid/sessions", "loom_id"),
+    "an unknown sessions' parameter": ("/looms/by-id/{loom}/sessions?colour=red", "colour"),
+}  # fmt: skip
+
+
+def default_loom() -> str:
+    from ops.caller import OPERATOR
+    from ops.registry import call
+
+    return call("looms.list", OPERATOR, {"namespace": NS})["looms"][0]["id"]
+
+
+@pytest.mark.parametrize("name", QUERIES)
+def test_a_malformed_query_or_path_parameter_is_a_422_naming_it(client, make_token, name):
+    url, field = QUERIES[name]
+    for token in (make_token(NS), make_token(role="admin", all_namespaces=True)):
+        answer = client.get(url.format(loom=default_loom()), headers=token)
+        assert answer.status_code == 422, (name, answer.status_code, answer.text[:300])
+        assert answer.json()["field"] == field and field in answer.json()["error"], answer.json()
+        assert set(answer.json()) == {"error", "field"}
+
+
+def test_a_thread_written_to_a_malformed_namespace_is_a_422_naming_it(client, make_token):
+    from loom.threads import Thread
+
+    body = json.loads(Thread().model_dump_json())
+    everywhere = make_token(role="admin", all_namespaces=True)
+    for namespace in ("a%00b", "n" * 129):
+        for answer in (
+            client.post(f"/api/threads?namespace={namespace}", json=body, headers=everywhere),
+            client.put(f"/api/threads/{body['id']}?namespace={namespace}", json=body, headers=everywhere),
+        ):
+            assert answer.status_code == 422 and answer.json()["field"] == "namespace", answer.text[:300]
+
+
+def test_a_number_given_as_an_agents_name_is_that_name(client, make_token):
+    from ops.caller import OPERATOR
+    from ops.registry import call
+
+    call("context.pack", OPERATOR, {"namespace": NS, "thread_id": "t", "agent": "42"})
+    answer = client.get(f"/looms/by-id/{default_loom()}/sessions?agent_name=42", headers=make_token(NS))
+    assert answer.status_code == 200, answer.text
+    assert [session["agentName"] for session in answer.json()["sessions"]] == ["42"]
+
+
 def test_metadata_over_its_size_or_depth_limit_is_a_422(client, make_token):
     too_big = {"k": "x" * MAX_METADATA_BYTES}
     too_many_keys = {f"k{i}": i for i in range(200_000)}

@@ -41,6 +41,33 @@ def test_the_document_describes_every_op_with_its_request_and_answer(client):
         assert {"401", "403", "413", "422", "503"} <= set(post["responses"])
 
 
+# The GET routes, each with its typed parameters (where they come from, and their names).
+GETS = {
+    "/looms/by-id/{loom_id}/sessions": {
+        ("path", "loom_id"),
+        *(("query", q) for q in ("namespace", "agent", "agent_name", "awaiting_night", "limit", "cursor")),
+    },
+    "/api/threads": {("query", "limit"), ("query", "offset"), ("query", "namespace")},
+    "/api/threads/search": {("query", "q"), ("query", "limit"), ("query", "namespace")},
+    "/api/threads/{thread_id}": {("path", "thread_id")},
+    "/api/threads/schema": set(),
+}
+
+
+def test_the_document_describes_every_get_route_with_its_parameters_and_errors(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {path for path, item in paths.items() if "get" in item} == {*GETS, "/healthz", "/metrics"}
+    for path, expected in GETS.items():
+        get = paths[path]["get"]
+        assert {(p["in"], p["name"]) for p in get.get("parameters", [])} == expected, path
+        if expected:
+            assert get["responses"]["422"]["content"]["application/json"]["schema"] == {
+                "$ref": "#/components/schemas/Error"
+            }, path
+    limit = {p["name"]: p for p in paths["/api/threads"]["get"]["parameters"]}["limit"]["schema"]
+    assert (limit["minimum"], limit["maximum"]) == (1, 200)
+
+
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 
 
@@ -50,6 +77,29 @@ def test_no_op_answers_a_5xx_and_every_answer_matches_the_document(api_schema, f
     """Positive cases follow the request schema (most reach the op); negative ones break it on
     purpose (wrong types, missing fields, no token...)."""
     operation = api_schema[f"/v1/{op}"]["POST"]
+
+    @given(case=operation.as_strategy(generation_mode=mode))
+    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    def exchange(case) -> None:
+        response = case.call(headers=fuzz_token)
+        case.validate_response(response, checks=CHECKS)
+
+    exchange()
+
+
+@pytest.mark.parametrize(
+    ("path", "mode"),
+    [
+        (path, mode)
+        for path, parameters in GETS.items()
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
+        if parameters or mode == GenerationMode.POSITIVE  # nothing to break in a route without any
+    ],
+    ids=str,
+)
+def test_no_get_route_answers_a_5xx_and_every_answer_matches_the_document(api_schema, fuzz_token, path, mode):
+    """The same run over the GET routes' typed path and query parameters."""
+    operation = api_schema[path]["GET"]
 
     @given(case=operation.as_strategy(generation_mode=mode))
     @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
