@@ -240,7 +240,7 @@ def test_two_sessions_of_one_night_close_at_once_without_a_deadlock(monkeypatch)
         return real_count(*args, **kwargs)
 
     monkeypatch.setattr(night_stage, "_count", count_together)
-    closing = [threading.Thread(target=night_stage.weave.fn, args=([run_id],)) for run_id in runs]
+    closing = [threading.Thread(target=night_stage.weave, args=([run_id],)) for run_id in runs]
     for thread in closing:
         thread.start()
     for thread in closing:
