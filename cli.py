@@ -406,21 +406,14 @@ def runs_retry(
     _check_range("the run id", run_id, RUN_IDS)
     _check_choice("--status", status, (FAILED, SKIPPED))
     with _connected():
-        from workers import ledger, outbox, stages
-
-        if stage is not None:
-            _check_choice("--stage", stage, tuple(sorted(stages.all_stages())))
-            if (status or FAILED) not in stages.get(stage).retryable:
-                raise fail(f"the {stage} stage does not retry {status or FAILED} runs")
+        from workers import stages
 
         if run_id is not None:
-            out.print(_call("runs.retry", {"run_id": run_id})["message"])
-            return
-        requeued = 0
-        for ids in ledger.retry_all(stage, status or FAILED):
-            outbox.send(stage, ids)
-            requeued += len(ids)
-        out.print(f"{requeued} {stage} runs queued again")
+            answer = _call("runs.retry", {"run_id": run_id})
+        else:
+            _check_choice("--stage", stage, tuple(sorted(stages.all_stages())))
+            answer = _call("runs.retry_stage", _given({"stage": stage, "status": status}))
+        out.print(answer["message"])
 
 
 @passes_app.command("list")
@@ -572,29 +565,23 @@ def erasure_list(
     finishing, exports). Ask for one with `loom op erasure.request BODY`."""
     _check_range("--limit", limit, range(1, 100_001))
     with services.running(start="database"):
-        from sqlmodel import col, select
-
-        from models import db
-        from models.erasure import ErasureEvent
-
-        with db.session() as s:
-            events = s.exec(select(ErasureEvent).order_by(col(ErasureEvent.id).desc()).limit(limit)).all()
+        events = _call("erasure.list", {"limit": limit})["events"]
     if as_json:
         for e in events:
-            out.print(json.dumps(e.model_dump(mode="json")), markup=False, highlight=False, soft_wrap=True)
+            out.print(json.dumps(e), markup=False, highlight=False, soft_wrap=True)
         return
     from rich import box
 
     table = Table("id", "erasure", "event", "at", "by", "scope", "rows", box=box.SIMPLE)
     for e in events:
         table.add_row(
-            str(e.id),
-            str(e.erasure_id or "-"),
-            e.event,
-            _when(e.at),
-            e.actor,
-            json.dumps(e.scope),
-            json.dumps(e.rows) if e.rows is not None else "-",
+            str(e["id"]),
+            str(e["erasure_id"] or "-"),
+            e["event"],
+            _when(e["at"]),
+            e["actor"],
+            json.dumps(e["scope"]),
+            json.dumps(e["rows"]) if e["rows"] is not None else "-",
         )
     out.print(table)
 
