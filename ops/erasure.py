@@ -1,8 +1,12 @@
-"""erasure.request and erasure.export (admin). A request is thin: it checks the scope, appends the
-``requested`` event to the erasure log and writes one ``erasure`` stage run in one transaction,
-and answers the run (the worker erases in bounded batches). An export streams a person's turns,
-tombstoned ones included unless asked otherwise, never embedding rows, from a server-side cursor,
-and appends an ``exported`` event with the count once the stream ends."""
+"""erasure.request, erasure.export and erasure.list (admin). A request is thin: it checks the
+scope, appends the ``requested`` event to the erasure log and writes one ``erasure`` stage run in
+one transaction, and answers the run (the worker erases in bounded batches). An export streams a
+person's turns, tombstoned ones included unless asked otherwise, never embedding rows, from a
+server-side cursor, and appends an ``exported`` event with the count once the stream ends.
+
+The list reads the log itself, which spans namespaces (a request may name many) and names the
+people erased (often the one place their id is left) and the tokens that asked: it is served only
+to an admin token for every namespace, as ``loom erasure list`` has it."""
 
 import json
 from collections.abc import Iterator
@@ -11,11 +15,13 @@ from typing import Any
 
 from pydantic import Field
 from sqlalchemy import text
+from sqlmodel import col, select
 
 from models import db
 from models.erasure import EXPORTED, REQUESTED, ErasureEvent
 from ops.caller import Caller
 from ops.errors import invalid
+from ops.operator import OperatorRequest
 from ops.runs import RunAnswer, run_public, started
 from ops.schemas import Answer, Identifier, NamespaceName, OpRequest, Streamed
 from ops.waiting import Waiting
@@ -129,3 +135,29 @@ def _exported(caller: Caller, namespace: str, user_id: str, tombstoned: bool) ->
         with db.session() as s:
             rows = {"turns": count, "complete": complete}
             s.add(ErasureEvent(event=EXPORTED, actor=caller.who, scope=head, rows=rows))
+
+
+class LogRequest(OperatorRequest):
+    limit: int = Field(default=50, ge=1, le=100_000)
+
+
+class LogEvent(Answer):
+    id: int
+    erasure_id: int | None  # the request it belongs to (an export belongs to none)
+    event: str  # requested, finished or exported
+    actor: str  # who asked: "operator", or "token <id>"
+    scope: dict[str, Any]
+    rows: dict[str, Any] | None  # the rows erased or exported, by table
+    at: datetime
+
+
+class LogAnswer(Answer):
+    events: list[LogEvent]
+
+
+def list_log(caller: Caller, req: LogRequest) -> dict:
+    """The erasure log, newest first: who asked, when, for what scope, how many rows (requests,
+    their finishing, exports)."""
+    with db.session() as s:
+        events = s.exec(select(ErasureEvent).order_by(col(ErasureEvent.id).desc()).limit(req.limit)).all()
+    return {"events": [event.model_dump(mode="json") for event in events]}

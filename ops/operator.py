@@ -21,7 +21,7 @@ from models.conversation import Thread
 from models.memory import NightWeaving
 from models.namespace import Namespace
 from models.pass_run import PassRun
-from models.stage_run import STATUSES, StageRun
+from models.stage_run import FAILED, SKIPPED, STATUSES, StageRun
 from ops import activity, cursors, status
 from ops.caller import Caller
 from ops.errors import OpError, invalid, not_found
@@ -30,7 +30,7 @@ from ops.schemas import Answer
 from schedules.record import PassBusy, fire
 from schedules.registry import passes
 from services import Endpoints
-from workers import ledger, outbox
+from workers import ledger, outbox, stages
 
 
 class OperatorRequest(BaseModel):
@@ -167,6 +167,36 @@ def retry_run(caller: Caller, req: RunRequest) -> dict:
     if outcome.requeued and not outbox.send(outcome.run.stage, [req.run_id]):
         message += " (the broker did not answer: the sweep sends it when it does)"
     return {"run": run_row(outcome.run), "requeued": outcome.requeued, "message": message}
+
+
+class RetryStageRequest(OperatorRequest):
+    stage: str = Field(min_length=1, max_length=32)
+    status: Literal[FAILED, SKIPPED] = FAILED  # type: ignore[valid-type]
+
+
+class RetryStageAnswer(Answer):
+    stage: str
+    status: str
+    requeued: int  # runs sent back to pending
+    message: str
+
+
+def retry_stage(caller: Caller, req: RetryStageRequest) -> dict:
+    """Queue every failed (or skipped, where the stage retries those) run of a stage again, a
+    batch a statement; `loom runs retry --stage S --status S`."""
+    declared = stages.all_stages()
+    if req.stage not in declared:
+        raise invalid(f"stage must be one of {', '.join(sorted(declared))}", "stage")
+    if req.status not in declared[req.stage].retryable:
+        raise invalid(f"the {req.stage} stage does not retry {req.status} runs", "status")
+    requeued, sent = 0, True
+    for ids in ledger.retry_all(req.stage, req.status):
+        sent = outbox.send(req.stage, ids) and sent
+        requeued += len(ids)
+    message = f"{requeued} {req.stage} runs queued again"
+    if not sent:
+        message += " (the broker did not answer: the sweep sends them when it does)"
+    return {"stage": req.stage, "status": req.status, "requeued": requeued, "message": message}
 
 
 # --- the periodic passes -------------------------------------------------------------------------

@@ -75,6 +75,7 @@ OPS: dict[str, Op] = {
     ),
     "erasure.request": Op("admin", erasure.ErasureRequest, erasure.ErasureAnswer, erasure.request),
     "erasure.export": Op("admin", erasure.ExportRequest, erasure.ExportAnswer, erasure.export),  # Streamed
+    "erasure.list": Op("admin", erasure.LogRequest, erasure.LogAnswer, erasure.list_log, all_namespaces=True),
     "looms.list": Op("viewer", looms.ListRequest, looms.ListAnswer, looms.list_looms),
     "looms.create": Op("admin", looms.CreateRequest, looms.LoomAnswer, looms.create),
     "looms.update": Op("admin", looms.UpdateRequest, looms.LoomAnswer, looms.update),
@@ -105,6 +106,13 @@ OPS: dict[str, Op] = {
     "runs.get": Op("viewer", operator.RunRequest, operator.RunAnswer, operator.get_run, all_namespaces=True),
     "runs.retry": Op(
         "admin", operator.RunRequest, operator.RetryAnswer, operator.retry_run, all_namespaces=True
+    ),
+    "runs.retry_stage": Op(
+        "admin",
+        operator.RetryStageRequest,
+        operator.RetryStageAnswer,
+        operator.retry_stage,
+        all_namespaces=True,
     ),
     "passes.list": Op(
         "viewer", operator.PassesRequest, operator.PassesAnswer, operator.list_passes, all_namespaces=True

@@ -235,6 +235,30 @@ def test_loom_erasure_list_shows_the_log(worker):
     assert table.exit_code == 0 and "finished" in table.output and "gina" in table.output
 
 
+def test_the_log_is_listed_newest_first_to_an_admin_of_every_namespace_alone(client, make_token, worker):
+    asked = erase(namespace=NS, user_id="kim")
+    exported = client.post(
+        "/v1/erasure.export", json={"namespace": NS, "user_id": "lee"}, headers=make_token(NS)
+    )
+    assert exported.status_code == 200
+    for refused in (make_token(role="viewer", all_namespaces=True), make_token(NS, role="admin")):
+        assert client.post("/v1/erasure.list", json={}, headers=refused).status_code == 403
+    admin = make_token(role="admin", all_namespaces=True)
+    listed = client.post("/v1/erasure.list", json={"limit": 3}, headers=admin)
+    assert listed.status_code == 200
+    events = listed.json()["events"]
+    assert [(e["event"], e["erasure_id"], e["actor"]) for e in events] == [
+        ("exported", None, events[0]["actor"]),
+        ("finished", asked["erasure_id"], "operator"),
+        ("requested", asked["erasure_id"], "operator"),
+    ]
+    assert events[0]["actor"].startswith("token ") and events[0]["rows"] == {"turns": 0, "complete": True}
+    assert events[0]["scope"] == {"namespace": NS, "user_id": "lee", "include_tombstoned": True}
+    assert events[2]["scope"] == {"namespace": NS, "user_id": "kim"} and events[2]["rows"] is None
+    assert events[0]["id"] > events[1]["id"] > events[2]["id"] and all(e["at"] for e in events)
+    assert client.post("/v1/erasure.list", json={"limit": 0}, headers=admin).status_code == 422
+
+
 def test_a_summary_of_a_persons_turns_is_erased_with_them(llm, worker):
     turns = [
         ("hank", f"hank's private plan, part {i}") if i % 2 == 0 else ("ivy", f"ivy's reply {i}")

@@ -4,14 +4,16 @@ the passes and the night weavings; served to a token for every namespace, acted 
 import uuid
 
 import pytest
-from sqlmodel import select
+from sqlalchemy import text
+from sqlmodel import col, select
 
 from models import db
 from models.pass_run import PassRun
-from models.stage_run import FAILED, SUCCEEDED, StageRun
+from models.stage_run import FAILED, PENDING, SKIPPED, SUCCEEDED, StageRun
 from ops.caller import create_token
 from ops.errors import OpError
 from tests.integration.conftest import append, embedding_subject, enable_logging, wait_until
+from workers import stages
 
 
 def post(client, op: str, headers: dict, body: dict | None = None):
@@ -70,6 +72,62 @@ def test_a_failed_run_is_listed_shown_and_retried_by_an_admin_to_success(client,
 def run_of(turn_id: int) -> StageRun:
     with db.session() as s:
         return s.exec(select(StageRun).where(StageRun.subject == embedding_subject(turn_id))).one()
+
+
+@pytest.fixture
+def failed_only_stage(broker):
+    """A stage of the test's own that retries failed runs only (every real stage retries both)."""
+
+    def retried(run_ids: list[int]) -> None:  # its actor's work: no worker runs in this test
+        pass
+
+    yield stages.register(stages.Stage("t_retried", retried, subject_kind="retried", retryable=(FAILED,)))
+    stages._registered.pop("t_retried")  # later tests see only the real stages
+
+
+def runs_of(stage: str, status: str, n: int) -> list[int]:
+    with db.session() as s:
+        return list(
+            s.exec(
+                text(
+                    "INSERT INTO stage_runs (stage, subject, idem_key, status, attempts, created_at, "
+                    "updated_at, available_at) SELECT :stage, 'retried:' || g, 'retried:' || :status || g, "
+                    ":status, 3, now(), now(), now() FROM generate_series(1, :n) g RETURNING id"
+                ),
+                params={"stage": stage, "status": status, "n": n},
+            ).scalars()
+        )
+
+
+def statuses(ids: list[int]) -> set[str]:
+    with db.session() as s:
+        return set(s.exec(select(StageRun.status).where(col(StageRun.id).in_(ids))))
+
+
+def test_every_failed_run_of_a_stage_is_retried_by_an_admin_and_a_status_it_keeps_is_refused(
+    client, make_token, failed_only_stage
+):
+    stage = failed_only_stage.name
+    failed, skipped = runs_of(stage, FAILED, 3), runs_of(stage, SKIPPED, 2)
+    viewer, admin = (make_token(role=role, all_namespaces=True) for role in ("viewer", "admin"))
+    for refused in (viewer, make_token("ops-a", role="admin")):  # not an admin, not of every namespace
+        assert post(client, "runs.retry_stage", refused, {"stage": stage}).status_code == 403
+    kept = post(client, "runs.retry_stage", admin, {"stage": stage, "status": SKIPPED})
+    assert kept.status_code == 422 and kept.json()["field"] == "status"
+    assert kept.json()["error"] == f"the {stage} stage does not retry skipped runs"
+    assert statuses(failed) == {FAILED} and statuses(skipped) == {SKIPPED}
+    retried = post(client, "runs.retry_stage", admin, {"stage": stage})  # failed, unless said otherwise
+    assert retried.status_code == 200
+    assert retried.json() == {
+        "stage": stage,
+        "status": FAILED,
+        "requeued": 3,
+        "message": f"3 {stage} runs queued again",
+    }
+    assert statuses(failed) == {PENDING} and statuses(skipped) == {SKIPPED}
+    unknown = post(client, "runs.retry_stage", admin, {"stage": "nope"})
+    assert unknown.status_code == 422 and unknown.json()["field"] == "stage"
+    assert "stage must be one of" in unknown.json()["error"] and "embedding" in unknown.json()["error"]
 
 
 def test_passes_are_listed_and_one_is_fired_by_an_admin(client, make_token):

@@ -59,6 +59,7 @@ BODIES: dict[str, Callable[[str], dict]] = {
     },
     "erasure.request": lambda unique: {"user_id": f"nobody-{unique}"},
     "erasure.export": lambda unique: {"user_id": f"nobody-{unique}"},
+    "erasure.list": lambda unique: {"limit": 1},
     "looms.list": lambda unique: {},
     "looms.create": lambda unique: {"name": f"loom-{unique}"},
     "looms.update": lambda unique: {"weaving_mode": "Auto"},
@@ -85,6 +86,7 @@ BODIES: dict[str, Callable[[str], dict]] = {
     "runs.list": lambda unique: {"limit": 1},
     "runs.get": lambda unique: {"run_id": a_failed_run(unique)},
     "runs.retry": lambda unique: {"run_id": a_failed_run(unique)},
+    "runs.retry_stage": lambda unique: {"stage": "retention", "status": "failed"},  # none failed here
     "passes.list": lambda unique: {},
     "passes.run": lambda unique: {"name": "titler"},
     "night_weaving.list": lambda unique: {},

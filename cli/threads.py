@@ -22,13 +22,10 @@ from loom.threads import (
     snapshot_git_state,
 )
 
+from cli.common import fail
+from services import TEMPFAIL as UNREACHABLE  # saved locally, the server can be tried again later
+
 threads_app = typer.Typer(no_args_is_help=True, help="Coding-session threads: the local store and its sync.")
-UNREACHABLE = 75  # sysexits' EX_TEMPFAIL: saved locally, the server can be tried again later
-
-
-def fail(message: str, code: int = 2) -> typer.Exit:
-    print(f"error: {message}", file=sys.stderr)
-    return typer.Exit(code)
 
 
 def config_path() -> Path:

@@ -1,0 +1,69 @@
+"""What the command groups share: the consoles, the one-line refusal, an op called as the
+operator, the running system reached (its broker set up), an option's choice or range checked."""
+
+import contextlib
+import logging
+from collections.abc import Iterator
+from datetime import datetime
+
+import typer
+from rich.console import Console
+
+import services
+from ops import registry
+from ops.caller import OPERATOR
+from ops.errors import OpError
+from ops.schemas import Streamed
+from workers import broker
+
+out = Console()
+err = Console(stderr=True)
+
+
+def setup_logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """One line saying what is wrong, and a non-zero exit (2 unless said otherwise)."""
+    err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)  # one line, however long
+    return typer.Exit(code)
+
+
+def given(body: dict) -> dict:
+    """A body without the options left unset (the op's defaults apply)."""
+    return {name: value for name, value in body.items() if value is not None}
+
+
+def call(op: str, body: dict) -> dict | Streamed:
+    """The op's answer, called as the operator (admin of every namespace); a refusal is one line."""
+    try:
+        return registry.call(op, OPERATOR, body)
+    except OpError as exc:
+        raise fail(exc.reason) from exc
+
+
+@contextlib.contextmanager
+def connected() -> Iterator[services.Endpoints]:
+    """The running system, for a command that needs it all: the servers answer (else one line,
+    exit 75) and this process's broker is set up on their Redis."""
+    with services.running(start=None) as endpoints:
+        broker.setup(endpoints.redis_url)
+        yield endpoints
+
+
+def check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> None:
+    if value is not None and value not in choices:
+        raise fail(f"{name} must be one of {', '.join(choices)}")
+
+
+def check_range(name: str, value: int | None, allowed: range) -> None:
+    if value is not None and value not in allowed:
+        raise fail(f"{name} must be between {allowed.start} and {allowed.stop - 1}")
+
+
+def when(moment: datetime | str | None) -> str:
+    """A time (or an op's ISO time), to the second."""
+    if isinstance(moment, str):
+        moment = datetime.fromisoformat(moment)
+    return moment.isoformat(timespec="seconds") if moment else "-"

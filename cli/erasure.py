@@ -1,0 +1,60 @@
+"""``loom erasure``: the erasure log (``erasure.list``) and a person's export
+(``erasure.export``); an erasure itself is asked for with ``loom op erasure.request BODY``."""
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+from rich import box
+from rich.table import Table
+
+import services
+from cli.common import call, check_range, out, when
+from ops.schemas import Streamed
+
+erasure_app = typer.Typer(no_args_is_help=True, help="Erasure: the log of requests, and a person's export.")
+
+
+@erasure_app.command("list")
+def erasure_list(
+    limit: Annotated[int, typer.Option(help="the newest events shown")] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object a line")] = False,
+) -> None:
+    """The erasure log, newest first: who asked, when, what scope, how many rows (requests, their
+    finishing, exports). Ask for one with `loom op erasure.request BODY`."""
+    check_range("--limit", limit, range(1, 100_001))
+    with services.running(start="database"):
+        events = call("erasure.list", {"limit": limit})["events"]
+    if as_json:
+        for e in events:
+            out.print(json.dumps(e), markup=False, highlight=False, soft_wrap=True)
+        return
+    table = Table("id", "erasure", "event", "at", "by", "scope", "rows", box=box.SIMPLE)
+    for e in events:
+        table.add_row(
+            str(e["id"]),
+            str(e["erasure_id"] or "-"),
+            e["event"],
+            when(e["at"]),
+            e["actor"],
+            json.dumps(e["scope"]),
+            json.dumps(e["rows"]) if e["rows"] is not None else "-",
+        )
+    out.print(table)
+
+
+@erasure_app.command("export")
+def erasure_export(
+    namespace: Annotated[str, typer.Option(help="the person's namespace")],
+    user_id: Annotated[str, typer.Option(help="the person")],
+    tombstoned: Annotated[bool, typer.Option(help="include tombstoned turns")] = True,
+) -> None:
+    """A person's turns as one JSON document on stdout, written while it is read (erasure.export)."""
+    with services.running(start="database"):
+        body = {"namespace": namespace, "user_id": user_id, "include_tombstoned": tombstoned}
+        answer = call("erasure.export", body)
+        assert isinstance(answer, Streamed)
+        for chunk in answer.chunks:
+            sys.stdout.buffer.write(chunk)
+        sys.stdout.buffer.write(b"\n")

@@ -1,0 +1,113 @@
+"""The processes: ``loom up`` (everything on one machine), ``api``, ``worker``, ``scheduler``, and
+``mcp`` (MCP over stdio). Each but ``up`` needs the running system (``connected``)."""
+
+import os
+from typing import Annotated
+
+import typer
+import uvicorn
+
+import services
+from cli.common import check_choice, check_range, connected, fail, out, setup_logging
+from models import db
+from models.namespace import ROLES
+from models.settings import get_settings
+from ops.caller import Caller, authenticate
+from ops.errors import OpError
+from providers.embedders import configured_dimensions, configured_model
+from schedules import runner as schedules_runner
+from services.supervisor import Supervisor
+from workers import runner
+
+
+def _check_vector_width() -> None:
+    """One vector column holds one width: a configured model of another width is refused at start
+    (Loom does not migrate the column), before it could fail every embedding and every search.
+    Every host must be configured with the same embedder (``LOOM_EMBED_*``)."""
+    width, wanted = db.vector_width(), configured_dimensions()
+    if width and width != wanted:
+        raise fail(
+            f"the embeddings column holds {width}-dimension vectors but {configured_model()} gives "
+            f"{wanted}: use a new database for this model, or a model that gives {width} "
+            f"(LOOM_EMBED_DIMENSIONS={width} where the endpoint can shorten its vectors)"
+        )
+
+
+def up() -> None:
+    """Run Loom on one machine: embedded PostgreSQL and Redis, then the API, a worker, the scheduler."""
+    setup_logging()
+    with services.running(start=services.ALL) as endpoints:
+        _check_vector_width()
+        settings = get_settings()
+        out.print(f"Loom data in {settings.home}")
+        out.print(f"PostgreSQL {services.masked(endpoints.database_url)}\nRedis      {endpoints.redis_url}")
+        out.print(f"API on http://{settings.host}:{settings.port}  (GET /healthz, POST /v1/<op>)")
+        out.print(f"Dashboard on http://{settings.host}:{settings.port}/ui  (sign in with a token)")
+        out.print("Get a token: loom tokens create --namespace NS --role writer")
+        code = Supervisor(settings.home / "run", services.embedded_in_use()).run()
+    raise typer.Exit(code)
+
+
+def api() -> None:
+    """The HTTP API."""
+    setup_logging()
+    with connected():
+        _check_vector_width()
+        from api.app import create_app  # FastAPI, the dashboard and the MCP SDK (~1 s): for `loom api` alone
+
+        settings = get_settings()
+        uvicorn.run(
+            create_app(),
+            host=settings.host,
+            port=settings.port,
+            log_level="info",
+            access_log=settings.api_access_log,
+        )
+
+
+def worker(threads: Annotated[int | None, typer.Option(help="worker threads")] = None) -> None:
+    """A Dramatiq worker running the stages (start as many hosts as the load needs)."""
+    check_range("--threads", threads, range(1, 257))
+    setup_logging()
+    with connected():
+        _check_vector_width()
+        runner.run(threads or get_settings().worker_threads)
+
+
+def scheduler() -> None:
+    """The periodic passes (they only enqueue)."""
+    setup_logging()
+    with connected():
+        _check_vector_width()  # its re-embedding pass compares stored vectors with this model
+        schedules_runner.run()
+
+
+def mcp(
+    namespace: Annotated[
+        str | None, typer.Option(help="the namespace the tools act in (without LOOM_TOKEN)")
+    ] = None,
+    toolset: Annotated[str, typer.Option(help="core, or all (adds loom_conversation_append)")] = "core",
+    role: Annotated[str, typer.Option(help="the role the tools act with, without LOOM_TOKEN")] = "writer",
+) -> None:
+    """MCP over stdio for a local client (Claude Code, Codex, Cursor…): the tools act in the
+    namespace with the role given, or with the grants of the token in LOOM_TOKEN."""
+    from api import mcp as mcp_server  # the MCP SDK (~0.8 s): loaded for `loom mcp` alone
+
+    check_choice("--toolset", toolset, mcp_server.TOOLSETS)
+    check_choice("--role", role, ROLES)
+    with connected():
+        if token := os.environ.get("LOOM_TOKEN"):
+            try:
+                caller = authenticate(f"Bearer {token}")
+            except OpError as exc:
+                raise fail(f"LOOM_TOKEN: {exc.reason}") from exc
+        elif namespace is None:
+            raise fail("--namespace is required without LOOM_TOKEN")
+        else:
+            caller = Caller(role=role, namespaces=(namespace,), who="mcp stdio")
+        mcp_server.build(toolset, caller).run("stdio")
+
+
+def register(app: typer.Typer) -> None:
+    for command in (up, api, worker, scheduler, mcp):
+        app.command()(command)

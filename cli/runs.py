@@ -1,0 +1,96 @@
+"""``loom runs``: the stage ledger listed and shown (read from it on the database alone), and
+failed runs queued again (``runs.retry``, ``runs.retry_stage``: the running system)."""
+
+import json
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+import services
+from cli.common import call, check_choice, check_range, connected, fail, given, out
+from models.stage_run import FAILED, SKIPPED, STATUSES
+from workers import ledger, stages
+
+runs_app = typer.Typer(no_args_is_help=True, help="The stage ledger: list, show and retry stage runs.")
+
+RUN_IDS = range(1, 2**63)  # a run id is a bigint
+
+
+def _since(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    match = re.fullmatch(r"(\d+)([smhd])", value)
+    if match:
+        unit = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}[match.group(2)]
+        return datetime.now(UTC) - timedelta(**{unit: int(match.group(1))})
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise fail(f"--since {value!r} is neither a duration like 30m/2h/7d nor an ISO time") from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+@runs_app.command("list")
+def runs_list(
+    status: Annotated[str | None, typer.Option(help="pending|running|succeeded|skipped|failed")] = None,
+    stage: Annotated[str | None, typer.Option(help="e.g. embedding")] = None,
+    since: Annotated[str | None, typer.Option(help="30m, 2h, 7d or an ISO time")] = None,
+    failed: Annotated[bool, typer.Option("--failed", help="same as --status failed")] = False,
+    limit: int = 100,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """List stage runs, newest first."""
+    status = FAILED if failed else status
+    check_choice("--status", status, STATUSES)
+    check_range("--limit", limit, range(1, 10_001))
+    with services.running(start=services.DATABASE):
+        runs = ledger.select_runs(status, stage, _since(since), limit)
+    if as_json:
+        print(json.dumps([run.model_dump(mode="json") for run in runs]))
+        return
+    table = Table("id", "stage", "subject", "status", "attempts", "updated", "reason / last error")
+    for run in runs:
+        table.add_row(
+            str(run.id),
+            run.stage,
+            run.subject,
+            run.status,
+            str(run.attempts),
+            run.updated_at.strftime("%Y-%m-%d %H:%M:%S"),
+            (run.reason or run.last_error or "")[:80],
+        )
+    out.print(table)
+
+
+@runs_app.command("show")
+def runs_show(run_id: int) -> None:
+    """One stage run, whole."""
+    check_range("the run id", run_id, RUN_IDS)
+    with services.running(start=services.DATABASE):
+        run = ledger.get(run_id)
+    if run is None:
+        raise fail(f"no stage run {run_id}")
+    print(json.dumps(run.model_dump(mode="json"), indent=2))
+
+
+@runs_app.command("retry")
+def runs_retry(
+    run_id: Annotated[int | None, typer.Argument(help="one run to retry")] = None,
+    stage: Annotated[str | None, typer.Option(help="retry every run of this stage…")] = None,
+    status: Annotated[str | None, typer.Option(help="…with this status (failed or skipped)")] = None,
+) -> None:
+    """Queue failed (or skipped) runs again. A run that succeeded is left alone."""
+    if (run_id is None) == (stage is None):
+        raise fail("give either a run id or --stage with --status")
+    check_range("the run id", run_id, RUN_IDS)
+    check_choice("--status", status, (FAILED, SKIPPED))
+    with connected():
+        if run_id is not None:
+            answer = call("runs.retry", {"run_id": run_id})
+        else:
+            check_choice("--stage", stage, tuple(sorted(stages.all_stages())))
+            answer = call("runs.retry_stage", given({"stage": stage, "status": status}))
+        out.print(answer["message"])

@@ -1,0 +1,108 @@
+"""``loom tokens``: mint, list and revoke bearer tokens (``ops.caller``, on the database alone)."""
+
+import json
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+import services
+from cli.common import fail, out
+from ops.caller import create_token, list_tokens, revoke_token
+from ops.errors import OpError
+
+tokens_app = typer.Typer(no_args_is_help=True, help="Bearer tokens.")
+
+
+@tokens_app.command("create")
+def tokens_create(
+    namespace: Annotated[
+        list[str] | None, typer.Option("--namespace", help="a namespace the token covers; repeat")
+    ] = None,
+    role: Annotated[str, typer.Option(help="viewer | writer | admin")] = "writer",
+    read_scope: Annotated[
+        str,
+        typer.Option(help="namespace (a service token) | own_user (an end user's) | own_session"),
+    ] = "namespace",
+    read_user_id: Annotated[
+        str | None,
+        typer.Option(help="own_user: the one user the token acts as (else each request names one)"),
+    ] = None,
+    read_session_id: Annotated[
+        str | None, typer.Option(help="own_session: the session it is pinned to")
+    ] = None,
+    user_id: Annotated[
+        str | None,
+        typer.Option(
+            help="the user the token speaks for: it owns the coding-session threads the token writes "
+            "(bounds no read; without it a namespace-wide token owns as the namespace)"
+        ),
+    ] = None,
+    all_namespaces: Annotated[
+        bool,
+        typer.Option(
+            "--all-namespaces",
+            help="every namespace, present and future: the operator's token (operator ops, dashboard)",
+        ),
+    ] = False,
+) -> None:
+    """Mint a bearer token; prints only the token."""
+    with services.running(start=services.DATABASE):
+        try:
+            token = create_token(
+                namespace or [], role, read_scope, read_user_id, read_session_id, user_id, all_namespaces
+            )
+        except OpError as exc:
+            raise fail(exc.reason) from exc
+    print(token)
+
+
+@tokens_app.command("list")
+def tokens_list(
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object per line")] = False,
+) -> None:
+    """Every token minted, revoked ones too (never the token itself: only its hash is kept)."""
+    with services.running(start=services.DATABASE):
+        tokens = list_tokens()
+    rows = [
+        {
+            "id": t.id,
+            "role": t.role,
+            "namespaces": t.namespaces,
+            "all_namespaces": t.all_namespaces,
+            "read_scope": t.read_scope,
+            "read_user_id": t.read_user_id,
+            "read_session_id": t.read_session_id,
+            "user_id": t.user_id,
+            "created_at": t.created_at.isoformat(),
+            "revoked_at": t.revoked_at.isoformat() if t.revoked_at else None,
+        }
+        for t in tokens
+    ]
+    if as_json:
+        for row in rows:
+            print(json.dumps(row))
+        return
+    table = Table("id", "role", "namespaces", "read scope", "pinned to", "user", "created", "revoked")
+    for row in rows:
+        pinned = row["read_user_id"] or row["read_session_id"] or ""
+        table.add_row(
+            str(row["id"]),
+            row["role"],
+            "(all)" if row["all_namespaces"] else ", ".join(row["namespaces"]),
+            row["read_scope"],
+            pinned,
+            row["user_id"] or "",
+            row["created_at"][:19],
+            (row["revoked_at"] or "")[:19],
+        )
+    out.print(table)
+
+
+@tokens_app.command("revoke")
+def tokens_revoke(token_id: Annotated[int, typer.Argument(help="the id `loom tokens list` shows")]) -> None:
+    """Revoke a token: it is refused (401) within the grant cache's lifetime (10 s)."""
+    with services.running(start=services.DATABASE):
+        if not revoke_token(token_id):
+            raise fail(f"no live token with id {token_id}")
+    print(f"revoked token {token_id}")
