@@ -19,6 +19,7 @@ from sqlmodel import Session, col, or_, select
 
 from models.base import utcnow
 from models.memory import Loom, MemoryThread
+from models.queries import search as search_queries
 from models.settings import get_settings
 from pipelines import embedding, keys, lexical, screening
 
@@ -202,9 +203,9 @@ def by_vector(
 def by_lexical(s: Session, loom_id: UUID, query: str, limit: int, now: datetime) -> list[Found]:
     """The loom's live threads by BM25, the loom their corpus."""
     lexemes = list(dict.fromkeys(lexical.query_lexemes(s, query)))
-    scope = "t.loom_id = :loom AND (t.until IS NULL OR t.until > :now)"
+    scope = search_queries.LIVE_IN_LOOM
     scored = lexical.search(
-        s, lexemes, scope, {"loom": loom_id, "now": now}, limit, scope, lexical.MEMORY_THREADS
+        s, lexemes, scope, {"loom": loom_id, "now": now}, limit, scope, search_queries.MEMORY_THREADS
     )
     threads = {
         t.row_id: t
