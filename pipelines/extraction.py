@@ -14,10 +14,10 @@ from typing import Literal
 from uuid import UUID
 
 from pydantic import BaseModel, Field
-from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from models.memory import Loom, MemoryEvidence
+from models.queries import memory as queries
 from models.queries import search as search_queries
 from pipelines import keys, lexical, memory, screening
 
@@ -53,18 +53,6 @@ class Message:
     user_id: str | None = None
 
 
-KEEP = text("""
-INSERT INTO memory_evidence (loom_id, namespace, thread_id, msg_id, agent, role, content, user_id, run_id,
-                             ts, sensitivity, created_at)
-SELECT :loom, :ns, :thread, m.msg_id, :agent, m.role, m.content, m.user_id, :run, m.ts, m.sensitivity, :now
-FROM unnest(CAST(:msg_ids AS text[]), CAST(:roles AS text[]), CAST(:contents AS text[]),
-            CAST(:users AS text[]), CAST(:ts AS timestamptz[]), CAST(:sensitivities AS text[]))
-     AS m(msg_id, role, content, user_id, ts, sensitivity)
-ON CONFLICT (loom_id, thread_id, msg_id) DO UPDATE SET msg_id = EXCLUDED.msg_id  -- kept as it was
-RETURNING id
-""")
-
-
 def keep(
     s: Session,
     loom: Loom,
@@ -76,7 +64,7 @@ def keep(
 ) -> list[int]:
     """Keep the messages as evidence (screened; a message kept before stays as it was); their ids."""
     ids = s.execute(
-        KEEP,
+        queries.KEEP_EVIDENCE,
         {
             "loom": loom.id,
             "ns": loom.namespace,
