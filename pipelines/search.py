@@ -125,7 +125,7 @@ def by_vector(
     # Counted by the embedding rows alone: rows whose turn has expired are counted too, which can only
     # send a scope to the index, never a large one to an exact scan.
     counted = select(Embedding.id).where(*embedded, *([_held_by(f.agent, Embedding)] if f.agent else []))
-    s.exec(queries.ONE_PROCESS)
+    s.exec(queries.ONE_PROCESS)  # measured and scanned by one process
     size = s.exec(select(func.count()).select_from(counted.limit(EXACT_SCAN_ROWS + 1).subquery())).one()
     if size <= EXACT_SCAN_ROWS and size < SELECTIVE_SHARE * _indexed(s):
         # Distances computed in a materialised step cannot be read off the index in order: every
@@ -145,6 +145,7 @@ def by_vector(
             nearest, nearest.c.turn_id == Turn.id
         )
     else:
+        # Through the index, walking on until enough rows pass the filters.
         s.exec(queries.ITERATIVE_SCAN)
         s.execute(queries.EF_SEARCH, {"ef_search": max(40, 2 * limit)})
         query = _filtered(
