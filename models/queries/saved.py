@@ -25,7 +25,7 @@ ON CONFLICT (namespace, thread_id) DO NOTHING
 """)
 
 # Every copy of the message, tombstoned ones too (a save refuses a message whose every copy is
-# deleted or compacted), with what the save's refusals read; in id order, the first agent's first.
+# deleted or compacted), with what the save's refusals read; in id order, the oldest copy first.
 COPIES = text("""
 SELECT id, agent, role, user_id, sensitivity, content, deleted_at IS NOT NULL AS deleted
 FROM turns WHERE namespace = :ns AND thread_id = :thread AND msg_id = :msg
