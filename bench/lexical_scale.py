@@ -74,6 +74,7 @@ def brought(questions: list[str], budget: int) -> dict:
     from sqlalchemy import text
 
     from models import db
+    from models.queries.search import INDEXED_TURNS
     from pipelines import lexical
 
     lexical.CANDIDATE_BUDGET = budget or 10**12
@@ -87,7 +88,7 @@ def brought(questions: list[str], budget: int) -> dict:
                 chosen = lexical.bringing(dfs, n) if dfs else []
                 holders = s.execute(
                     text(
-                        f"SELECT count(*) FROM turns t WHERE t.namespace = :ns AND {lexical.INDEXED} "
+                        f"SELECT count(*) FROM turns t WHERE t.namespace = :ns AND {INDEXED_TURNS} "
                         "AND t.lexemes @@ (SELECT string_agg(quote_literal(l), ' | ')::tsquery "
                         "FROM unnest(CAST(:chosen AS text[])) l)"
                     ),

@@ -13,7 +13,6 @@ from typing import Annotated, Literal
 
 import psycopg
 from pydantic import Field
-from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
 from models import db, partitions
@@ -98,10 +97,11 @@ def save(caller: Caller, req: SaveRequest) -> dict | Waiting:
     run_ids = [run.id for run in runs]
 
     def check(final: bool) -> dict | Watch:
-        reason = _indexed(done.embedding_ids)
+        with db.session() as s:
+            reason = saving.indexing(s, done.embedding_ids)
         if reason == saving.DELETED:
             return {**answer, "saved": False, "indexed": False, "reason": reason}
-        if reason == PENDING and not final:
+        if reason == saving.PENDING and not final:
             return Watch(frozenset(run_ids))
         return {
             **answer,
@@ -110,7 +110,7 @@ def save(caller: Caller, req: SaveRequest) -> dict | Waiting:
             "stored": done.stored,
             "indexed": reason is None,
             "reason": reason,
-            "embedding_runs": run_ids if reason == PENDING else [],
+            "embedding_runs": run_ids if reason == saving.PENDING else [],
         }
 
     return Waiting(check, get_settings().save_message_wait_seconds)
@@ -129,39 +129,12 @@ def _saved(message: saving.Message, now: datetime) -> tuple[saving.Saved, list]:
             ledger.wanted_again(s, EMBEDDING, row, digest[:16], {}, revive=True)
             for row, digest in done.unembedded
         ]
-        # Saving again retries at once, not after the backoff an earlier failure left.
-        s.execute(
-            text("UPDATE stage_runs SET available_at = :now WHERE id = ANY(:ids) AND status = 'pending'"),
-            {"ids": [run.id for run in runs], "now": now},
-        )
+        saving.due_now(s, [run.id for run in runs], now)
     return done, runs
 
 
 def _iso(moment: datetime | None) -> str | None:
     return None if moment is None else moment.isoformat()
-
-
-PENDING = "pending"
-
-
-def _indexed(rows: tuple[int, ...]) -> str | None:
-    """None once every row has its vector; ``embed_failed`` once one has an error; ``deleted``
-    once one is tombstoned (its thread was deleted right after the save); ``pending`` before."""
-    with db.session() as s:
-        states = s.execute(
-            text(
-                "SELECT vector IS NOT NULL, error IS NOT NULL, deleted_at IS NOT NULL "
-                "FROM embeddings WHERE id = ANY(:ids)"
-            ),
-            {"ids": list(rows)},
-        ).all()
-    if len(states) < len(rows) or any(gone for _, _, gone in states):
-        return saving.DELETED
-    if all(embedded for embedded, _, _ in states):
-        return None
-    if any(failed for _, failed, _ in states):
-        return "embed_failed"
-    return PENDING
 
 
 def _message(caller: Caller, req: SavedOp) -> saving.Message:
@@ -281,32 +254,12 @@ class ListSavedAnswer(Answer):
 LIST_SAVED_CURSOR = cursors.Kind("conversation.list_saved_messages", (datetime, int))
 
 
-LIST_SAVED = """
-SELECT DISTINCT ON (coalesce(saved_at, ts), thread_id, msg_id)
-       id, thread_id, msg_id, role, agent, content, ts, coalesce(saved_at, ts) AS saved
-FROM turns
-WHERE namespace = :ns AND user_id = :user AND is_saved AND deleted_at IS NULL {more}
-ORDER BY coalesce(saved_at, ts) DESC, thread_id, msg_id, id
-"""
-
-
 def list_saved(caller: Caller, req: ListSavedRequest) -> dict:
     namespace, user = caller.namespace(req.namespace), caller.acting_user(req.user_id)
-    more, params = "", {"ns": namespace, "user": user, "limit": req.limit + 1}
     scope = (namespace, user, req.conversation_id)
-    if req.conversation_id is not None:
-        more += " AND thread_id = :thread"
-        params["thread"] = req.conversation_id
-    if req.cursor is not None:
-        params["after_saved"], params["after_id"] = cursors.decode(LIST_SAVED_CURSOR, scope, req.cursor)
-        more += " AND (coalesce(saved_at, ts), id) < (:after_saved, :after_id)"
+    after = None if req.cursor is None else cursors.decode(LIST_SAVED_CURSOR, scope, req.cursor)
     with db.session() as s:
-        rows = s.execute(
-            text(
-                f"SELECT * FROM ({LIST_SAVED.format(more=more)}) m ORDER BY saved DESC, id DESC LIMIT :limit"
-            ),
-            params,
-        ).all()
+        rows = saving.listed(s, namespace, user, req.conversation_id, after, req.limit + 1)
     page = rows[: req.limit]
     return {
         "namespace": namespace,
@@ -352,17 +305,7 @@ class SavedStatusAnswer(Answer):
 def saved_status(caller: Caller, req: SavedStatusRequest) -> dict:
     namespace, user = caller.namespace(req.namespace), caller.acting_user(req.user_id)
     with db.session() as s:
-        saved = dict(
-            s.execute(
-                text("""
-                    SELECT msg_id, min(coalesce(saved_at, ts)) FROM turns
-                    WHERE namespace = :ns AND thread_id = :thread AND msg_id = ANY(:ids)
-                      AND user_id = :user AND is_saved AND deleted_at IS NULL
-                    GROUP BY msg_id
-                """),
-                {"ns": namespace, "thread": req.conversation_id, "ids": req.message_ids, "user": user},
-            ).all()
-        )
+        saved = saving.saved_times(s, namespace, req.conversation_id, req.message_ids, user)
     return {
         "namespace": namespace,
         "user_id": user,

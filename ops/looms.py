@@ -9,7 +9,7 @@ from typing import Any, Literal
 from uuid import UUID, uuid4
 
 from pydantic import Field
-from sqlalchemy import text, tuple_
+from sqlalchemy import tuple_
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import col, select
 
@@ -235,13 +235,6 @@ class PackAnswer(Answer):
     proposals: list[ProposedThread]
 
 
-SENDERS = text("""
-SELECT DISTINCT user_id FROM turns
-WHERE namespace = :ns AND thread_id = :thread AND user_id IS NOT NULL AND deleted_at IS NULL
-ORDER BY user_id LIMIT 32
-""")
-
-
 def pack(caller: Caller, req: PackRequest) -> dict:
     """The agent's context for this turn: its tapestry (woven now when this is its first turn in
     the session, then fixed), and what waits to be offered (gifts, proposals), offered once."""
@@ -252,7 +245,7 @@ def pack(caller: Caller, req: PackRequest) -> dict:
         loom = the_loom(s, caller, req)
         session = sessions.open_session(s, loom, sessions.Where(req.thread_id, req.run_id, req.agent), now)
         if session.tapestry_woven_at is None:
-            senders = s.execute(SENDERS, {"ns": loom.namespace, "thread": req.thread_id}).scalars().all()
+            senders = sessions.senders(s, loom.namespace, req.thread_id)
             subjects = list(dict.fromkeys([*senders, *req.subjects]))
             threads = s.exec(
                 select(MemoryThread).where(MemoryThread.loom_id == loom.id, *memory.live(now))

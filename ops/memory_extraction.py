@@ -23,7 +23,7 @@ from ops.memory import SessionOp, the_loom
 from ops.runs import RunAnswer, run_public, started
 from ops.schemas import Answer, SaidAt
 from ops.waiting import Waiting
-from pipelines import extraction, keys, lexical, screening
+from pipelines import extraction, keys, screening
 from pipelines.excerpts import around
 from workers.stages.extraction import EXTRACTION, request
 
@@ -111,19 +111,10 @@ def recall(caller: Caller, req: RecallRequest) -> dict:
         raise invalid("since is after until", "since")
     with db.session() as s:
         loom = the_loom(s, caller, req)
-        window, params = "t.loom_id = :loom", {"loom": loom.id}
-        for bound, op in (("since", ">="), ("until", "<=")):
-            if getattr(req, bound) is not None:
-                window += f" AND t.ts {op} :{bound}"
-                params[bound] = getattr(req, bound)
-        if req.thread_id is not None:
-            window += " AND t.thread_id = :thread"
-            params["thread"] = req.thread_id
         scores: dict[int, float] = {}
         if req.query:
-            lexemes = list(dict.fromkeys(lexical.query_lexemes(s, req.query)))
-            scored = lexical.search(
-                s, lexemes, window, params, req.limit, "t.loom_id = :loom", lexical.MEMORY_EVIDENCE
+            scored = extraction.recalled(
+                s, loom.id, req.query, req.since, req.until, req.thread_id, req.limit
             )
             scores = {x.id: x.score for x in scored}
             rows = {

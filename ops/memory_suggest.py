@@ -5,9 +5,8 @@
 
 from uuid import UUID
 
-from pgvector import Vector
 from pydantic import Field
-from sqlalchemy import func, text
+from sqlalchemy import func
 from sqlmodel import select
 
 from models import db
@@ -40,12 +39,6 @@ class SuggestAnswer(Answer):
     heldBack: int  # noqa: N815 (found, but held back after vetting)
 
 
-SIMILARITY = text("""
-SELECT id, 1 - (vector <=> CAST(:vector AS vector)) FROM memory_threads
-WHERE id = ANY(:ids) AND vector IS NOT NULL AND model = :model
-""")
-
-
 def suggest(caller: Caller, req: SuggestRequest) -> dict:
     settings = get_settings()
     vector, model, _ = searching.query_vector(req.said)
@@ -71,9 +64,7 @@ def suggest(caller: Caller, req: SuggestRequest) -> dict:
         threads = {t.id: t for t in cued} | {hit.thread.id: hit.thread for hit in ranked}
         similar = {}
         if vector is not None and threads:
-            params = {"vector": Vector(vector).to_text(), "ids": list(threads), "model": model}
-            rows = s.execute(SIMILARITY, params).all()
-            similar = {row[0]: float(row[1]) for row in rows}
+            similar = memory.similarities(s, list(threads), vector, model)
         lexical = {hit.thread.id for hit in found}
         cued_ids = {t.id for t in cued}
         order = [*cued_ids, *(i for i in threads if i not in cued_ids)]

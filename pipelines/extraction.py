@@ -5,7 +5,8 @@ not the namespace records transcripts; ``memory.recall`` reads them) and request
 run for the batch. The stage numbers the messages that may be sent (never one that reads as high,
 nor a line that would read as high as cut), asks the LLM for typed facts citing those numbers, and
 writes each fact as an ``Extracted`` memory thread with the evidence it cites. A fact is keyed by
-its loom and text (``source_key``), so extracting the same batch twice writes each fact once."""
+its loom and text (``source_key``), so extracting the same batch twice writes each fact once.
+memory.recall finds the evidence again by its words (``recalled``: BM25, the loom its corpus)."""
 
 from dataclasses import dataclass
 from datetime import datetime
@@ -13,11 +14,12 @@ from typing import Literal
 from uuid import UUID
 
 from pydantic import BaseModel, Field
-from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from models.memory import Loom, MemoryEvidence
-from pipelines import keys, memory, screening
+from models.queries import memory as queries
+from models.queries import search as search_queries
+from pipelines import keys, lexical, memory, screening
 
 INSTRUCTIONS = (
     "You extract durable memories from a conversation. List the facts worth remembering later: "
@@ -51,18 +53,6 @@ class Message:
     user_id: str | None = None
 
 
-KEEP = text("""
-INSERT INTO memory_evidence (loom_id, namespace, thread_id, msg_id, agent, role, content, user_id, run_id,
-                             ts, sensitivity, created_at)
-SELECT :loom, :ns, :thread, m.msg_id, :agent, m.role, m.content, m.user_id, :run, m.ts, m.sensitivity, :now
-FROM unnest(CAST(:msg_ids AS text[]), CAST(:roles AS text[]), CAST(:contents AS text[]),
-            CAST(:users AS text[]), CAST(:ts AS timestamptz[]), CAST(:sensitivities AS text[]))
-     AS m(msg_id, role, content, user_id, ts, sensitivity)
-ON CONFLICT (loom_id, thread_id, msg_id) DO UPDATE SET msg_id = EXCLUDED.msg_id  -- kept as it was
-RETURNING id
-""")
-
-
 def keep(
     s: Session,
     loom: Loom,
@@ -74,7 +64,7 @@ def keep(
 ) -> list[int]:
     """Keep the messages as evidence (screened; a message kept before stays as it was); their ids."""
     ids = s.execute(
-        KEEP,
+        queries.KEEP_EVIDENCE,
         {
             "loom": loom.id,
             "ns": loom.namespace,
@@ -151,3 +141,29 @@ def proposal(new: memory.NewMemory) -> dict:
         "until": new.until.isoformat() if new.until else None,
         "basis": new.basis,
     }
+
+
+def recalled(
+    s: Session,
+    loom_id: UUID,
+    query: str,
+    since: datetime | None,
+    until: datetime | None,
+    thread_id: str | None,
+    limit: int,
+) -> list[lexical.Scored]:
+    """The loom's evidence by BM25 over ``query`` (the loom its corpus), best first: of what was
+    said from ``since`` to ``until`` and in ``thread_id``, those named."""
+    window, params = search_queries.IN_LOOM, {"loom": loom_id}
+    for bound, value, condition in (
+        ("since", since, search_queries.SAID_SINCE),
+        ("until", until, search_queries.SAID_UNTIL),
+        ("thread", thread_id, search_queries.IN_THREAD),
+    ):
+        if value is not None:
+            window += condition
+            params[bound] = value
+    lexemes = list(dict.fromkeys(lexical.query_lexemes(s, query)))
+    return lexical.search(
+        s, lexemes, window, params, limit, search_queries.IN_LOOM, search_queries.MEMORY_EVIDENCE
+    )

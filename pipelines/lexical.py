@@ -12,16 +12,19 @@ with tf the lexeme's positions in the turn and dl its words (``turns.lexical_len
 turns of the search's namespaces: df per lexeme is counted per query (exactly up to ``EXACT_DF``,
 estimated past it), N and avgdl are kept for ``CORPUS_SECONDS``.
 
-The same leg ranks the other documents with lexemes (``Documents``): one user's saved messages,
-a loom's memory threads and the messages its extractions read, each a small corpus of its own
-counted per query."""
+The same leg ranks the other documents with lexemes (``models.queries.search.Documents``): one
+user's saved messages, a loom's memory threads and the messages its extractions read, each a small
+corpus of its own counted per query. Its statements are ``models.queries.search``'s."""
 
 import math
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import text
 from sqlmodel import Session
+
+from models.queries import filled
+from models.queries import search as queries
+from models.queries.search import TURNS, Documents
 
 # Tuned on the LongMemEval file within the usual ranges (bench/README.md): turns range from a word
 # to pages, and a stronger length normalisation keeps long answers from matching everything.
@@ -40,38 +43,9 @@ COMMON, COMMON_MIN_TURNS = 0.10, 100
 # bench/lexical_scale.py.
 CANDIDATE_BUDGET = 5_000
 CORPUS_SECONDS = 60.0
-INDEXED = "t.role IN ('user', 'assistant') AND t.deleted_at IS NULL AND t.sensitivity <> 'high'"
 
 _corpus: dict[tuple[str, ...], tuple[float, int, float]] = {}  # namespaces -> (when, N, avgdl)
 _shares: tuple[float, dict[str, float]] = (float("-inf"), {})  # (when, lexeme -> share of turns)
-
-
-@dataclass(frozen=True)
-class Documents:
-    """What the leg ranks: a table with ``lexemes`` and ``lexical_length`` (aliased ``t``), the
-    condition of the documents it reads, and what one document is: a row, or (``unit``) the rows
-    that share those columns, counted once, such as the agents' copies of one message."""
-
-    table: str
-    indexed: str
-    unit: str | None = None
-    id_column: str = "t.id"  # what ``Scored.id`` is
-
-    @property
-    def counted(self) -> str:
-        """The select list of a document frequency's rows (no DISTINCT for rows: its LIMIT stops
-        early)."""
-        return f"DISTINCT {self.unit}" if self.unit else "1"
-
-    @property
-    def number(self) -> str:
-        return f"count(DISTINCT ({self.unit}))" if self.unit else "count(*)"
-
-
-TURNS = Documents("turns", INDEXED)
-MESSAGES = Documents("turns", INDEXED, unit="t.thread_id, t.msg_id")  # a corpus of saved messages
-MEMORY_THREADS = Documents("memory_threads", "t.cut_at IS NULL", id_column="t.row_id")
-MEMORY_EVIDENCE = Documents("memory_evidence", "t.sensitivity <> 'high'")  # what extraction read
 
 
 @dataclass(frozen=True)
@@ -81,7 +55,7 @@ class Scored:
 
 
 def query_lexemes(s: Session, query: str) -> list[str]:
-    lexemes = s.execute(text("SELECT lexeme FROM unnest(to_tsvector('english', :q))"), {"q": query})
+    lexemes = s.execute(queries.QUERY_LEXEMES, {"q": query})
     return list(lexemes.scalars())
 
 
@@ -90,13 +64,7 @@ def corpus(s: Session, namespaces: list[str]) -> tuple[int, float]:
     key = tuple(sorted(namespaces))
     seen = _corpus.get(key)
     if seen is None or time.monotonic() - seen[0] > CORPUS_SECONDS:
-        n, avgdl = s.execute(
-            text(
-                "SELECT count(*), coalesce(avg(t.lexical_length), 1) FROM turns t "
-                f"WHERE t.namespace = ANY(:namespaces) AND {INDEXED}"
-            ),
-            {"namespaces": list(key)},
-        ).one()
+        n, avgdl = s.execute(queries.CORPUS, {"namespaces": list(key)}).one()
         seen = _corpus[key] = (time.monotonic(), int(n), max(float(avgdl), 1.0))
     return seen[1], seen[2]
 
@@ -117,29 +85,14 @@ def bringing(dfs: dict[str, int], n: int) -> list[str]:
     return chosen
 
 
-# The most common lexemes of each month's partition of turns, as ANALYZE (autovacuum's too) keeps
-# them: their share of the partition's turns, weighted by its size.
-TABLE_SHARES = text(r"""
-WITH parts AS (
-    SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs,
-           greatest(c.reltuples, 0) AS turns
-    FROM pg_stats s
-    JOIN pg_class c ON c.relname = s.tablename
-    JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = s.schemaname
-    WHERE s.schemaname = current_schema() AND s.tablename LIKE 'turns\_p%' AND s.attname = 'lexemes'
-      AND NOT s.inherited AND s.most_common_elems IS NOT NULL
-)
-SELECT e.lexeme, sum(e.share * p.turns) / nullif((SELECT sum(turns) FROM parts), 0)
-FROM parts p, unnest(p.elems, p.freqs[1:cardinality(p.elems)]) AS e(lexeme, share)
-GROUP BY e.lexeme
-""")
-
-
 def table_shares(s: Session) -> dict[str, float]:
     """Each common lexeme's share of all turns, read at most every CORPUS_SECONDS."""
     global _shares
     if time.monotonic() - _shares[0] > CORPUS_SECONDS:
-        _shares = (time.monotonic(), {lexeme: float(share or 0) for lexeme, share in s.execute(TABLE_SHARES)})
+        _shares = (
+            time.monotonic(),
+            {lexeme: float(share or 0) for lexeme, share in s.execute(queries.TABLE_SHARES)},
+        )
     return _shares[1]
 
 
@@ -148,18 +101,14 @@ def frequencies(
 ) -> dict[str, int]:
     """Each lexeme's document frequency among the ``n`` documents ``within`` admits: counted up
     to EXACT_DF, estimated past it (from the turns' statistics)."""
-    rows = s.execute(
-        text(
-            f"""
-            SELECT l, (SELECT count(*) FROM (
-                          SELECT {documents.counted} FROM {documents.table} t
-                          WHERE {within} AND {documents.indexed} AND t.lexemes @@ quote_literal(l)::tsquery
-                          LIMIT :exact) x)
-            FROM unnest(CAST(:lexemes AS text[])) l
-            """
-        ),
-        {**params, "lexemes": lexemes, "exact": EXACT_DF},
-    ).all()
+    statement = filled(
+        queries.FREQUENCIES,
+        counted=documents.counted,
+        table=documents.table,
+        within=within,
+        indexed=documents.indexed,
+    )
+    rows = s.execute(statement, {**params, "lexemes": lexemes, "exact": EXACT_DF}).all()
     counted = dict(rows)
     if any(df >= EXACT_DF for df in counted.values()):
         shares = table_shares(s)
@@ -186,42 +135,32 @@ def search(
         return []
     if own_corpus is not None:
         within = own_corpus
-        n, avgdl = s.execute(
-            text(
-                f"SELECT {documents.number}, coalesce(avg(t.lexical_length), 1) "
-                f"FROM {documents.table} t WHERE {documents.indexed} AND {own_corpus}"
-            ),
-            params,
-        ).one()
+        statement = filled(
+            queries.OWN_CORPUS,
+            number=documents.number,
+            table=documents.table,
+            indexed=documents.indexed,
+            own_corpus=own_corpus,
+        )
+        n, avgdl = s.execute(statement, params).one()
         n, avgdl = int(n), max(float(avgdl), 1.0)
     else:
-        within = "t.namespace = ANY(:namespaces)"
+        within = queries.IN_NAMESPACES
         n, avgdl = corpus(s, params["namespaces"])
     dfs = frequencies(s, lexemes, within, params, n, documents)
     brought_by = bringing(dfs, n)
     if not brought_by:
         return []
     weights = {lexeme: math.log(1 + (n - df + 0.5) / (df + 0.5)) for lexeme, df in dfs.items()}
+    statement = filled(
+        queries.BM25,
+        id_column=documents.id_column,
+        table=documents.table,
+        indexed=documents.indexed,
+        scope=scope,
+    )
     rows = s.execute(
-        text(
-            f"""
-            WITH idf AS (SELECT * FROM unnest(CAST(:lexemes AS text[]), CAST(:weights AS float8[]))
-                         AS w(lexeme, w)),
-            q AS (SELECT string_agg(quote_literal(l), ' | ')::tsquery AS query
-                  FROM unnest(CAST(:bringing AS text[])) l)
-            SELECT {documents.id_column} AS id, sum(
-                idf.w * u.tf * (:k1 + 1) / (u.tf + :k1 * (1 - :b + :b * t.lexical_length / :avgdl))
-            ) AS score
-            FROM {documents.table} t, q,
-                 LATERAL (SELECT lexeme, coalesce(array_length(positions, 1), 1) AS tf
-                          FROM unnest(t.lexemes)) u
-                 JOIN idf ON idf.lexeme = u.lexeme
-            WHERE t.lexemes @@ q.query AND {documents.indexed} AND {scope}
-            GROUP BY 1
-            ORDER BY score DESC, 1 DESC
-            LIMIT :limit
-            """
-        ),
+        statement,
         {
             **params,
             "lexemes": list(weights),

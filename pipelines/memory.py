@@ -13,12 +13,13 @@ from datetime import datetime
 from uuid import UUID, uuid4
 
 from pgvector import Vector
-from sqlalchemy import text
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, or_, select
 
 from models.base import utcnow
 from models.memory import Loom, MemoryThread
+from models.queries import memory as queries
+from models.queries import search as search_queries
 from models.settings import get_settings
 from pipelines import embedding, keys, lexical, screening
 
@@ -83,11 +84,8 @@ def write(s: Session, loom: Loom, new: NewMemory, now: datetime) -> MemoryThread
         ).first()
         if found is not None:
             return found
-    # Its number is drawn here: the ORM would send the column's empty value, not take its default.
     row = MemoryThread(
-        row_id=s.execute(
-            text("SELECT nextval(pg_get_serial_sequence('memory_threads', 'row_id'))")
-        ).scalar_one(),
+        row_id=s.execute(queries.NEXT_THREAD_ROW_ID).scalar_one(),
         id=uuid4(),
         loom_id=loom.id,
         namespace=loom.namespace,
@@ -129,23 +127,13 @@ def load_pending(s: Session, row_ids: list[int]) -> list[embedding.Pending]:
     return [embedding.Pending(row_id, embedded_text(content), digest) for row_id, content, digest in rows]
 
 
-STORE_VECTORS = text("""
-UPDATE memory_threads m
-SET vector = v.vector, model = :model, embed_error = NULL, embedded_at = :now
-FROM unnest(CAST(:ids AS bigint[]), CAST(:digests AS text[]), CAST(:vectors AS vector[]))
-     AS v(row_id, digest, vector)
-WHERE m.row_id = v.row_id AND m.digest = v.digest AND m.cut_at IS NULL
-RETURNING m.row_id
-""")
-
-
 def store_vectors(
     s: Session, batch: list[embedding.Pending], vectors: list[list[float]], model: str
 ) -> dict[int, str]:
     """Write each vector unless its thread was cut or reframed while the model ran."""
     written = set(
         s.execute(
-            STORE_VECTORS,
+            queries.STORE_THREAD_VECTORS,
             {
                 "ids": [pending.id for pending in batch],
                 "digests": [pending.digest for pending in batch],
@@ -161,10 +149,7 @@ def store_vectors(
 
 
 def record_error(s: Session, row_ids: list[int], error: str) -> None:
-    s.execute(
-        text("UPDATE memory_threads SET embed_error = :error WHERE row_id = ANY(:ids)"),
-        {"error": error, "ids": row_ids},
-    )
+    s.execute(queries.RECORD_THREAD_EMBED_ERROR, {"error": error, "ids": row_ids})
 
 
 # --- finding them ------------------------------------------------------------------------------
@@ -202,12 +187,19 @@ def by_vector(
 def by_lexical(s: Session, loom_id: UUID, query: str, limit: int, now: datetime) -> list[Found]:
     """The loom's live threads by BM25, the loom their corpus."""
     lexemes = list(dict.fromkeys(lexical.query_lexemes(s, query)))
-    scope = "t.loom_id = :loom AND (t.until IS NULL OR t.until > :now)"
+    scope = search_queries.LIVE_IN_LOOM
     scored = lexical.search(
-        s, lexemes, scope, {"loom": loom_id, "now": now}, limit, scope, lexical.MEMORY_THREADS
+        s, lexemes, scope, {"loom": loom_id, "now": now}, limit, scope, search_queries.MEMORY_THREADS
     )
     threads = {
         t.row_id: t
         for t in s.exec(select(MemoryThread).where(col(MemoryThread.row_id).in_([x.id for x in scored])))
     }
     return [Found(threads[x.id], lexical_score=x.score) for x in scored]
+
+
+def similarities(s: Session, ids: list[UUID], vector: list[float], model: str) -> dict[UUID, float]:
+    """Each of these threads' cosine similarity to the query's vector, for those with a vector
+    ``model`` made."""
+    params = {"vector": Vector(vector).to_text(), "ids": ids, "model": model}
+    return {row[0]: float(row[1]) for row in s.execute(queries.THREAD_SIMILARITIES, params).all()}

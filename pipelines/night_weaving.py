@@ -18,10 +18,10 @@ from datetime import datetime
 from uuid import UUID
 
 from pydantic import BaseModel, Field
-from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from models.memory import WEIGHT_MAX, WEIGHT_MIN, LoomSession, MemoryEvidence, MemoryThread
+from models.queries import memory as queries
 from pipelines import extraction, keys, memory, screening
 
 REINFORCE, DECAY = 0.1, 0.9
@@ -55,19 +55,10 @@ class Turn:
     sensitivity: str
 
 
-NEW_TURNS = text("""
-SELECT seq, msg_id, role, content, user_id, ts, sensitivity FROM turns
-WHERE namespace = :ns AND thread_id = :thread AND agent = :agent AND coalesce(run_id, '') = coalesce(:run, '')
-  AND seq > :after AND seq <= :up_to AND deleted_at IS NULL AND role IN ('user', 'assistant')
-ORDER BY seq
-LIMIT :limit
-""")
-
-
 def new_turns(s: Session, session: LoomSession, up_to: int, limit: int) -> list[Turn]:
     """The session's turns after what was consolidated, up to ``up_to``, at most ``limit``."""
     rows = s.execute(
-        NEW_TURNS,
+        queries.NEW_TURNS,
         {
             "ns": session.namespace,
             "thread": session.thread_id,
@@ -139,20 +130,11 @@ def judge(session: LoomSession) -> tuple[list[UUID], list[UUID]]:
     return used, unused
 
 
-REWEIGH = text("""
-UPDATE memory_threads
-SET weight = CASE WHEN id = ANY(:used) THEN least(weight + :step, :max)
-                  ELSE greatest(weight * :factor, :min) END,
-    updated_at = :now
-WHERE id = ANY(:used) OR id = ANY(:unused)
-""")
-
-
 def reweigh(s: Session, used: list[UUID], unused: list[UUID], now: datetime) -> None:
     """Reinforce the used threads and decay the unused, within [WEIGHT_MIN, WEIGHT_MAX]."""
     if used or unused:
         params = {"step": REINFORCE, "max": WEIGHT_MAX, "factor": DECAY, "min": WEIGHT_MIN}
-        s.execute(REWEIGH, {**params, "used": used, "unused": unused, "now": now})
+        s.execute(queries.REWEIGH, {**params, "used": used, "unused": unused, "now": now})
 
 
 def woven(

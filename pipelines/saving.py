@@ -20,10 +20,11 @@ for that run's outcome for a bounded time (``ops.conversation_saved``)."""
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import text
 from sqlmodel import Session
 
 from models.conversation import EMBEDDED_ROLES
+from models.queries import filled
+from models.queries import saved as queries
 from models.settings import get_settings
 from pipelines import appending, embedding, keys, retire, screening
 
@@ -36,6 +37,7 @@ OWNER_MISMATCH, DELETED, UNSUPPORTED_ROLE, HIGH = (
 )
 EXPIRED = appending.EXPIRED  # a new message said before the retention TTL's cutoff is not stored
 UNKNOWN = "unknown"  # neither stored nor carried in the request: there is nothing to save
+EMBED_FAILED, PENDING = "embed_failed", "pending"  # a saved message's rows, not indexed (``indexing``)
 
 
 @dataclass(frozen=True)
@@ -65,24 +67,11 @@ class Saved:
 
 def lock_thread(s: Session, namespace: str, thread_id: str) -> bool | None:
     """Lock the thread row for this transaction; whether it is deleted (None: no such thread)."""
-    return s.execute(
-        text(
-            "SELECT deleted_at IS NOT NULL FROM threads "
-            "WHERE namespace = :ns AND thread_id = :thread FOR UPDATE"
-        ),
-        {"ns": namespace, "thread": thread_id},
-    ).scalar()
-
-
-COPIES = text("""
-SELECT id, agent, role, user_id, sensitivity, content, deleted_at IS NOT NULL AS deleted
-FROM turns WHERE namespace = :ns AND thread_id = :thread AND msg_id = :msg
-ORDER BY id
-""")
+    return s.execute(queries.LOCK_THREAD, {"ns": namespace, "thread": thread_id}).scalar()
 
 
 def _copies(s: Session, m: Message) -> list:
-    return s.execute(COPIES, {"ns": m.namespace, "thread": m.thread_id, "msg": m.msg_id}).all()
+    return s.execute(queries.COPIES, {"ns": m.namespace, "thread": m.thread_id, "msg": m.msg_id}).all()
 
 
 def _refusal(live: list, user_id: str) -> str | None:
@@ -100,16 +89,9 @@ def save(s: Session, m: Message, recording: bool, now: datetime) -> Saved:
     """Save the message for ``m.user_id`` in the caller's transaction (which the caller rolls back
     on a refusal, so nothing a refused save did is kept)."""
     if m.content is not None:
-        # A save that may store a new message in a new thread first writes the thread row, so that
-        # the lock below holds there too: saves of one new message through two agents (whose keys
-        # differ) then take turns, and the second finds the copy the first stored.
+        # The thread row first, so that the lock below holds for a new thread too (OPEN_THREAD).
         s.execute(
-            text("""
-                INSERT INTO threads (namespace, thread_id, agent, metadata, turn_count, created_at,
-                                     last_turn_at)
-                VALUES (:ns, :thread, :agent, '{}', 0, :ts, :ts)
-                ON CONFLICT (namespace, thread_id) DO NOTHING
-            """),
+            queries.OPEN_THREAD,
             {"ns": m.namespace, "thread": m.thread_id, "agent": m.agent, "ts": m.ts or now},
         )
     if lock_thread(s, m.namespace, m.thread_id):
@@ -133,16 +115,7 @@ def save(s: Session, m: Message, recording: bool, now: datetime) -> Saved:
     if refusal := _refusal(live, m.user_id):
         return Saved(refusal)
     claimed = s.execute(
-        text("""
-            UPDATE turns SET user_id = :user, is_saved = true, saved_at = coalesce(
-                (SELECT min(c.saved_at) FROM turns c
-                 WHERE c.namespace = :ns AND c.thread_id = :thread AND c.msg_id = :msg
-                   AND c.is_saved AND c.deleted_at IS NULL),
-                :now)  -- one time for every copy: when the message was first saved
-            WHERE namespace = :ns AND thread_id = :thread AND msg_id = :msg AND deleted_at IS NULL
-              AND (user_id IS NULL OR user_id = :user)
-            RETURNING id, saved_at
-        """),
+        queries.CLAIM_COPIES,
         {"ns": m.namespace, "thread": m.thread_id, "msg": m.msg_id, "user": m.user_id, "now": now},
     ).all()
     if len(claimed) != len(live):
@@ -157,37 +130,17 @@ def _store(s: Session, m: Message, recording: bool, now: datetime) -> bool:
     holds that copy's key (its insert is the deduplication of two saves of one new message)."""
     said = m.ts or now
     turn_id = s.execute(
-        text("""
-            INSERT INTO turn_keys (namespace, thread_id, agent, msg_id, turn_id, ts)
-            VALUES (:ns, :thread, :agent, :msg, nextval('turns_id_seq'), :ts)
-            ON CONFLICT (namespace, thread_id, agent, msg_id) DO NOTHING
-            RETURNING turn_id
-        """),
+        queries.STORE_KEY,
         {"ns": m.namespace, "thread": m.thread_id, "agent": m.agent, "msg": m.msg_id, "ts": said},
     ).scalar()
     if turn_id is None:
         return False
     seq = s.execute(
-        text("""
-            INSERT INTO threads (namespace, thread_id, agent, metadata, turn_count, created_at, last_turn_at,
-                                 last_seq)
-            VALUES (:ns, :thread, :agent, '{}', 1, :ts, :ts, 1)
-            ON CONFLICT (namespace, thread_id)
-            DO UPDATE SET turn_count = threads.turn_count + 1,
-                          last_turn_at = greatest(threads.last_turn_at, EXCLUDED.last_turn_at),
-                          last_seq = threads.last_seq + 1
-            RETURNING last_seq
-        """),
+        queries.STORE_THREAD_TURN,
         {"ns": m.namespace, "thread": m.thread_id, "agent": m.agent, "ts": said},
     ).scalar_one()
     s.execute(
-        text("""
-            INSERT INTO turns (id, namespace, thread_id, agent, msg_id, role, content, user_id, run_id,
-                               metadata, sensitivity, screened_with, ts, seq, is_saved, saved_at,
-                               stored_by_save)
-            VALUES (:id, :ns, :thread, :agent, :msg, :role, :content, :user, :run, '{}', 'none',
-                    :screened_with, :ts, :seq, true, :now, :only_saved)
-        """),
+        queries.STORE_TURN,
         {
             "id": turn_id,
             "ns": m.namespace,
@@ -212,34 +165,37 @@ def _index(s: Session, m: Message, live: list, saved_at: datetime, now: datetime
     """Flag the message's embedding rows, writing a missing one. Returns (the rows, the rows with
     no vector yet)."""
     params = {"ns": m.namespace, "thread": m.thread_id, "msg": m.msg_id, "user": m.user_id, "at": saved_at}
-    rows = s.execute(
-        text("""
-            UPDATE embeddings SET is_saved = true, saved_at = :at, user_id = :user
-            WHERE namespace = :ns AND thread_id = :thread AND msg_id = :msg AND deleted_at IS NULL
-            RETURNING id, digest, vector IS NOT NULL AS embedded
-        """),
-        params,
-    ).all()
+    rows = s.execute(queries.FLAG_ROWS, params).all()
     if not rows:  # an interrupted write, or an earlier build's save: the copy has no row
         copy = next((c for c in live if c.agent == m.agent), live[0])
         cut = embedding.embedding_text(copy.content, get_settings().embed_max_chars)
         rows = s.execute(
-            text("""
-                INSERT INTO embeddings (turn_id, namespace, thread_id, agent, msg_id, role, run_id, user_id,
-                                        text, digest, created_at, is_saved, saved_at)
-                SELECT id, namespace, thread_id, agent, msg_id, role, run_id, user_id, :text, :digest, :now,
-                       true, :at
-                FROM turns WHERE id = :turn
-                RETURNING id, digest, false AS embedded
-            """),
+            queries.WRITE_MISSING_ROW,
             {**params, "turn": copy.id, "text": cut, "digest": keys.digest(cut), "now": now},
         ).all()
     unembedded = tuple((row.id, row.digest) for row in rows if not row.embedded)
-    # The last failure's error goes, so that the op waits for this attempt's outcome.
-    s.execute(
-        text("UPDATE embeddings SET error = NULL WHERE id = ANY(:ids)"), {"ids": [i for i, _ in unembedded]}
-    )
+    s.execute(queries.CLEAR_ROW_ERRORS, {"ids": [i for i, _ in unembedded]})
     return tuple(row.id for row in rows), unembedded
+
+
+def due_now(s: Session, run_ids: list[int], now: datetime) -> None:
+    """The save's pending embedding runs are due at once: saving again retries now, not after the
+    backoff an earlier failure left."""
+    s.execute(queries.RUNS_DUE_NOW, {"ids": run_ids, "now": now})
+
+
+def indexing(s: Session, rows: tuple[int, ...]) -> str | None:
+    """Where the saved message's embedding rows stand: None once every row has its vector;
+    EMBED_FAILED once one has an error; DELETED once one is tombstoned (its thread was deleted right
+    after the save); PENDING before."""
+    states = s.execute(queries.ROW_STATES, {"ids": list(rows)}).all()
+    if len(states) < len(rows) or any(gone for _, _, gone in states):
+        return DELETED
+    if all(embedded for embedded, _, _ in states):
+        return None
+    if any(failed for _, failed, _ in states):
+        return EMBED_FAILED
+    return PENDING
 
 
 @dataclass(frozen=True)
@@ -256,38 +212,42 @@ def unsave(s: Session, m: Message, recording: bool, now: datetime) -> Unsaved:
     if lock_thread(s, m.namespace, m.thread_id) is None:
         return Unsaved(False)
     mine = s.execute(
-        text("""
-            SELECT id, stored_by_save FROM turns
-            WHERE namespace = :ns AND thread_id = :thread AND msg_id = :msg AND deleted_at IS NULL
-              AND is_saved AND user_id = :user
-        """),
+        queries.OWN_COPIES,
         {"ns": m.namespace, "thread": m.thread_id, "msg": m.msg_id, "user": m.user_id},
     ).all()
     if not mine:
         return Unsaved(False)
     gone = [c.id for c in mine if c.stored_by_save and not recording]
-    s.execute(
-        text(
-            "UPDATE turns SET is_saved = false, saved_at = NULL, stored_by_save = false WHERE id = ANY(:ids)"
-        ),
-        {"ids": [c.id for c in mine if c.id not in gone]},
-    )
-    s.execute(
-        text("""
-            UPDATE embeddings SET is_saved = false, saved_at = NULL
-            WHERE namespace = :ns AND thread_id = :thread AND msg_id = :msg AND deleted_at IS NULL
-        """),
-        {"ns": m.namespace, "thread": m.thread_id, "msg": m.msg_id},
-    )
+    s.execute(queries.UNFLAG_COPIES, {"ids": [c.id for c in mine if c.id not in gone]})
+    s.execute(queries.UNFLAG_ROWS, {"ns": m.namespace, "thread": m.thread_id, "msg": m.msg_id})
     if gone:
-        s.execute(text("DELETE FROM turn_keys WHERE turn_id = ANY(:ids)"), {"ids": gone})
-        s.execute(text("DELETE FROM turns WHERE id = ANY(:ids)"), {"ids": gone})
+        s.execute(queries.REMOVE_KEYS, {"ids": gone})
+        s.execute(queries.REMOVE_TURNS, {"ids": gone})
         s.execute(
-            text(
-                "UPDATE threads SET turn_count = greatest(turn_count - :n, 0) "
-                "WHERE namespace = :ns AND thread_id = :thread"
-            ),
+            queries.UNCOUNT_TURNS,
             {"n": len(gone), "ns": m.namespace, "thread": m.thread_id},
         )
         retire.settle_rows(s, m.namespace, m.thread_id, now)  # their rows pass on or are tombstoned
     return Unsaved(True, removed=bool(gone))
+
+
+def listed(
+    s: Session, namespace: str, user_id: str, thread_id: str | None, after: tuple | None, limit: int
+) -> list:
+    """A page of the user's saved messages (in one thread, with ``thread_id``), the last saved
+    first, after ``after`` (a saved time and turn id, the last row of the page before), at most
+    ``limit``: each row a message (id, thread_id, msg_id, role, agent, content, ts, saved)."""
+    more, params = "", {"ns": namespace, "user": user_id, "limit": limit}
+    if thread_id is not None:
+        more += queries.LISTED_IN_THREAD
+        params["thread"] = thread_id
+    if after is not None:
+        more += queries.LISTED_AFTER
+        params["after_saved"], params["after_id"] = after
+    return s.execute(filled(queries.LIST_SAVED, more=more), params).all()
+
+
+def saved_times(s: Session, namespace: str, thread_id: str, msg_ids: list[str], user_id: str) -> dict:
+    """Of these messages of the thread, those the user saved: msg_id -> when it was saved."""
+    params = {"ns": namespace, "thread": thread_id, "ids": msg_ids, "user": user_id}
+    return dict(s.execute(queries.SAVED_AT, params).all())

@@ -12,11 +12,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TypeVar
 
-from sqlalchemy import exists, func, text
+from sqlalchemy import exists, func
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from models.conversation import EMBEDDED_ROLES, Embedding, Turn
+from models.queries import search as queries
 from pipelines import lexical
 
 
@@ -105,7 +106,7 @@ def _embedded(model: str, f: Filters) -> list:
 def _indexed(s: Session) -> float:
     """The embedding rows, as the planner's statistics estimate them (infinite before the table
     was first analysed: every small scope is then scanned exactly)."""
-    rows = s.exec(text("SELECT reltuples FROM pg_class WHERE oid = 'embeddings'::regclass")).scalar()
+    rows = s.exec(queries.EMBEDDING_ROWS).scalar()
     return rows if rows is not None and rows >= 0 else float("inf")
 
 
@@ -124,9 +125,7 @@ def by_vector(
     # Counted by the embedding rows alone: rows whose turn has expired are counted too, which can only
     # send a scope to the index, never a large one to an exact scan.
     counted = select(Embedding.id).where(*embedded, *([_held_by(f.agent, Embedding)] if f.agent else []))
-    # The scope is measured and scanned by one process: parallel workers cost more to start
-    # (~5 ms) than these reads take.
-    s.exec(text("SET LOCAL max_parallel_workers_per_gather = 0"))
+    s.exec(queries.ONE_PROCESS)  # measured and scanned by one process
     size = s.exec(select(func.count()).select_from(counted.limit(EXACT_SCAN_ROWS + 1).subquery())).one()
     if size <= EXACT_SCAN_ROWS and size < SELECTIVE_SHARE * _indexed(s):
         # Distances computed in a materialised step cannot be read off the index in order: every
@@ -146,9 +145,9 @@ def by_vector(
             nearest, nearest.c.turn_id == Turn.id
         )
     else:
-        # Iterative scans keep walking the graph until enough rows pass the filters (pgvector >= 0.8).
-        s.exec(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
-        s.exec(text(f"SET LOCAL hnsw.ef_search = {max(40, 2 * limit)}"))
+        # Through the index, walking on until enough rows pass the filters.
+        s.exec(queries.ITERATIVE_SCAN)
+        s.execute(queries.EF_SEARCH, {"ef_search": max(40, 2 * limit)})
         query = _filtered(
             select(Turn, (1 - distance).label("similarity"))
             .join(Embedding, Embedding.turn_id == Turn.id)
@@ -166,31 +165,17 @@ def _escape_like(term: str) -> str:
     return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-# The predicate of the partial trigram index on turns.content (migration 0002), stated as literals:
-# the planner uses a partial index only when it can prove the query implies the index's predicate,
-# which it cannot from bound parameters (once a statement is prepared and planned generically).
-# Keep it the same as the migration's.
-SUBSTRING_INDEX_PREDICATE = text(
-    "turns.role IN ('user', 'assistant') AND turns.deleted_at IS NULL AND turns.sensitivity <> 'high'"
-)
-
-
 COPIES_READ = 4  # the fallback reads this many turns a hit, so agents' copies of a message still fill it
 
 
 def by_substring(s: Session, query_text: str, f: Filters, limit: int) -> list[Hit]:
     """Turns whose content holds ``query_text`` (case-insensitive, wildcards matched literally),
     newest first. ``ILIKE '%term%'`` is served by the trigram index for terms of 3+ characters."""
-    # Plan for this very term: a generic plan (psycopg prepares a statement run 5 times, and
-    # PostgreSQL may then stop planning it per call) cannot tell a rare term, which the index
-    # finds in a millisecond, from a 2-character one, which it cannot serve at all and which then
-    # walks the whole index: 3.3 s against 1.0 s for a plain scan at 1,000,000 turns
-    # (bench/substring.py).
-    s.exec(text("SET LOCAL plan_cache_mode = force_custom_plan"))
+    s.exec(queries.CUSTOM_PLANS)  # planned for this very term
     query = (
         select(Turn)
         .where(
-            SUBSTRING_INDEX_PREDICATE,
+            queries.SUBSTRING_INDEX_PREDICATE,
             col(Turn.role).in_(EMBEDDED_ROLES),
             col(Turn.content).ilike(f"%{_escape_like(query_text)}%"),
         )
@@ -220,25 +205,19 @@ def _hit(turn: Turn, similarity: float | None, lexical_score: float | None = Non
 
 
 def scope_sql(f: Filters) -> tuple[str, dict]:
-    """The filters as a SQL condition on turns ``t`` (for the lexical leg's hand-written query)."""
-    conditions, params = ["t.namespace = ANY(:namespaces)"], {"namespaces": f.namespaces}
+    """The filters as a SQL condition on turns ``t`` (for the lexical leg's statements)."""
+    conditions, params = [queries.IN_NAMESPACES], {"namespaces": f.namespaces}
     for column in ("thread_id", "run_id", "role"):
         if getattr(f, column):
-            conditions.append(f"t.{column} = :{column}")
+            conditions.append(queries.COLUMN_IS.format(column=column))
             params[column] = getattr(f, column)
     if f.agent:
-        conditions.append(
-            "EXISTS (SELECT FROM turns c WHERE c.namespace = t.namespace AND c.thread_id = t.thread_id "
-            "AND c.msg_id = t.msg_id AND c.agent = :agent AND c.deleted_at IS NULL)"
-        )
+        conditions.append(queries.HELD_BY_AGENT)
         params["agent"] = f.agent
     if f.saved_by:
-        conditions.append(SAVED_BY)
+        conditions.append(queries.SAVED_BY)
         params["saved_by"] = f.saved_by
     return " AND ".join(conditions), params
-
-
-SAVED_BY = "t.is_saved AND t.user_id = :saved_by"
 
 
 def by_lexical(s: Session, query_text: str, f: Filters, limit: int) -> list[Hit]:
@@ -248,9 +227,9 @@ def by_lexical(s: Session, query_text: str, f: Filters, limit: int) -> list[Hit]
     # One user's saved messages are a corpus of their own, whatever else narrows the search: its
     # statistics come from them alone.
     if f.saved_by:
-        own_corpus, documents = f"t.namespace = ANY(:namespaces) AND {SAVED_BY}", lexical.MESSAGES
+        own_corpus, documents = queries.SAVED_CORPUS, queries.MESSAGES
     else:
-        own_corpus, documents = None, lexical.TURNS
+        own_corpus, documents = None, queries.TURNS
     scored = lexical.search(s, lexemes, scope, params, limit * COPIES_READ, own_corpus, documents)
     if not scored:
         return []

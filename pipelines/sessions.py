@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID, uuid4
 
-from sqlalchemy import text
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, select
 
 from models.memory import Loom, LoomSession
+from models.queries import memory as queries
 from pipelines import looms
 
 # The lists a session records thread ids into (``record``).
@@ -46,20 +46,11 @@ class Where:
     agent: str
 
 
-# The furthest point of the agent's turns of this run on the thread: where a session opened late
-# starts from (night weaving still reads it from the beginning).
-LAST_SEQUENCE = text("""
-SELECT coalesce(max(seq), 0), max(ts) FROM turns
-WHERE namespace = :ns AND thread_id = :thread AND agent = :agent
-  AND coalesce(run_id, '') = coalesce(:run, '') AND deleted_at IS NULL
-""")
-
-
 def open_session(s: Session, loom: Loom, where: Where, now: datetime) -> LoomSession:
     """The session, made on first use, locked for the caller's transaction."""
     interaction = looms.interaction_id(loom.namespace, where.thread_id, where.run_id)
     last, last_at = s.execute(
-        LAST_SEQUENCE,
+        queries.LAST_SEQUENCE,
         {"ns": loom.namespace, "thread": where.thread_id, "agent": where.agent, "run": where.run_id},
     ).one()
     s.exec(
@@ -90,6 +81,12 @@ def open_session(s: Session, loom: Loom, where: Where, now: datetime) -> LoomSes
         )
         .with_for_update()
     ).one()
+
+
+def senders(s: Session, namespace: str, thread_id: str) -> list[str]:
+    """The users who sent messages in the conversation thread (the first 32 by name): subjects of
+    the interaction, for the tapestry."""
+    return list(s.execute(queries.SENDERS, {"ns": namespace, "thread": thread_id}).scalars())
 
 
 def record(s: Session, session: LoomSession, lists: dict[str, list[UUID]], now: datetime) -> None:

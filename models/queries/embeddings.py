@@ -45,3 +45,41 @@ WHERE e.vector IS NOT NULL AND (e.model < :model OR e.model > :model) AND e.dele
 ORDER BY r.id
 LIMIT :limit
 """)
+
+# Settling a thread's embedding rows after turns were retired (pipelines.retire): every live row
+# whose own copy is no longer live passes to an heir, another agent's live copy of the message that
+# search indexes (a user or assistant turn, or a summary), that no row serves yet (a row serves one
+# copy) and whose first :max_chars characters are the row's text; the row takes the heir's agent,
+# role, run and user. With no heir it is tombstoned. A row of exactly :legacy_cut characters (an
+# earlier build's cut) cannot be compared with a copy's text: it passes only to a copy whose first
+# characters match those of the row's own turn, and is tombstoned when that turn is gone. One
+# statement: ``orphaned`` is read once, so the rows that pass and the rows tombstoned are told apart
+# from the same snapshot.
+SETTLE_ROWS = text("""
+WITH orphaned AS (
+    SELECT e.id, e.namespace, e.thread_id, e.msg_id, e.text, e.turn_id
+    FROM embeddings e
+    WHERE e.namespace = :namespace AND e.thread_id = :thread_id AND e.deleted_at IS NULL
+      AND NOT EXISTS (SELECT FROM turns t WHERE t.id = e.turn_id AND t.deleted_at IS NULL)
+), heir AS (
+    SELECT DISTINCT ON (o.id) o.id AS embedding_id, c.id AS turn_id, c.agent, c.role, c.run_id, c.user_id
+    FROM orphaned o
+    JOIN turns c ON c.namespace = o.namespace AND c.thread_id = o.thread_id AND c.msg_id = o.msg_id
+    LEFT JOIN turns own ON own.id = o.turn_id
+    WHERE c.deleted_at IS NULL AND c.sensitivity <> 'high'
+      AND (c.role IN ('user', 'assistant') OR c.metadata ? 'compacted_from')
+      AND NOT EXISTS (SELECT FROM embeddings x WHERE x.turn_id = c.id)  -- a row serves one copy
+      AND CASE WHEN length(o.text) = :legacy_cut
+               THEN left(c.content, :max_chars) = left(own.content, :max_chars)
+               ELSE left(c.content, :max_chars) = o.text END
+    ORDER BY o.id, c.id
+), passed AS (
+    UPDATE embeddings e
+    SET turn_id = h.turn_id, agent = h.agent, role = h.role, run_id = h.run_id, user_id = h.user_id
+    FROM heir h WHERE e.id = h.embedding_id
+    RETURNING e.id
+)
+UPDATE embeddings e SET deleted_at = :now
+FROM orphaned o
+WHERE e.id = o.id AND o.id NOT IN (SELECT embedding_id FROM heir)
+""")
