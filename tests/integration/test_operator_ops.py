@@ -196,4 +196,7 @@ def test_a_pass_fires_once_at_a_time_across_processes(client, make_token, databa
         with db.session() as s:
             now = s.get(PassRun, "titler")
             assert (now and now.started_at) == before
+        # That firing ends (unlocked before the connection closes: a closed connection's backend
+        # may hold the lock a moment longer).
+        other.execute("SELECT pg_advisory_unlock(%s, hashtext('titler'))", (PASS_LOCK_CLASS,))
     assert post(client, "passes.run", admin, {"name": "titler"}).status_code == 200
