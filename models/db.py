@@ -1,10 +1,11 @@
 """The engine and short-lived sessions. One engine a process, built on first use."""
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from functools import lru_cache
 
 import psycopg
+from psycopg import sql
 from sqlalchemy import Engine, exc, make_url, text
 from sqlmodel import Session, create_engine
 
@@ -20,6 +21,15 @@ def get_engine() -> Engine:
     return create_engine(
         url, pool_pre_ping=True, pool_size=10, max_overflow=10, connect_args={"connect_timeout": 5}
     )
+
+
+@asynccontextmanager
+async def notifications(channel: str) -> AsyncIterator[AsyncIterator[str]]:
+    """The payloads NOTIFY sends on ``channel``, from a connection of their own that listens while
+    the block runs (psycopg errors when the database goes away)."""
+    async with await psycopg.AsyncConnection.connect(libpq_url(), autocommit=True, connect_timeout=5) as conn:
+        await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+        yield (note.payload async for note in conn.notifies())
 
 
 def libpq_url(url: str | None = None) -> str:

@@ -8,11 +8,8 @@ the namespace when its visibility is ``organization``; any valid token when ``pu
 ``private``, the owner only. The version is optimistic locking: an upsert must carry the version
 it read, and a stale one answers 409 with the latest thread."""
 
-import re
-
 from loom.threads import Thread, ThreadVisibility
 from pydantic import ValidationError
-from sqlalchemy import text
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import col, select
 
@@ -22,6 +19,7 @@ from models.coding_thread import CodingThread
 from ops.caller import Caller
 from ops.errors import OpError, forbidden, invalid, not_found, validation_error
 from ops.limits import check_body
+from pipelines import coding_threads
 from workers import ledger, outbox
 from workers.stages.thread_index import THREAD_INDEX
 
@@ -163,57 +161,16 @@ def list_threads(caller: Caller, limit: int, offset: int, namespace: str | None 
     return {"threads": [summary(row) for row in rows], "limit": limit, "offset": offset}
 
 
-# A search reads the most recent RANK_POOL threads that match, found through indexes only (the
-# full-text index, which holds the commit SHAs too so a hex prefix is a prefix query on it, OR'd
-# with the trigram indexes of remote and branch), and ranks just those: ranking reads each
-# thread's whole lexeme vector, so ranking every match of a common word would read them all. The
-# query is written out where it is used, not taken from a CTE, so the planner sees a value it can
-# probe the GIN index with.
-RANK_POOL = 500
-QUERY = """(CASE WHEN :hex THEN plainto_tsquery('english', :q) || to_tsquery('simple', :sha_prefix)
-            ELSE plainto_tsquery('english', :q) END)"""
-PLACE = "(t.git_remote_url ILIKE :anywhere OR t.git_branch ILIKE :anywhere)"
-SEARCH = text(f"""
-WITH pool AS MATERIALIZED (
-    SELECT t.row_id FROM coding_threads t
-    WHERE t.namespace = :ns
-      AND (t.owner = :owner OR t.visibility IN ('organization', 'public'))
-      AND (t.lexemes @@ {QUERY} OR {PLACE})
-    ORDER BY t.last_activity_at DESC
-    LIMIT :pool
-)
-SELECT t.id, ts_rank(t.lexemes, {QUERY}) + CASE WHEN {PLACE} THEN 1 ELSE 0 END AS rank
-FROM coding_threads t JOIN pool USING (row_id)
-ORDER BY rank DESC, t.last_activity_at DESC
-LIMIT :limit
-""")
-HEX = re.compile(r"^[0-9a-f]{4,40}$")
-
-
-def _like(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
 def search(caller: Caller, query: str, limit: int, namespace: str | None = None) -> dict:
     """Full text over title, branch, remote, tags and messages, ranked; a commit SHA prefix, a
     remote URL or a branch matches too. The namespace's threads the caller may read, the best
-    ranked of the most recent RANK_POOL that match."""
+    ranked of the most recent ``pipelines.coding_threads.RANK_POOL`` that match."""
     space = caller.namespace(namespace)
     q = query.strip()
     if not q:
         raise invalid("q is required", "q")
-    params = {
-        "q": q,
-        "hex": bool(HEX.match(q.lower())),
-        "sha_prefix": f"{q.lower()}:*" if HEX.match(q.lower()) else "",
-        "anywhere": f"%{_like(q)}%",
-        "ns": space,
-        "owner": owner_of(caller),
-        "limit": limit,
-        "pool": RANK_POOL,
-    }
     with db.session() as s:
-        found = s.execute(SEARCH, params).all()
+        found = coding_threads.matching(s, space, owner_of(caller), q, limit)
         rows = {
             row.id: row
             for row in s.exec(select(CodingThread).where(col(CodingThread.id).in_([f.id for f in found])))

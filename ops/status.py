@@ -16,36 +16,18 @@ from typing import Any
 
 import httpx
 import redis
-from sqlalchemy import Engine, create_engine, text
+from sqlalchemy import Engine, create_engine
 
 from models.settings import get_settings
 from models.stage_run import STATUSES
+from pipelines import ledger_stats
 from services import Endpoints, postgres
 from services import redis as embedded_redis
 from workers import broker, stages
 
 TIMEOUT = 2.0  # seconds: the most any one probe of a server may take
 API_TIMEOUT = 1.0
-THROUGHPUT_WINDOWS = {"1m": 60, "5m": 300}  # seconds, as spelled in SNAPSHOT_SQL
-
-# One round trip: the ledger by stage and status (an index-only scan of ix_stage_runs_status_stage),
-# the oldest pending run's age per stage (an index scan of the pending runs only, same index), and
-# the turns embedded within each window. The age is taken from available_at (when the run could
-# first be claimed: its append, its retry, the end of its backoff), not updated_at, which the sweep
-# touches whenever it re-sends a run and which would hide a queue that nobody drains.
-# `embedded_at` has no index, so the last part scans `embeddings`: cheap for a small Loom, worth a
-# (BRIN) index on embeddings.embedded_at before a large one is scraped every few seconds.
-SNAPSHOT_SQL = text("""
-SELECT
-    (SELECT coalesce(json_agg(json_build_array(stage, status, n)), '[]')
-     FROM (SELECT stage, status, count(*) AS n FROM stage_runs GROUP BY stage, status) AS c),
-    (SELECT coalesce(json_object_agg(stage, age), '{}')
-     FROM (SELECT stage, greatest(extract(epoch FROM now() - min(available_at)), 0) AS age
-           FROM stage_runs WHERE status = 'pending' GROUP BY stage) AS p),
-    (SELECT json_build_array(
-                count(*) FILTER (WHERE embedded_at > now() - interval '60 seconds'), count(*))
-     FROM embeddings WHERE embedded_at > now() - interval '300 seconds')
-""")
+THROUGHPUT_WINDOWS = {"1m": 60, "5m": 300}  # seconds, as spelled in models.queries.stage_runs.SNAPSHOT
 
 
 @dataclass(frozen=True)
@@ -170,14 +152,11 @@ class Probe:
     def _database(self, read_stats: bool) -> Any:
         with self._engine.connect() as conn:
             # Answering this is what "up" means; it also bounds the statements that follow.
-            conn.execute(
-                text("SELECT set_config('statement_timeout', :ms, true)"),
-                {"ms": str(int(self.timeout * 1000))},
-            )
+            ledger_stats.bound(conn, self.timeout)
             if not read_stats:
                 return None
             try:
-                return conn.execute(SNAPSHOT_SQL).one()
+                return ledger_stats.snapshot(conn)
             except Exception as exc:  # noqa: BLE001 - up, but the read failed
                 return _ReadFailed(exc)
 

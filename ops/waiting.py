@@ -114,13 +114,10 @@ class _Listener:
         pause = POLL_SECONDS
         while True:
             try:
-                async with await psycopg.AsyncConnection.connect(
-                    db.libpq_url(), autocommit=True, connect_timeout=5
-                ) as conn:
-                    await conn.execute(f"LISTEN {CHANNEL}")
+                async with db.notifications(CHANNEL) as notes:
                     self.up, pause = True, POLL_SECONDS
-                    async for note in conn.notifies():
-                        for event in self.waiters.get(int(note.payload), ()):
+                    async for payload in notes:
+                        for event in self.waiters.get(int(payload), ()):
                             event.set()
             except (psycopg.Error, OSError) as exc:  # the database restarting: poll meanwhile
                 if self.up:

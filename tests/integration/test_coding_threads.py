@@ -14,6 +14,7 @@ from models import db
 from ops import coding_threads
 from ops.caller import OPERATOR
 from ops.registry import call
+from pipelines import coding_threads as coding_search
 from pipelines import thread_index as thread_indexing
 from tests.integration.conftest import enable_logging, settled, wait_until
 from workers.stages import thread_index
@@ -163,7 +164,7 @@ def test_search_by_words_branch_remote_and_commit_prefix_never_anothers_private(
 def test_search_ranks_the_most_recent_matches_the_caller_may_read(client, tokens, monkeypatch):
     """Ranking reads each match's whole text, so only the newest RANK_POOL matches are ranked; the
     pool is drawn from what the caller may read, so others' private threads never crowd it."""
-    monkeypatch.setattr(coding_threads, "RANK_POOL", 2)
+    monkeypatch.setattr(coding_search, "RANK_POOL", 2)
     best = a_thread("deadlock deadlock", "deadlock in the ledger, deadlock again")  # oldest
     client.post("/api/threads", json=best, headers=tokens["ana"])
     newer = [a_thread(f"newer {i}", "a deadlock once") for i in range(2)]
@@ -178,7 +179,7 @@ def test_search_ranks_the_most_recent_matches_the_caller_may_read(client, tokens
         return [t["title"] for t in answer.json()["threads"]]
 
     assert sorted(found("ana")) == ["newer 0", "newer 1"]
-    monkeypatch.setattr(coding_threads, "RANK_POOL", 500)
+    monkeypatch.setattr(coding_search, "RANK_POOL", 500)
     assert found("ana")[0] == "deadlock deadlock" and len(found("ana")) == 3
 
 

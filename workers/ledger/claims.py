@@ -15,11 +15,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, case, or_, text, update
+from sqlalchemy import and_, case, or_, update
 from sqlmodel import Session, col, select
 
 from models import db
 from models.base import utcnow
+from models.queries import stage_runs as queries
 from models.settings import get_settings
 from models.stage_run import FAILED, PENDING, RUNNING, StageRun
 from workers.ledger.chosen import among
@@ -85,22 +86,12 @@ def _held(runs: list[StageRun]):
     )
 
 
-ADD_TO_RESULT = text("""
-UPDATE stage_runs
-SET result = coalesce(result, '{}'::jsonb) || (
-    SELECT coalesce(jsonb_object_agg(key, coalesce((result ->> key)::bigint, 0) + value::bigint), '{}')
-    FROM jsonb_each_text(CAST(:counts AS jsonb))
-)
-WHERE id = :id
-""")
-
-
 def add_to_result(s: Session, run_id: int, counts: dict[str, int]) -> None:
     """Add ``counts`` to the run's ``result`` in the caller's transaction: a stage that works in
     batches counts each batch with the batch, so a run killed midway and finished by the next
     delivery still reports the whole."""
     if any(counts.values()):
-        s.execute(ADD_TO_RESULT, {"counts": json.dumps(counts), "id": run_id})
+        s.execute(queries.ADD_TO_RESULT, {"counts": json.dumps(counts), "id": run_id})
 
 
 def finish(
