@@ -17,9 +17,9 @@ from cli.common import call, check_choice, check_range, connected, fail, out, wh
 from models.stage_run import PENDING, RUNNING
 from schedules.record import PassBusy, fire
 from schedules.registry import Pass, passes
+from schedules.rescreen import rescreen_outdated
 from workers import ledger
 from workers.stages.night_weaving import weave_night
-from workers.stages.screening import rescreen_outdated
 
 passes_app = typer.Typer(no_args_is_help=True, help="The periodic passes: list them, run one by hand.")
 screening_app = typer.Typer(no_args_is_help=True, help="Screening: apply new rules to stored turns.")

@@ -83,3 +83,8 @@ UPDATE embeddings e SET deleted_at = :now
 FROM orphaned o
 WHERE e.id = o.id AND o.id NOT IN (SELECT embedding_id FROM heir)
 """)
+
+
+# A turn that now reads as high loses its embedding rows, vectors with them (never kept), in the
+# transaction that judged it: search stops serving it at once.
+DELETE_OF_TURNS = text("DELETE FROM embeddings WHERE turn_id = ANY(:ids)")

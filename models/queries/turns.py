@@ -1,5 +1,7 @@
 """Named SQL of the turns family: turns, their keys, threads (a turn's write touches them all)."""
 
+from sqlalchemy import text
+
 # conversation.append's write, run on the driver connection in autocommit (psycopg placeholders):
 # one round trip, and being one statement it is one transaction. When the namespace records and
 # the thread is not deleted: this agent's copy of the turn (unless its key, (namespace, thread_id,
@@ -75,3 +77,13 @@ WITH recording AS (
 SELECT (SELECT enabled FROM recording), coalesce((SELECT deleted FROM gate), false), (SELECT id FROM turn),
        (SELECT id FROM run)
 """
+
+
+# The re-screening pass's pick: the ranges of :span turn ids holding turns an older rules version
+# judged, in id order (ix_turns_screened_with), of one namespace or all.
+OUTDATED_SCREENING_RANGES = text("""
+SELECT DISTINCT id / :span AS k FROM turns
+WHERE screened_with < :version AND (CAST(:namespace AS text) IS NULL OR namespace = :namespace)
+ORDER BY k
+LIMIT :limit
+""")

@@ -14,9 +14,9 @@ from models.settings import get_settings
 from ops.caller import OPERATOR
 from ops.registry import call
 from pipelines import screening
+from schedules.rescreen import rescreen_outdated
 from schedules.titler import title_untitled
 from tests.integration.conftest import append, enable_logging, settled, wait_until
-from workers.stages.screening import rescreen_outdated
 
 NS, OTHER = "rescreen", "rescreen-other"
 SECRET = "the card on file is 4111 1111 1111 1111, use it for the staging checkout"
