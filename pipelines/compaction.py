@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from pydantic import BaseModel, Field
-from sqlalchemy import text
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
 
 from models.conversation import Embedding, Thread, Turn, TurnKey
+from models.queries import threads as queries
 from pipelines import keys, retire, screening
 
 NOTHING_TO_COMPACT = "nothing-to-compact"
@@ -242,13 +242,23 @@ def apply(
         .returning(Embedding.id)
     )
     retire.retire(s, thread.namespace, thread.thread_id, ids, now)
-    s.execute(
-        text("UPDATE threads SET turn_count = greatest(turn_count - :gone, 0) WHERE id = :id"),
-        {"gone": len(ids) - 1, "id": thread.id},
-    )
+    s.execute(queries.SHRINK_TURN_COUNT, {"gone": len(ids) - 1, "id": thread.id})
     return embedding_id, {
         "summary_msg_id": msg_id,
         "messages_summarized": len(summarised),
         "summaries_folded": len(window.folded) + len([t for t in window.turns if is_summary(t)]),
         "summaries_replaced_unread": len(window.stale),
     }
+
+
+def newest_turn(s: Session, thread_row_id: int, agent: str) -> int | None:
+    """The newest live turn of the agent's transcript of the thread (what a request is for)."""
+    return s.execute(queries.NEWEST_TURN_OF_AGENT, {"id": thread_row_id, "agent": agent}).scalar()
+
+
+def grown(s: Session, past_turns: int, limit: int) -> list[tuple[int, str]]:
+    """(thread row, agent) of recording namespaces whose live transcript has grown past
+    ``past_turns`` turns and was not asked to compact since its last turn, at most ``limit``,
+    largest first: the auto-compaction pass's pick."""
+    rows = s.execute(queries.GROWN_TRANSCRIPTS, {"past": past_turns, "limit": limit}).all()
+    return [(row[0], row[1]) for row in rows]

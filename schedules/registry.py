@@ -10,11 +10,11 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from models.settings import get_settings
+from schedules.compaction import compact_grown
 from schedules.reembedding import reembed_outdated
 from schedules.rescreen import rescreen_outdated
 from schedules.titler import title_untitled
 from workers import outbox
-from workers.stages.compaction import compact_grown
 from workers.stages.night_weaving import weave_night
 from workers.stages.retention import plan_partitions
 

@@ -31,3 +31,34 @@ WHERE th.title IS NULL AND th.deleted_at IS NULL AND NOT th.metadata ? :mark
 ORDER BY th.last_turn_at DESC
 LIMIT :limit
 """)
+
+
+# --- compaction --------------------------------------------------------------------------------
+
+# A compaction's window became one summary turn: the thread counts that many turns fewer.
+SHRINK_TURN_COUNT = text("UPDATE threads SET turn_count = greatest(turn_count - :gone, 0) WHERE id = :id")
+
+# The newest live turn of one agent's transcript of a thread: what a compaction request is for (a
+# new turn makes a new request).
+NEWEST_TURN_OF_AGENT = text("""
+SELECT max(t.id) FROM turns t JOIN threads th ON th.namespace = t.namespace AND th.thread_id = t.thread_id
+WHERE th.id = :id AND t.agent = :agent AND t.deleted_at IS NULL
+""")
+
+# The auto-compaction pass's pick: (thread, agent) of recording namespaces whose live transcript has
+# more than :past turns and was not asked to compact since its last turn (a transcript left alone,
+# say because it is mostly turns that read as high, does not take a place every pass), largest first.
+GROWN_TRANSCRIPTS = text("""
+SELECT th.id, t.agent
+FROM threads th
+JOIN namespaces n ON n.name = th.namespace AND n.conversation_logging_enabled
+JOIN turns t ON t.namespace = th.namespace AND t.thread_id = th.thread_id AND t.deleted_at IS NULL
+WHERE th.deleted_at IS NULL AND th.turn_count > :past
+GROUP BY th.id, t.agent
+HAVING count(*) > :past
+   AND NOT EXISTS (SELECT FROM stage_runs r  -- already asked as it stands
+                   WHERE r.stage = 'compaction' AND r.subject = 'thread:' || th.id
+                     AND r.params->>'agent' = t.agent AND r.created_at >= max(t.ts))
+ORDER BY count(*) DESC
+LIMIT :limit
+""")

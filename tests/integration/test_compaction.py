@@ -319,7 +319,7 @@ def test_a_shared_embedding_row_passes_to_the_other_agents_copy(llm, worker):
 
 
 def test_the_auto_pass_compacts_transcripts_grown_past_the_setting(llm, worker, monkeypatch):
-    from workers.stages.compaction import compact_grown
+    from schedules.compaction import compact_grown
 
     for i in range(20):  # the largest transcript, and one nothing can be compacted of
         append(NS, "stuck", f"card 4111 1111 1111 1111, note {i}", msg_id=f"stuck-{i}")

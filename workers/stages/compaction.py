@@ -8,17 +8,16 @@ over threads grown past ``LOOM_COMPACTION_AUTO_TURNS``."""
 
 import logging
 
-from sqlalchemy import text
 from sqlmodel import Session
 
 from models import db
 from models.base import utcnow
 from models.settings import get_settings
-from models.stage_run import PENDING, SKIPPED, SUCCEEDED, StageRun
+from models.stage_run import SKIPPED, SUCCEEDED, StageRun
 from pipelines import compaction, embedding, keys, screening
 from providers import llm
 from providers.embedders import get_embedder
-from workers import ledger, outbox
+from workers import ledger
 from workers.bodies import close, one_at_a_time, retry_later
 from workers.stages import Stage, register
 from workers.stages.embedding import EMBEDDING
@@ -114,67 +113,13 @@ def _compact(run: StageRun) -> str | None:
     return None
 
 
-NEWEST_TURN = text("""
-SELECT max(t.id) FROM turns t JOIN threads th ON th.namespace = t.namespace AND th.thread_id = t.thread_id
-WHERE th.id = :id AND t.agent = :agent AND t.deleted_at IS NULL
-""")
-
-GROWN = text("""
-SELECT th.id, t.agent
-FROM threads th
-JOIN namespaces n ON n.name = th.namespace AND n.conversation_logging_enabled
-JOIN turns t ON t.namespace = th.namespace AND t.thread_id = th.thread_id AND t.deleted_at IS NULL
-WHERE th.deleted_at IS NULL AND th.turn_count > :past
-GROUP BY th.id, t.agent
-HAVING count(*) > :past
-   AND NOT EXISTS (SELECT FROM stage_runs r  -- already asked as it stands
-                   WHERE r.stage = 'compaction' AND r.subject = 'thread:' || th.id
-                     AND r.params->>'agent' = t.agent AND r.created_at >= max(t.ts))
-ORDER BY count(*) DESC
-LIMIT :limit
-""")
-
-
 def request(
     s: Session, thread_row_id: int, agent: str, keep_recent: int, min_to_compact: int, revive: bool = False
 ) -> StageRun:
     """The compaction run for the agent's transcript as it stands (its newest live turn): asking
     twice before anything new arrives is one run; ``revive`` (a person asking) retries it if it
     failed."""
-    newest = s.execute(NEWEST_TURN, {"id": thread_row_id, "agent": agent}).scalar()
+    newest = compaction.newest_turn(s, thread_row_id, agent)
     params = {"agent": agent, "keep_recent": keep_recent, "min_to_compact": min_to_compact}
     version = keys.digest(agent, str(newest), str(keep_recent), str(min_to_compact))[:16]
     return ledger.request(s, COMPACTION, thread_row_id, version, params, revive=revive)
-
-
-def grown(s: Session, past_turns: int, limit: int) -> list[tuple[int, str]]:
-    """(thread row, agent) of recording namespaces whose live transcript has grown past
-    ``past_turns`` turns and was not asked to compact since its last turn, at most ``limit``,
-    largest first: the auto-compaction pass's pick (a transcript left alone, say because it is
-    mostly turns that read as high, does not take a place every pass)."""
-    rows = s.execute(GROWN, {"past": past_turns, "limit": limit}).all()
-    return [(row[0], row[1]) for row in rows]
-
-
-def compact_grown() -> list[int]:
-    """The auto-compaction pass: a run for each transcript grown past the setting (0 = off), with
-    the default window. Returns the runs sent."""
-    settings = get_settings()
-    if not settings.compaction_auto_turns:
-        return []
-    if not llm.configured():
-        llm.note_unconfigured(log, "auto-compaction")
-        return []
-    with db.session() as s:
-        runs = [
-            request(
-                s, thread_row_id, agent, settings.compaction_keep_recent, settings.compaction_min_to_compact
-            )
-            for thread_row_id, agent in grown(
-                s, settings.compaction_auto_turns, settings.compaction_auto_max_threads
-            )
-        ]
-    pending = [run.id for run in runs if run.status == PENDING]
-    if pending:
-        outbox.send(STAGE, pending)
-    return pending
