@@ -69,8 +69,8 @@ def weave(namespace: str, clock: Clock) -> dict:
     from ops.caller import OPERATOR
     from ops.registry import call
     from providers import llm
+    from schedules.night_weaving import weave_night
     from workers import ledger, stages
-    from workers.stages.night_weaving import weave_night
 
     loom = call("looms.list", OPERATOR, {"namespace": namespace})["looms"][0]["id"]
     started, db_before = time.perf_counter(), clock.db

@@ -15,11 +15,11 @@ from rich.table import Table
 import services
 from cli.common import call, check_choice, check_range, connected, fail, out, when
 from models.stage_run import PENDING, RUNNING
+from schedules.night_weaving import weave_night
 from schedules.record import PassBusy, fire
 from schedules.registry import Pass, passes
 from schedules.rescreen import rescreen_outdated
 from workers import ledger
-from workers.stages.night_weaving import weave_night
 
 passes_app = typer.Typer(no_args_is_help=True, help="The periodic passes: list them, run one by hand.")
 screening_app = typer.Typer(no_args_is_help=True, help="Screening: apply new rules to stored turns.")

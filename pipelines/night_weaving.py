@@ -177,3 +177,8 @@ def woven(
         if (thread := memory.write(s, loom, new, now)) is not None:
             threads.append(thread)
     return threads
+
+
+def open_runs(s: Session, weaving_id: UUID, closing_run_id: int) -> int:
+    """How many of the night weaving's runs are still pending or running, besides the one closing."""
+    return s.execute(queries.OPEN_NIGHT_RUNS, {"id": str(weaving_id), "me": closing_run_id}).scalar_one()

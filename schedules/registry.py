@@ -11,11 +11,11 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from models.settings import get_settings
 from schedules.compaction import compact_grown
+from schedules.night_weaving import weave_night
 from schedules.reembedding import reembed_outdated
 from schedules.rescreen import rescreen_outdated
 from schedules.titler import title_untitled
 from workers import outbox
-from workers.stages.night_weaving import weave_night
 from workers.stages.retention import plan_partitions
 
 

@@ -94,3 +94,12 @@ SET weight = CASE WHEN id = ANY(:used) THEN least(weight + :step, :max)
     updated_at = :now
 WHERE id = ANY(:used) OR id = ANY(:unused)
 """)
+
+
+# A night weaving's runs still open besides the one closing (:me): the last to close finishes the
+# weaving. Read under the weaving's row lock, so of two closing at once the later sees the other.
+OPEN_NIGHT_RUNS = text("""
+SELECT count(*) FROM stage_runs
+WHERE stage = 'night_weaving' AND params->>'night_weaving_id' = :id
+  AND status IN ('pending', 'running') AND id <> :me
+""")

@@ -16,10 +16,10 @@ from models.memory import Loom, LoomSession, MemoryEvidence, MemoryThread, Night
 from models.stage_run import SUCCEEDED
 from ops.caller import OPERATOR
 from ops.registry import call
+from schedules.night_weaving import weave_night
 from tests.integration.conftest import append, enable_logging, settled, wait_until
 from workers import ledger
 from workers.stages import erasure as stage
-from workers.stages.night_weaving import weave_night
 
 ALICE_SAID = "I moved to Porto last spring and I work at the harbour office."
 BOB_SAID = "Our team standup moved to nine thirty on Tuesdays."

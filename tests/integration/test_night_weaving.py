@@ -19,11 +19,11 @@ from models.memory import NightWeaving
 from models.stage_run import FAILED, SUCCEEDED
 from ops.caller import OPERATOR
 from ops.registry import call
+from schedules.night_weaving import weave_night
 from schedules.registry import passes
 from tests.integration.conftest import append, enable_logging, settled, wait_until
 from workers import ledger
 from workers.stages import night_weaving as night_stage
-from workers.stages.night_weaving import weave_night
 
 SECRET = "my card is 4111 1111 1111 1111, exp 12/29"
 

@@ -87,8 +87,8 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
     from pipelines import appending
     from pipelines import thread_index as thread_indexing
     from providers import embedders
+    from schedules.night_weaving import weave_night
     from workers.stages import compaction, erasure, ingest, retention, titles
-    from workers.stages import night_weaving as night
     from workers.stages import screening as rescreening
 
     enable_logging(NS)
@@ -183,7 +183,7 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
         transcript(name, 4)
         where = {"namespace": NS, "thread_id": name}
         session = call("context.pack", OPERATOR, where)["session"]["id"]
-        sent = night.weave_night()
+        sent = weave_night()
         with db.session() as s:
             row = s.exec(select(LoomSession.row_id).where(LoomSession.id == session)).one()
             return s.exec(

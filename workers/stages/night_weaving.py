@@ -10,10 +10,9 @@ close and the night weaving's counts. Killed at any point, a session is consolid
 or untouched; a failed run is retried by `loom runs retry` alone."""
 
 import logging
-from uuid import UUID, uuid4
+from uuid import UUID
 
-from sqlalchemy import text
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from models import db
 from models.base import utcnow
@@ -37,35 +36,6 @@ def weave(run_ids: list[int]) -> None:
 
 
 NIGHT_WEAVING = register(Stage(STAGE, weave, subject_kind="loom_session", chunk=1))
-
-
-def weave_night(loom_id: UUID | None = None, by: str = "scheduler") -> list[int]:
-    """The nightly pass: a night weaving recorded, and a run for each session awaiting the night
-    (of one loom, or of every loom). Returns the runs sent."""
-    now = utcnow()
-    with db.session() as s:
-        weaving = NightWeaving(id=uuid4(), loom_id=loom_id, started_at=now, by=by)
-        s.add(weaving)
-        query = select(
-            LoomSession.row_id, LoomSession.consolidated_up_to_sequence, LoomSession.last_sequence
-        ).where(col(LoomSession.awaiting_night))
-        if loom_id is not None:
-            query = query.where(LoomSession.loom_id == loom_id)
-        params = {"night_weaving_id": str(weaving.id)}
-        # Keyed by the range the night is to read: a session consolidated only in part (more turns
-        # than a night's share) gets the next night's run for the rest.
-        runs = [
-            ledger.request(s, NIGHT_WEAVING, row_id, f"{done}-{last}", {**params, "up_to": last})
-            for row_id, done, last in s.exec(query.order_by(LoomSession.row_id)).all()
-        ]
-        pending = [run.id for run in runs if run.status == PENDING]
-        weaving.sessions = len(pending)
-        if not pending:
-            weaving.finished_at = now
-        s.add(weaving)
-    if pending:
-        outbox.send(STAGE, pending)
-    return pending
 
 
 def _work(run: StageRun) -> None:
@@ -147,13 +117,6 @@ def _count(s: Session, weaving_id: UUID, run_id: int, episodes: int, judged: int
     weaving.episodes += episodes
     weaving.judged += judged
     weaving.used += used
-    open_runs = s.execute(
-        text(
-            "SELECT count(*) FROM stage_runs WHERE stage = :stage AND params->>'night_weaving_id' = :id "
-            "AND status IN ('pending', 'running') AND id <> :me"
-        ),
-        {"stage": STAGE, "id": str(weaving_id), "me": run_id},
-    ).scalar_one()
-    if not open_runs:
+    if not night_weaving.open_runs(s, weaving_id, run_id):
         weaving.finished_at = now
     s.add(weaving)
