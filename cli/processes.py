@@ -44,7 +44,7 @@ def up() -> None:
         out.print(f"API on http://{settings.host}:{settings.port}  (GET /healthz, POST /v1/<op>)")
         out.print(f"Dashboard on http://{settings.host}:{settings.port}/ui  (sign in with a token)")
         out.print("Get a token: loom tokens create --namespace NS --role writer")
-        code = Supervisor(settings.home / "run", services.embedded_in_use()).run()
+        code = Supervisor(settings.home / "run", services.embedded_in_use(endpoints)).run()
     raise typer.Exit(code)
 
 

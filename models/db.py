@@ -1,4 +1,6 @@
-"""The engine and short-lived sessions. One engine a process, built on first use."""
+"""The engine and short-lived sessions. One engine a process, built on first use, on the database
+the process set up at its start (``configure``: ``services.running`` does, with the server it
+found) or, failing that, ``LOOM_DATABASE_URL``."""
 
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -11,15 +13,30 @@ from sqlmodel import Session, create_engine
 
 from models.settings import get_settings
 
+_configured: str | None = None
+
+
+def configure(url: str) -> None:
+    """Point this process at the database ``url`` (an engine built before is forgotten)."""
+    global _configured
+    if url != _configured:
+        reset_engine()
+        _configured = url
+
+
+def url() -> str:
+    """The database this process uses."""
+    found = _configured or get_settings().database_url
+    if not found:
+        raise RuntimeError("LOOM_DATABASE_URL is not set and no embedded PostgreSQL was started")
+    return found
+
 
 @lru_cache
 def get_engine() -> Engine:
-    url = get_settings().database_url
-    if not url:
-        raise RuntimeError("LOOM_DATABASE_URL is not set and no embedded PostgreSQL was started")
     # A server that accepts no connection must fail a request in seconds, not hang it.
     return create_engine(
-        url, pool_pre_ping=True, pool_size=10, max_overflow=10, connect_args={"connect_timeout": 5}
+        url(), pool_pre_ping=True, pool_size=10, max_overflow=10, connect_args={"connect_timeout": 5}
     )
 
 
@@ -32,10 +49,9 @@ async def notifications(channel: str) -> AsyncIterator[AsyncIterator[str]]:
         yield (note.payload async for note in conn.notifies())
 
 
-def libpq_url(url: str | None = None) -> str:
-    """The database's URL (by default the configured one) as libpq takes it: no ``+driver``."""
-    url = url or get_settings().database_url
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+def libpq_url(of: str | None = None) -> str:
+    """A database URL (by default this process's) as libpq takes it: no ``+driver``."""
+    return make_url(of or url()).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def unavailable(error: BaseException) -> bool:

@@ -37,7 +37,6 @@ from sqlmodel import Session, col, delete, select
 from models import db
 from models.base import utcnow
 from models.cursor_key import KEY_BYTES, CursorKey
-from models.settings import get_settings
 from ops.errors import invalid
 
 VERSION = 1
@@ -176,7 +175,7 @@ def _ring(wanted: int | None = None) -> _Ring:
     """The keys as this process knows them: read again once they are ``KEYS_CACHE_SECONDS`` old,
     or when a cursor names a key newer than the one it signs with (``wanted``: another process
     rotated). That costs a forged cursor one small read, as a real page costs its query."""
-    url = get_settings().database_url
+    url = db.url()
 
     def due(ring: _Ring | None) -> bool:
         if ring is None or time.monotonic() - ring.loaded >= KEYS_CACHE_SECONDS:
@@ -222,5 +221,5 @@ def rotate_key() -> dict:
         key = _add(s)
         kept = [row.id for row in _newest(s)]
         retired = s.exec(delete(CursorKey).where(col(CursorKey.id).not_in(kept))).rowcount
-    _rings.pop(get_settings().database_url, None)
+    _rings.pop(db.url(), None)
     return {"key_id": key.id, "accepted_key_ids": kept, "retired": retired}

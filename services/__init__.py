@@ -8,7 +8,6 @@ workers, the broker) refuses in one line, exit 2 (``None``).
 """
 
 import contextlib
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -72,10 +71,7 @@ def running(start: Start = ALL, stop_on_exit: bool = True) -> Iterator[Endpoints
         except (Unavailable, postgres.StartError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             raise NotRunning() from None
-        # Child processes and lazily built engines/brokers read the settings: make them agree.
-        os.environ["LOOM_DATABASE_URL"] = database_url
-        os.environ["LOOM_REDIS_URL"] = redis_url
-        get_settings.cache_clear()
+        db.configure(database_url)  # the broker is the caller's to set up (workers.broker.setup)
         yield Endpoints(database_url, redis_url)
     finally:
         if stop_on_exit and not supervisor.supervising(settings.home / "run"):
@@ -152,12 +148,11 @@ def masked(url: str) -> str:
         return "(unparsable URL)"
 
 
-def embedded_in_use() -> list[ModuleType]:
-    """The embedded servers the current settings point at (``loom up`` restarts these)."""
-    settings = get_settings()
-    home = settings.home
+def embedded_in_use(endpoints: Endpoints) -> list[ModuleType]:
+    """The embedded servers among the endpoints (``loom up`` restarts these)."""
+    home = get_settings().home
     return [
         server
-        for server, configured in ((postgres, settings.database_url), (redis, settings.redis_url))
-        if configured == server.url(home)
+        for server, used in ((postgres, endpoints.database_url), (redis, endpoints.redis_url))
+        if used == server.url(home)
     ]

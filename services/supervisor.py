@@ -62,7 +62,7 @@ class _Child:
 class Supervisor:
     def __init__(self, run_dir: Path, servers: list[ModuleType]) -> None:
         """``servers``: the embedded servers to keep running (``services.postgres``,
-        ``services.redis``: ``services.embedded_in_use()``)."""
+        ``services.redis``: ``services.embedded_in_use``)."""
         self.run_dir = run_dir
         self.home = run_dir.parent
         self.servers = servers

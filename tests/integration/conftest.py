@@ -34,6 +34,8 @@ TEMPLATE = "loom"  # the embedded database, migrated by services.running()
 _running = services.running()
 ENDPOINTS = _running.__enter__()
 broker_module.setup(ENDPOINTS.redis_url)
+# What the tests' own commands and subprocesses are configured with, as a user's shell would be.
+os.environ.update(LOOM_DATABASE_URL=ENDPOINTS.database_url, LOOM_REDIS_URL=ENDPOINTS.redis_url)
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -57,11 +59,13 @@ def database(endpoints, request):
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}"')
     url = endpoints.database_url.rsplit("/", 1)[0] + f"/{name}"
+    # This process on the module's database, and the commands it runs in-process or starts (which
+    # find their servers as a user's would: LOOM_DATABASE_URL) on it too.
     os.environ["LOOM_DATABASE_URL"] = url
     get_settings.cache_clear()
-    db.reset_engine()
+    db.configure(url)
     yield url
-    db.reset_engine()
+    db.configure(endpoints.database_url)
     os.environ["LOOM_DATABASE_URL"] = endpoints.database_url
     get_settings.cache_clear()
     with psycopg.connect(_admin_url(endpoints), autocommit=True) as conn:

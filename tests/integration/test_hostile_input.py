@@ -290,23 +290,19 @@ def test_metadata_at_its_depth_limit_is_stored(client, make_token):
 
 
 def test_an_unreachable_database_is_a_503_with_retry_after(client, make_token, monkeypatch):
-    from models.settings import get_settings
     from services.ports import free_port
 
     headers = make_token(NS)  # minted while the database answers
     client.post("/v1/conversation.get", json={"thread_id": "t"}, headers=headers)  # token cached
-    monkeypatch.setenv("LOOM_DATABASE_URL", f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/loom")
-    get_settings.cache_clear()
-    db.reset_engine()
+    working = db.url()
+    db.configure(f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/loom")
     try:
         for op, body in (("append", APPEND), ("get", {"thread_id": "t"}), ("search", {"query": "x"})):
             answer = client.post(f"/v1/conversation.{op}", json=body, headers=headers)
             assert answer.status_code == 503, (op, answer.text)
             assert answer.headers["retry-after"].isdigit() and "database" in answer.json()["error"]
     finally:
-        monkeypatch.undo()
-        get_settings.cache_clear()
-        db.reset_engine()
+        db.configure(working)
 
 
 def test_a_token_minted_before_the_rule_with_an_overlong_namespace_gets_a_422(client):

@@ -339,9 +339,8 @@ def test_a_pass_meeting_an_unreachable_database_logs_one_line_and_the_next_firin
     from schedules.runner import guarded
     from services.ports import free_port
 
-    monkeypatch.setenv("LOOM_DATABASE_URL", f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/loom")
-    get_settings.cache_clear()
-    db.reset_engine()
+    working = db.url()
+    db.configure(f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/loom")
     try:
         sweep = guarded(Pass("sweep", IntervalTrigger(seconds=10), lambda: outbox.sweep(60)))
         with caplog.at_level(logging.WARNING, logger="schedules.runner"):
@@ -350,9 +349,7 @@ def test_a_pass_meeting_an_unreachable_database_logs_one_line_and_the_next_firin
             "sweep skipped, the database is unavailable: OperationalError"
         ]
     finally:
-        monkeypatch.undo()
-        get_settings.cache_clear()
-        db.reset_engine()
+        db.configure(working)
     with pytest.raises(ZeroDivisionError):  # any other error still surfaces (and is recorded)
         guarded(Pass("broken", IntervalTrigger(seconds=10), lambda: 1 / 0))()
     with db.session() as s:
