@@ -5,14 +5,13 @@ STAMP := $(VENV)/.installed
 
 .PHONY: up test lint screenshots bench-ingest bench-retrieval
 
-$(STAMP): pyproject.toml sdk/python/pyproject.toml
+$(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	# The CPU build of torch first, so nothing pulls a CUDA build.
 	$(VENV)/bin/pip install --quiet torch==2.13.0
+	# The server, with the Python SDK's package (`loom`) it ships and the end-to-end tests drive.
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
-	# The Python SDK (importable as `loom`), which the end-to-end tests drive against `loom up`.
-	$(VENV)/bin/pip install --quiet -e sdk/python
 	touch $(STAMP)
 
 up: $(STAMP)
