@@ -8,11 +8,11 @@ from sqlalchemy.dialects.postgresql import insert
 from models import db
 from models.base import utcnow
 from models.pass_run import PassRun
+from models.queries import passes as queries
 from schedules.registry import Pass
 
-# The advisory lock class of the passes (PostgreSQL's two-key space: the single-key locks of
-# models.partitions and the retention stage never meet it). One firing of a pass at a time,
-# across processes: an operator's Run now and the scheduler's, or two operators'.
+# The advisory lock class of the passes (models.queries.passes.TRY_LOCK): one firing of a pass at a
+# time, across processes: an operator's Run now and the scheduler's, or two operators'.
 PASS_LOCK_CLASS = 7337
 
 
@@ -25,12 +25,12 @@ def fire(p: Pass, by: str) -> list[int]:
     Raises PassBusy while another process fires it (the lock goes with its connection)."""
     with db.autocommit() as conn:
         key = (PASS_LOCK_CLASS, p.name)
-        if not conn.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", key).fetchone()[0]:
+        if not conn.execute(queries.TRY_LOCK, key).fetchone()[0]:
             raise PassBusy(p.name)
         try:
             return _fire(p, by)
         finally:
-            conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", key)
+            conn.execute(queries.UNLOCK, key)
 
 
 def _fire(p: Pass, by: str) -> list[int]:
