@@ -1,6 +1,7 @@
 """Erasing a person's data in a namespace, or whole namespaces: the steps of a scope in their order,
-one batch of a step, and the erasure log's ``finished`` event. Plain functions; the stage
-(``workers/stages/erasure.py``) runs the batches of a request's run, each with its count on the run.
+one batch of a step, and the erasure log's events; a person's turns read for their export. Plain
+functions; the stage (``workers/stages/erasure.py``) runs the batches of a request's run, each with
+its count on the run, and ``ops.erasure`` requests and exports.
 
 By user, the person's turns and embedding rows are tombstoned (every read, search and listing
 filters tombstones; only ``erasure.export`` still returns the turns), and the titles of the
@@ -14,15 +15,19 @@ embedding row and thread is tombstoned and the raw transcripts handed over whole
 way the namespace's memory plane (looms, memory threads, evidence, sessions, their night
 weavings), its session briefs and its coding-session threads are deleted: nothing exports them."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from sqlalchemy import TextClause
 from sqlmodel import Session, col, select
 
+from models import db
 from models.erasure import FINISHED, REQUESTED, ErasureEvent
 from models.memory import LoomSession, MemoryThread
 from models.queries import erasure as queries
 from pipelines import tapestry
+
+EXPORT_FETCH = 500  # turns a round trip of the export's cursor brings
 
 # A step of an erasure: a statement (models.queries.erasure), or a function of the batch's
 # transaction and parameters; either takes one batch (:n rows) and answers how many.
@@ -110,6 +115,15 @@ def one_batch(s: Session, step: Step, params: dict) -> int:
     return step(s, params) if callable(step) else s.execute(step, params).scalar_one()
 
 
+def log_requested(s: Session, actor: str, scope: dict) -> int:
+    """The log's ``requested`` event of a new request; its id, which is the request's erasure id."""
+    erasure_id = s.execute(queries.NEXT_ERASURE_ID).scalar_one()
+    requested = ErasureEvent(id=erasure_id, erasure_id=erasure_id, event=REQUESTED, actor=actor)
+    requested.scope = scope
+    s.add(requested)
+    return erasure_id
+
+
 def log_finished(s: Session, erasure_id: int, counts: dict) -> None:
     """The log's ``finished`` event, once however often the run is delivered."""
     requested = s.exec(
@@ -123,3 +137,17 @@ def log_finished(s: Session, erasure_id: int, counts: dict) -> None:
             erasure_id=erasure_id, event=FINISHED, actor=requested.actor, scope=requested.scope, rows=counts
         )
         s.add(finished)
+
+
+@contextmanager
+def turns_of(namespace: str, user_id: str, tombstoned: bool) -> Iterator[Iterator[dict]]:
+    """A person's turns (tombstoned ones too, with ``tombstoned``) in the order they were said, each
+    a dict of the export's columns, read from a server-side cursor (EXPORT_FETCH rows at a time)
+    while the block lasts."""
+    with db.autocommit() as conn, conn.transaction():
+        cursor = conn.cursor(name="erasure_export")
+        cursor.itersize = EXPORT_FETCH
+        whose = {"namespace": namespace, "user_id": user_id, "tombstoned": tombstoned}
+        cursor.execute(queries.EXPORT_TURNS, whose)
+        columns = [column.name for column in cursor.description]
+        yield (dict(zip(columns, row, strict=True)) for row in cursor)

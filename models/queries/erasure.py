@@ -1,6 +1,7 @@
-"""Named SQL of erasure: the batches an erasure run takes (``pipelines.erasure`` runs them in
-order). Each batch statement takes at most :n rows of what its scope still holds and answers how
-many it took, so a run finds its next batch by what is left.
+"""Named SQL of erasure: the erasure log's ids, the export's read, and the batches an erasure run
+takes (``pipelines.erasure`` runs them in order). Each batch statement takes at most :n rows of
+what its scope still holds and answers how many it took, so a run finds its next batch by what is
+left.
 
 By a person: :namespace and :user_id. By whole namespaces: :namespaces, each table's batch one of
 two templates (``models.queries.filled``), filled here with the tables below: ``{table}`` a table
@@ -9,6 +10,20 @@ of rows namespaced by a ``namespace`` column, ``{key}`` the columns a row is fou
 from sqlalchemy import text
 
 from models.queries import filled
+
+# The request's own id is its erasure id, and every later event of it carries the same: drawn
+# before its ``requested`` row is added.
+NEXT_ERASURE_ID = text("SELECT nextval(pg_get_serial_sequence('erasure_log', 'id'))")
+
+# erasure.export's read of a person's turns, tombstoned ones too with :tombstoned, in the order they
+# were said: through a server-side cursor of psycopg's own connection (a few hundred rows a round
+# trip, however many the person said), hence psycopg's placeholders.
+EXPORT_TURNS = """
+SELECT thread_id, msg_id, agent, role, content, reasoning, user_id, run_id, metadata, tokens, ts, deleted_at
+FROM turns
+WHERE namespace = %(namespace)s AND user_id = %(user_id)s AND (%(tombstoned)s OR deleted_at IS NULL)
+ORDER BY ts, id
+"""
 
 # --- a person's data in a namespace --------------------------------------------------------------
 
