@@ -11,11 +11,11 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from models.settings import get_settings
 from schedules.reembedding import reembed_outdated
+from schedules.retention import plan_partitions
 from schedules.titler import title_untitled
 from workers import outbox
 from workers.stages.compaction import compact_grown
 from workers.stages.night_weaving import weave_night
-from workers.stages.retention import plan_partitions
 from workers.stages.screening import rescreen_outdated
 
 

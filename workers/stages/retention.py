@@ -1,6 +1,6 @@
 """The retention stage: the monthly partitions of ``turns`` past the TTL or the warm age
-(``pipelines.retention``: what a month needs, and the work of each need), and the retention pass
-that requests the runs.
+(``pipelines.retention``: what a month needs, and the work of each need). The retention pass
+(``schedules/retention.py``) requests the runs.
 
 A run works on one month (``month:YYYYMM``): ``drop``, ``trim-<cutoff day>`` or
 ``warm-<tablespace>``. Each step is idempotent and each transaction bounded, so a run done twice
@@ -12,11 +12,10 @@ import logging
 from datetime import datetime
 
 from models import db, partitions
-from models.base import utcnow
 from models.settings import get_settings
-from models.stage_run import PENDING, SUCCEEDED, StageRun
+from models.stage_run import SUCCEEDED, StageRun
 from pipelines import retention
-from workers import ledger, outbox
+from workers import ledger
 from workers.bodies import close, counted, one_at_a_time
 from workers.stages import Stage, register
 
@@ -30,24 +29,6 @@ def keep_partitions(run_ids: list[int]) -> None:
 
 
 RETENTION = register(Stage(STAGE, keep_partitions, subject_kind="month", chunk=1))
-
-
-def plan_partitions() -> list[int]:
-    """The retention pass: make this month's partition and the next ones, then ask for a run for
-    each month to drop, trim or move. Returns the runs sent."""
-    settings = get_settings()
-    needs = retention.plan(
-        utcnow(),
-        keep_days=settings.retention_conversations_days,
-        warm_days=settings.tiering_conversations_warm_days,
-        warm_tablespace=settings.warm_tablespace,
-    )
-    with db.session() as s:
-        runs = [ledger.wanted_again(s, RETENTION, need.month, need.version, need.params) for need in needs]
-    pending = [run.id for run in runs if run.status == PENDING]
-    if pending:
-        outbox.send(STAGE, pending)
-    return pending
 
 
 def _work(run: StageRun) -> None:
