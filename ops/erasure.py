@@ -14,22 +14,19 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import Field
-from sqlalchemy import text
 from sqlmodel import col, select
 
 from models import db
-from models.erasure import EXPORTED, REQUESTED, ErasureEvent
+from models.erasure import EXPORTED, ErasureEvent
 from ops.caller import Caller
 from ops.errors import invalid
 from ops.operator import OperatorRequest
 from ops.runs import RunAnswer, run_public, started
 from ops.schemas import Answer, Identifier, NamespaceName, OpRequest, Streamed
 from ops.waiting import Waiting
+from pipelines import erasure
 from workers import ledger
 from workers.stages.erasure import ERASURE, STAGE
-
-EXPORT_FETCH = 500  # turns a round trip of the export's cursor brings
-NEXT_ID = text("SELECT nextval(pg_get_serial_sequence('erasure_log', 'id'))")
 
 
 class ErasureRequest(OpRequest):
@@ -61,10 +58,7 @@ def request(caller: Caller, req: ErasureRequest) -> dict | Waiting:
         scope = {"namespaces": named, "purge": req.purge}
     with db.session() as s:
         # The request's own id is its erasure id, and every later event of it carries the same.
-        erasure_id = s.execute(NEXT_ID).scalar_one()
-        requested = ErasureEvent(id=erasure_id, erasure_id=erasure_id, event=REQUESTED, actor=caller.who)
-        requested.scope = scope
-        s.add(requested)
+        erasure_id = erasure.log_requested(s, caller.who, scope)
         run = ledger.request(s, ERASURE, erasure_id, "1", scope)
     namespaces = scope.get("namespaces") or [scope["namespace"]]
     answer = {"erasure_id": erasure_id, "namespaces": namespaces, "scope": scope}
@@ -99,15 +93,6 @@ class ExportAnswer(Answer):
     count: int
 
 
-EXPORT_QUERY = """
-SELECT thread_id, msg_id, agent, role, content, reasoning, user_id, run_id, metadata, tokens, ts, deleted_at
-FROM turns
-WHERE namespace = %(namespace)s AND user_id = %(user_id)s AND (%(tombstoned)s OR deleted_at IS NULL)
-ORDER BY ts, id
-"""
-COLUMNS = tuple(ExportedTurn.model_fields)
-
-
 def export(caller: Caller, req: ExportRequest) -> Streamed:
     namespace = caller.namespace(req.namespace)
     return Streamed(_exported(caller, namespace, req.user_id, req.include_tombstoned))
@@ -118,13 +103,8 @@ def _exported(caller: Caller, namespace: str, user_id: str, tombstoned: bool) ->
     yield json.dumps(head)[:-1].encode() + b', "turns": ['
     count, complete = 0, False
     try:
-        with db.autocommit() as conn, conn.transaction():
-            cursor = conn.cursor(name="erasure_export")  # server-side: EXPORT_FETCH rows at a time
-            cursor.itersize = EXPORT_FETCH
-            whose = {"namespace": namespace, "user_id": user_id, "tombstoned": tombstoned}
-            cursor.execute(EXPORT_QUERY, whose)
-            for row in cursor:
-                turn = dict(zip(COLUMNS, row, strict=True))
+        with erasure.turns_of(namespace, user_id, tombstoned) as turns:
+            for turn in turns:
                 turn["ts"] = turn["ts"].isoformat()
                 turn["deleted_at"] = turn["deleted_at"] and turn["deleted_at"].isoformat()
                 yield (b", " if count else b"") + json.dumps(turn).encode()

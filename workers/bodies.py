@@ -1,6 +1,6 @@
 """The shapes of a stage actor's body: runs embedded in batches (one model call for many), one
 run at a time for stages whose runs each wait on a model; and what they share, a run released to
-retry later or closed in a transaction of its own."""
+retry later or closed in a transaction of its own, and a batch of a run's work counted on the run."""
 
 import logging
 from collections.abc import Callable
@@ -57,6 +57,16 @@ def close(run: StageRun, status: str, **outcome) -> None:
     """Close one run in a transaction of its own (``outcome``: reason, result, error)."""
     with db.session() as s:
         ledger.finish(s, [run], status, **outcome)
+
+
+def counted(run: StageRun, what: str, batch: Callable[[Session], int]) -> int:
+    """One batch of a run's work (``batch`` answers how many rows it took) and that count added to
+    the run's result as ``what``, in one transaction: a run killed between batches is finished by
+    the next delivery with the counts whole (``ledger.add_to_result``)."""
+    with db.session() as s:
+        done = batch(s)
+        ledger.add_to_result(s, run.id, {what: done})
+    return done
 
 
 SUPERSEDED = "superseded"  # a newer run of the same subject was claimed with it

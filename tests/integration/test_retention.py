@@ -22,9 +22,10 @@ from models.settings import get_settings
 from models.stage_run import SUCCEEDED
 from ops.caller import OPERATOR
 from ops.registry import call
+from schedules.retention import plan_partitions
 from tests.integration.conftest import append, enable_logging
 from workers import ledger
-from workers.stages.retention import keep_partitions, plan_partitions
+from workers.stages.retention import keep_partitions
 
 NS = "retention"
 

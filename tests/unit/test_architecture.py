@@ -92,10 +92,6 @@ def test_importing_every_module_needs_no_setting_and_builds_nothing():
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
 
 
-# Ops that still write SQL of their own, until their statements move to models/queries and the code
-# that runs them to pipelines. Empty it as they do; the test then holds every op.
-NOT_YET = {"erasure.py"}
-
 # A string that opens a SQL statement: such text belongs to models/queries.
 STATEMENT = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|WITH|SET|LISTEN|COPY)\s")
 
@@ -141,7 +137,4 @@ def test_ops_call_pipelines_not_sql():
     call pipelines (DESIGN.md, models/queries/__init__.py)."""
     ops = sorted((ROOT / "ops").glob("*.py"))
     found = {path.name: hand_written_sql(path.read_text()) for path in ops}
-    assert {name: where for name, where in found.items() if where and name not in NOT_YET} == {}
-    assert NOT_YET <= set(found)
-    cleaned = sorted(name for name in NOT_YET if not found[name])
-    assert not cleaned, f"{cleaned} no longer write SQL: take them out of NOT_YET"
+    assert found and {name: where for name, where in found.items() if where} == {}

@@ -1,0 +1,28 @@
+"""The retention pass: this month's partition of turns and the next ones made, then a retention
+run asked for each month to drop, trim or move to the warm tablespace (``pipelines.retention.plan``),
+made pending again when one done before finds the month needing it again (a month a late import
+made anew). Returns the runs sent."""
+
+from models import db
+from models.base import utcnow
+from models.settings import get_settings
+from models.stage_run import PENDING
+from pipelines import retention
+from workers import ledger, outbox
+from workers.stages.retention import RETENTION
+
+
+def plan_partitions() -> list[int]:
+    settings = get_settings()
+    needs = retention.plan(
+        utcnow(),
+        keep_days=settings.retention_conversations_days,
+        warm_days=settings.tiering_conversations_warm_days,
+        warm_tablespace=settings.warm_tablespace,
+    )
+    with db.session() as s:
+        runs = [ledger.wanted_again(s, RETENTION, need.month, need.version, need.params) for need in needs]
+    pending = [run.id for run in runs if run.status == PENDING]
+    if pending:
+        outbox.send(RETENTION.name, pending)
+    return pending
