@@ -16,9 +16,8 @@ from pipelines.screening import (
     is_high,
     normalise,
     screen,
-    shannon_entropy,
 )
-from pipelines.secret_formats import luhn_valid
+from pipelines.secret_formats import luhn_valid, shannon_entropy
 
 # Provider tokens are assembled from pieces so this file holds no literal key shapes for secret
 # scanners to trip on. The bodies are random-looking but fake.
