@@ -1,12 +1,5 @@
-"""session.brief_save / brief_get / brief_list / brief_delete: the resumable state of one line of
-work.
-
-A save of sections (the agent's own words) writes them over the brief at once. A save of events
-is thin like every write: its events are screened (one that reads as high is dropped), cut into
-windows and stored, and the first window's ``brief_window`` run is requested; the worker condenses
-the windows in order, by the model or the deterministic builder. The op then waits a bounded time
-for them, so it can say what happened (revised, partly, not revised, or 503 when every model call
-failed), and past that answers with the runs to wait on.
+"""session.brief_get / brief_list / brief_delete (the save is ``ops.brief_save``): the resumable
+state of one line of work, and how a brief is addressed.
 
 Addressing: an empty ``brief_key`` is ``auto/<project>/<branch>``, else ``session/<session_id>``.
 A token bounded to one user (or session) stores its briefs under ``~<user>~`` (or
@@ -15,107 +8,23 @@ A token bounded to one user (or session) stores its briefs under ``~<user>~`` (o
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy.dialects.postgresql import insert
+from pydantic import Field
 from sqlmodel import col, delete, select
 
 from models import db
-from models.base import utcnow
 from models.brief import (
-    AGENT,
-    DETERMINISTIC,
-    FAILED,
-    LLM,
-    NOT_REVISED,
-    PENDING,
-    REVISED,
     BriefRevision,
-    BriefSave,
-    BriefWindow,
     SessionBrief,
 )
-from models.settings import get_settings
-from models.stage_run import StageRun
 from ops.caller import NAMESPACE_WIDE, OWN_SESSION, Caller
-from ops.errors import OpError, invalid, not_found
+from ops.errors import invalid, not_found
 from ops.schemas import Answer, OpRequest
-from ops.waiting import Waiting, Watch
-from pipelines import brief_events, brief_store, briefs
-from providers import llm
-from workers import outbox
-from workers.stages.brief_window import BRIEF_WINDOW
-from workers.stages.brief_window import request as request_window
+from pipelines import briefs
 
 
 class BriefOp(OpRequest):
     # The user an own_user token that serves many users through one credential acts for.
     user_id: str | None = Field(default=None, min_length=1, max_length=256)
-
-
-def _list(cap: int = 100) -> object:
-    return Field(default=None, max_length=cap)
-
-
-class SectionsIn(BaseModel):
-    """The agent's own sections; each replaces the brief's, or adds to decisions, dead ends, done."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    goal: str | None = Field(default=None, max_length=4_000)
-    status: str | None = Field(default=None, max_length=4_000)
-    decisions: list[str] | None = _list()
-    dead_ends: list[str] | None = _list()
-    done: list[str] | None = _list()
-    open_questions: list[str] | None = _list()
-    next_steps: list[str] | None = _list()
-    key_files: list[str] | None = _list()
-    errors: list[str] | None = _list()
-    constraints: list[str] | None = _list()
-    pointers: list[str] | None = _list()
-
-
-class Addressed(BriefOp):
-    brief_key: str = Field(default="", max_length=600)
-    project: str | None = Field(default=None, min_length=1, max_length=128)
-    branch: str | None = Field(default=None, min_length=1, max_length=128)
-    session_id: str | None = Field(default=None, min_length=1, max_length=256)
-
-
-class SaveRequest(Addressed):
-    events: list[brief_events.Event] = Field(default_factory=list, max_length=brief_events.MAX_EVENTS)
-    sections: SectionsIn | None = None
-    event_cursor: str | None = Field(default=None, min_length=1, max_length=256)
-    if_revision: int | None = Field(default=None, ge=0, le=2**31 - 1)
-    use_llm: bool = True  # false: no model is asked (events alone then revise nothing)
-    wait_seconds: float = Field(default=30, ge=0, le=120)
-
-
-class WindowCounts(Answer):
-    total: int
-    revised: int
-    failed: int
-    not_revised: int
-    pending: int
-
-
-class EventCounts(Answer):
-    received: int
-    screened_out: int  # read as high: never stored, never sent
-    dropped: int  # in windows older than the save's newest LOOM_SESSION_BRIEF_MAX_WINDOWS
-
-
-class SaveAnswer(Answer):
-    namespace: str
-    brief_key: str
-    revision: int
-    changed: bool
-    reason: Literal["not-revised", "repeated", "pending"] | None
-    author: Literal["llm", "deterministic", "model"] | None
-    save_id: int | None
-    windows: WindowCounts
-    run_ids: list[int]  # the windows' runs (those still to wait on, when pending)
-    events: EventCounts
-    refused_sections: list[str]  # read as high: not stored
 
 
 class GetRequest(BriefOp):
@@ -174,7 +83,7 @@ class DeleteAnswer(Answer):
 # --- addressing ----------------------------------------------------------------------------------
 
 
-def _prefix(caller: Caller, req: BriefOp) -> str:
+def prefix_of(caller: Caller, req: BriefOp) -> str:
     if caller.read_scope == NAMESPACE_WIDE:
         return ""
     if caller.read_scope == OWN_SESSION:
@@ -182,208 +91,29 @@ def _prefix(caller: Caller, req: BriefOp) -> str:
     return f"~{caller.acting_user(req.user_id)}~"
 
 
-def _checked(key: str, field: str = "brief_key") -> str:
+def checked_key(key: str, field: str = "brief_key") -> str:
     if not briefs.KEY.match(key):
         raise invalid(f"{field} {key!r} must match {briefs.KEY.pattern}", field)
     return key
 
 
-def _stored(caller: Caller, req: BriefOp, key: str) -> str:
+def stored_key(caller: Caller, req: BriefOp, key: str) -> str:
     """A key as the caller names it, as stored: under the bounds' prefix; a namespace-wide token
     may name a bounded token's brief by its stored form."""
-    prefix = _prefix(caller, req)
+    prefix = prefix_of(caller, req)
     if "~" in key and (prefix or not briefs.STORED_KEY.match(key)):
         raise invalid("a brief_key holds no '~' (a bounded token's prefix is added by Loom)", "brief_key")
-    return key if key.startswith("~") else prefix + _checked(key)
+    return key if key.startswith("~") else prefix + checked_key(key)
 
 
-def _seen(prefix: str, stored: str) -> str:
+def seen_key(prefix: str, stored: str) -> str:
     return stored[len(prefix) :]
-
-
-def _save_key(req: SaveRequest) -> str:
-    if req.brief_key:
-        return req.brief_key
-    if req.project and req.branch:
-        return _checked(f"auto/{req.project}/{req.branch}", "project and branch, as auto/<project>/<branch>")
-    if req.session_id:
-        return _checked(f"session/{req.session_id}", "session_id, as session/<session_id>")
-    raise invalid("a save needs brief_key, or project and branch, or session_id", "brief_key")
-
-
-# --- save ----------------------------------------------------------------------------------------
-
-
-def _events_author(req: SaveRequest) -> str | None:
-    """Who condenses a save of events alone: the model, the builder, or no one (not revised)."""
-    settings = get_settings()
-    if not settings.session_brief_model_calls:
-        return None  # the operator's switch stops the model and the builder alike
-    if not settings.session_brief_llm:
-        return DETERMINISTIC
-    if not req.use_llm or isinstance(llm.get_brief_llm(), llm.FakeLLM):
-        return None
-    return LLM
-
-
-def _brief_locked(
-    s, namespace: str, key: str, req: SaveRequest, caller: Caller, now: datetime
-) -> SessionBrief:
-    s.exec(
-        insert(SessionBrief)
-        .values(
-            namespace=namespace,
-            brief_key=key,
-            project=req.project,
-            branch=req.branch,
-            written_by=caller.who[:64],
-            created_at=now,
-            updated_at=now,
-        )
-        .on_conflict_do_nothing(index_elements=["namespace", "brief_key"])
-    )
-    return s.exec(
-        select(SessionBrief)
-        .where(SessionBrief.namespace == namespace, SessionBrief.brief_key == key)
-        .with_for_update()
-    ).one()
-
-
-def save(caller: Caller, req: SaveRequest) -> dict | Waiting:
-    namespace = caller.namespace(req.namespace)
-    prefix = _prefix(caller, req)
-    key = _stored(caller, req, _save_key(req))
-    if not req.events and req.sections is None:
-        raise invalid("a save carries events, sections, or both", "events")
-    sections = req.sections.model_dump(exclude_none=True) if req.sections is not None else None
-    author = AGENT if sections is not None else _events_author(req)
-    counts = {"received": len(req.events), "screened_out": 0, "dropped": 0}
-    answer = {
-        "namespace": namespace,
-        "brief_key": _seen(prefix, key),
-        "events": counts,
-        "refused_sections": [],
-    }
-    now = utcnow()
-    with db.session() as s:
-        brief = _brief_locked(s, namespace, key, req, caller, now)
-        last = s.get(BriefSave, brief.last_save_id) if brief.last_save_id else None
-        if (
-            last is not None
-            and req.session_id is not None
-            and req.event_cursor is not None
-            and (last.session_id, last.event_cursor) == (req.session_id, req.event_cursor)
-            and last.status in (PENDING, REVISED)
-        ):
-            return {**answer, **_outcome(s, brief, last), "changed": False, "reason": "repeated"}
-        if req.if_revision is not None and (
-            brief.revision != req.if_revision or (last is not None and last.status == PENDING)
-        ):
-            held = " (another save's windows are being revised)" if brief.revision == req.if_revision else ""
-            raise OpError(409, f"the brief is at revision {brief.revision}{held}, not {req.if_revision}")
-        if author is None:
-            revision = brief.revision
-            s.rollback()  # writes nothing: a brief this save made is not kept either
-            return {**answer, **_nothing(revision), "reason": NOT_REVISED}
-        record = BriefSave(
-            brief_id=brief.id, session_id=req.session_id, event_cursor=req.event_cursor, author=author
-        )
-        if sections is not None:  # the agent's words, over the brief as it is: the events are not read
-            record.status, record.finished_at = REVISED, now
-            s.add(record)
-            s.flush()
-            answer["refused_sections"] = brief_store.revise(
-                s, brief, sections, AGENT, req.session_id, record.id, now
-            )
-            brief.last_save_id = record.id
-            return {**answer, **_outcome(s, brief, record), "changed": True, "reason": None}
-        events, counts["screened_out"] = brief_events.screened(req.events)
-        settings = get_settings()
-        cut, counts["dropped"] = brief_events.windows(
-            events, settings.session_brief_window_chars, settings.session_brief_max_windows
-        )
-        if not cut:
-            revision = brief.revision
-            s.rollback()
-            return {**answer, **_nothing(revision), "reason": NOT_REVISED}
-        record.windows = len(cut)
-        s.add(record)
-        s.flush()
-        windows = [BriefWindow(save_id=record.id, position=i, events=window) for i, window in enumerate(cut)]
-        s.add_all(windows)
-        s.flush()
-        first = request_window(s, windows[0].id)
-        if summary := brief_events.client_summary(events):
-            brief.client_summary = summary
-        brief.last_save_id = record.id
-        s.add(brief)
-        save_id = record.id
-
-    outbox.wake(BRIEF_WINDOW.name, [first.id])
-    return _waited(answer, save_id, req.wait_seconds)
-
-
-def _nothing(revision: int) -> dict:
-    counts = {"total": 0, "revised": 0, "failed": 0, "not_revised": 0, "pending": 0}
-    return {
-        "revision": revision,
-        "changed": False,
-        "author": None,
-        "save_id": None,
-        "windows": counts,
-        "run_ids": [],
-    }
-
-
-def _outcome(s, brief: SessionBrief, record: BriefSave) -> dict:
-    windows = brief_store.windows(s, record.id)
-    counts = {status: sum(1 for w in windows if w.status == status) for status in (REVISED, FAILED, PENDING)}
-    keys = [BRIEF_WINDOW.key(w.id, "1") for w in windows]
-    runs = (
-        s.exec(select(StageRun).where(col(StageRun.idem_key).in_(keys)).order_by(StageRun.id)).all()
-        if keys
-        else []
-    )
-    still = record.status == PENDING
-    return {
-        "revision": brief.revision,
-        "author": record.author,
-        "save_id": record.id,
-        "windows": {
-            "total": len(windows),
-            "revised": counts[REVISED],
-            "failed": counts[FAILED],
-            "not_revised": sum(1 for w in windows if w.status == NOT_REVISED),
-            "pending": counts[PENDING],
-        },
-        "run_ids": [run.id for run in runs if not still or run.status in ("pending", "running")],
-    }
-
-
-def _waited(answer: dict, save_id: int, seconds: float) -> Waiting:
-    """The save's outcome once its windows are done, or as it stands after ``seconds``."""
-
-    def check(final: bool) -> dict | Watch:
-        with db.session() as s:
-            record = s.get(BriefSave, save_id)
-            outcome = _outcome(s, s.get(SessionBrief, record.brief_id), record)
-        if record.status == PENDING and not final:
-            return Watch(frozenset(outcome["run_ids"]))
-        if record.status == FAILED:
-            raise OpError(503, "no window of the save could be revised (the model failed); send it again")
-        reason = {PENDING: "pending", NOT_REVISED: NOT_REVISED}.get(record.status)
-        return {**answer, **outcome, "changed": record.status == REVISED, "reason": reason}
-
-    return Waiting(check, seconds)
-
-
-# --- reads and delete ----------------------------------------------------------------------------
 
 
 def _visible(caller: Caller, req: BriefOp, namespace: str):
     """The caller's briefs of the namespace that a revision has written."""
     query = select(SessionBrief).where(SessionBrief.namespace == namespace, SessionBrief.revision > 0)
-    if prefix := _prefix(caller, req):
+    if prefix := prefix_of(caller, req):
         query = query.where(col(SessionBrief.brief_key).startswith(prefix, autoescape=True))
     return query
 
@@ -393,7 +123,9 @@ def get(caller: Caller, req: GetRequest) -> dict:
     query = _visible(caller, req, namespace)
     with db.session() as s:
         if req.brief_key is not None:
-            brief = s.exec(query.where(SessionBrief.brief_key == _stored(caller, req, req.brief_key))).first()
+            brief = s.exec(
+                query.where(SessionBrief.brief_key == stored_key(caller, req, req.brief_key))
+            ).first()
         elif req.from_session is not None:
             wrote = select(BriefRevision.brief_id).where(BriefRevision.session_id == req.from_session)
             brief = s.exec(
@@ -429,7 +161,7 @@ def get(caller: Caller, req: GetRequest) -> dict:
                 kept.session_id,
                 kept.created_at,
             )
-    seen = _seen(_prefix(caller, req), brief.brief_key)
+    seen = seen_key(prefix_of(caller, req), brief.brief_key)
     markdown = briefs.render(sections, seen)
     summary = brief.client_summary if req.full else None
     if summary:
@@ -456,7 +188,7 @@ def list_briefs(caller: Caller, req: ListRequest) -> dict:
         query = query.where(SessionBrief.written_by == caller.who[:64])
     if req.project is not None:
         query = query.where(SessionBrief.project == req.project)
-    prefix = _prefix(caller, req)
+    prefix = prefix_of(caller, req)
     with db.session() as s:
         rows = s.exec(
             query.order_by(col(SessionBrief.updated_at).desc(), col(SessionBrief.id).desc()).limit(req.limit)
@@ -465,7 +197,7 @@ def list_briefs(caller: Caller, req: ListRequest) -> dict:
         "namespace": namespace,
         "briefs": [
             {
-                "brief_key": _seen(prefix, brief.brief_key),
+                "brief_key": seen_key(prefix, brief.brief_key),
                 "project": brief.project,
                 "branch": brief.branch,
                 "revision": brief.revision,
@@ -480,7 +212,7 @@ def list_briefs(caller: Caller, req: ListRequest) -> dict:
 
 def delete_brief(caller: Caller, req: DeleteRequest) -> dict:
     namespace = caller.namespace(req.namespace)
-    key = _stored(caller, req, req.brief_key)
+    key = stored_key(caller, req, req.brief_key)
     with db.session() as s:
         gone = s.exec(
             delete(SessionBrief).where(SessionBrief.namespace == namespace, SessionBrief.brief_key == key)

@@ -8,6 +8,7 @@ import anyio
 from pydantic import BaseModel, ValidationError
 
 from ops import (
+    brief_save,
     briefs,
     conversation_ingest,
     conversation_manage,
@@ -133,7 +134,7 @@ OPS: dict[str, Op] = {
     "health.get": Op(
         "viewer", operator.HealthRequest, operator.HealthAnswer, operator.health, all_namespaces=True
     ),
-    "session.brief_save": Op("writer", briefs.SaveRequest, briefs.SaveAnswer, briefs.save),
+    "session.brief_save": Op("writer", brief_save.SaveRequest, brief_save.SaveAnswer, brief_save.save),
     "session.brief_get": Op("viewer", briefs.GetRequest, briefs.BriefAnswer, briefs.get),
     "session.brief_list": Op("viewer", briefs.ListRequest, briefs.ListAnswer, briefs.list_briefs),
     "session.brief_delete": Op("writer", briefs.DeleteRequest, briefs.DeleteAnswer, briefs.delete_brief),
