@@ -16,6 +16,8 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 from psycopg import sql
 
+from models.queries import partitions as queries
+
 PARENT = "turns"
 MONTHS_AHEAD = 2
 _NAME = re.compile(r"turns_p(\d{4})_(\d{2})")
@@ -61,10 +63,15 @@ def ensure(conn: psycopg.Connection, moment: datetime) -> None:
     """The partition that holds ``moment`` exists afterwards."""
     month = month_start(moment)
     with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (zlib.crc32(name_of(month).encode()),))
-        statement = sql.SQL("CREATE TABLE IF NOT EXISTS {} PARTITION OF {} FOR VALUES FROM ({}) TO ({})")
-        bounds = (sql.Literal(month.isoformat()), sql.Literal(next_month(month).isoformat()))
-        conn.execute(statement.format(sql.Identifier(name_of(month)), sql.Identifier(PARENT), *bounds))
+        conn.execute(queries.LOCK_MONTH, (zlib.crc32(name_of(month).encode()),))
+        conn.execute(
+            queries.CREATE_MONTH.format(
+                partition=sql.Identifier(name_of(month)),
+                parent=sql.Identifier(PARENT),
+                start=sql.Literal(month.isoformat()),
+                end=sql.Literal(next_month(month).isoformat()),
+            )
+        )
 
 
 def ensure_ahead(conn: psycopg.Connection, now: datetime) -> None:
@@ -77,16 +84,7 @@ def ensure_ahead(conn: psycopg.Connection, now: datetime) -> None:
 
 def listing(conn: psycopg.Connection) -> list[Partition]:
     """The partitions of turns, oldest first."""
-    rows = conn.execute(
-        """
-        SELECT c.relname, t.spcname
-        FROM pg_inherits i
-        JOIN pg_class c ON c.oid = i.inhrelid
-        LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace
-        WHERE i.inhparent = %s::regclass
-        """,
-        (PARENT,),
-    ).fetchall()
+    rows = conn.execute(queries.LISTING, (PARENT,)).fetchall()
     found = []
     for name, tablespace in rows:
         if m := _NAME.fullmatch(name):
@@ -100,17 +98,8 @@ def move(conn: psycopg.Connection, partition: Partition, tablespace: str, lock_t
     on that partition: a read that touches it (any read not limited to other months by ``ts``) waits
     for the copy. The lock is waited for at most ``lock_timeout``."""
     with conn.transaction():
-        conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(lock_timeout)))
-        conn.execute(
-            sql.SQL("ALTER TABLE {} SET TABLESPACE {}").format(
-                sql.Identifier(partition.name), sql.Identifier(tablespace)
-            )
-        )
-        indexes = conn.execute(
-            "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-            "WHERE i.indrelid = %s::regclass",
-            (partition.name,),
-        ).fetchall()
-        for (index,) in indexes:
-            statement = sql.SQL("ALTER INDEX {} SET TABLESPACE {}")
-            conn.execute(statement.format(sql.Identifier(index), sql.Identifier(tablespace)))
+        conn.execute(queries.LOCK_TIMEOUT.format(timeout=sql.Literal(lock_timeout)))
+        into = sql.Identifier(tablespace)
+        conn.execute(queries.MOVE_TABLE.format(partition=sql.Identifier(partition.name), tablespace=into))
+        for (index,) in conn.execute(queries.INDEXES_OF, (partition.name,)).fetchall():
+            conn.execute(queries.MOVE_INDEX.format(index=sql.Identifier(index), tablespace=into))

@@ -86,3 +86,32 @@ WITH gone AS (
 )
 SELECT count(*) FROM gone
 """
+
+
+# --- making, listing and moving partitions (models.partitions) ------------------------------------
+
+# Two writers making the same month wait on each other (a transaction lock keyed by its name's
+# CRC-32) instead of racing CREATE TABLE IF NOT EXISTS.
+LOCK_MONTH = "SELECT pg_advisory_xact_lock(%s)"
+
+# A month's partition of turns, [start, next month).
+CREATE_MONTH = sql.SQL(
+    "CREATE TABLE IF NOT EXISTS {partition} PARTITION OF {parent} FOR VALUES FROM ({start}) TO ({end})"
+)
+
+# The partitions of the parent table, with their tablespace (NULL: the database's default).
+LISTING = """
+SELECT c.relname, t.spcname
+FROM pg_inherits i
+JOIN pg_class c ON c.oid = i.inhrelid
+LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace
+WHERE i.inhparent = %s::regclass
+"""
+
+# Moving a partition rewrites it under an exclusive lock: waited for at most {timeout}.
+LOCK_TIMEOUT = sql.SQL("SET LOCAL lock_timeout = {timeout}")
+MOVE_TABLE = sql.SQL("ALTER TABLE {partition} SET TABLESPACE {tablespace}")
+INDEXES_OF = (
+    "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = %s::regclass"
+)
+MOVE_INDEX = sql.SQL("ALTER INDEX {index} SET TABLESPACE {tablespace}")
