@@ -54,6 +54,17 @@ def test_a_registered_stage_is_found_by_name_and_its_queue(echo_stage):
         stages.register(stages.Stage(NAME, echo_stage.work, subject_kind="echo"))
 
 
+def test_every_stage_has_an_actor_on_the_process_broker_that_dramatiq_never_retries(echo_stage):
+    """The ledger owns attempts and backoff: a message whose work raised is not delivered again by
+    Dramatiq (its run comes back when its lease lapses, or by a release with backoff)."""
+    from workers import broker
+
+    for stage in stages.all_stages().values():
+        actor = broker.actor(stage)
+        assert actor.broker is broker.current() and actor.queue_name == stage.queue
+        assert actor.options["max_retries"] == 0, stage.name
+
+
 def test_an_operator_retry_of_a_new_stage_revives_its_runs_and_its_actor_closes_them(echo_stage):
     import cli
 
