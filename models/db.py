@@ -8,9 +8,10 @@ from functools import lru_cache
 
 import psycopg
 from psycopg import sql
-from sqlalchemy import Engine, exc, make_url, text
+from sqlalchemy import Engine, exc, make_url
 from sqlmodel import Session, create_engine
 
+from models.queries import embeddings, stage_runs
 from models.settings import get_settings
 
 _configured: str | None = None
@@ -45,7 +46,7 @@ async def notifications(channel: str) -> AsyncIterator[AsyncIterator[str]]:
     """The payloads NOTIFY sends on ``channel``, from a connection of their own that listens while
     the block runs (psycopg errors when the database goes away)."""
     async with await psycopg.AsyncConnection.connect(libpq_url(), autocommit=True, connect_timeout=5) as conn:
-        await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+        await conn.execute(stage_runs.LISTEN.format(channel=sql.Identifier(channel)))
         yield (note.payload async for note in conn.notifies())
 
 
@@ -135,9 +136,4 @@ def vector_width() -> int | None:
     """The width the ``embeddings.vector`` column was migrated with (None before the first
     migration). One column holds one width: a model of another width cannot share it."""
     with session() as s:
-        return s.scalar(
-            text(
-                "SELECT atttypmod FROM pg_attribute "
-                "WHERE attrelid = to_regclass('embeddings') AND attname = 'vector'"
-            )
-        )
+        return s.scalar(embeddings.VECTOR_WIDTH)

@@ -88,3 +88,10 @@ WHERE e.id = o.id AND o.id NOT IN (SELECT embedding_id FROM heir)
 # A turn that now reads as high loses its embedding rows, vectors with them (never kept), in the
 # transaction that judged it: search stops serving it at once.
 DELETE_OF_TURNS = text("DELETE FROM embeddings WHERE turn_id = ANY(:ids)")
+
+
+# The width the embeddings.vector column was migrated with (NULL before the first migration): one
+# column holds one width, so a model of another width is refused at start.
+VECTOR_WIDTH = text(
+    "SELECT atttypmod FROM pg_attribute WHERE attrelid = to_regclass('embeddings') AND attname = 'vector'"
+)

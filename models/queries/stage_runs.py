@@ -1,5 +1,6 @@
 """Named SQL of the stage ledger (``stage_runs``) and what reads it whole: the status snapshot."""
 
+from psycopg import sql
 from sqlalchemy import text
 
 # A batch's counts added to a run's ``result`` in the batch's own transaction, so a run killed
@@ -35,3 +36,8 @@ SELECT
                 count(*) FILTER (WHERE embedded_at > now() - interval '60 seconds'), count(*))
      FROM embeddings WHERE embedded_at > now() - interval '300 seconds')
 """)
+
+
+# A connection's subscription to a NOTIFY channel ({channel}, an identifier): stage runs that end
+# notify loom_run_done (migration 0029), which the API's waits listen on.
+LISTEN = sql.SQL("LISTEN {channel}")

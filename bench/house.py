@@ -1,0 +1,86 @@
+"""The shape of the code (issue 22's figures), for a checkout: the largest product modules (none
+should pass 400 lines but migrations), function-local imports of the project's own modules (each
+left one says why), and hand-written SQL outside models/queries (``text(...)`` calls and strings
+that open a statement). Import circles and the layering are tests (tests/unit/test_architecture.py).
+
+    .venv/bin/python bench/house.py [CHECKOUT]
+
+Prints one JSON object on stdout.
+"""
+
+import argparse
+import ast
+import json
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PRODUCT = ["api", "cli", "models", "ops", "pipelines", "providers", "schedules", "services", "ui", "workers"]
+ELSEWHERE = ["sdk", "integrations"]  # product too, but SQL-free clients
+OWN = {*PRODUCT, "cli_threads", "loom"}
+STATEMENT = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|WITH|LISTEN)\s")
+
+
+def modules(root: Path) -> list[Path]:
+    found = [p for d in PRODUCT + ELSEWHERE for p in (root / d).rglob("*.py") if "migrations" not in p.parts]
+    return found + [p for p in (root / "cli.py", root / "cli_threads.py") if p.exists()]
+
+
+def local_imports(tree: ast.AST) -> list[int]:
+    lines = []
+    for function in ast.walk(tree):
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            for node in ast.walk(function):
+                names = (
+                    [node.module or ""]
+                    if isinstance(node, ast.ImportFrom)
+                    else [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else []
+                )
+                if any(name.split(".")[0] in OWN for name in names):
+                    lines.append(node.lineno)
+    return lines
+
+
+def hand_written_sql(tree: ast.AST) -> list[int]:
+    lines = []
+    for node in ast.walk(tree):
+        called = getattr(node, "func", None)
+        if isinstance(node, ast.Call) and getattr(called, "id", getattr(called, "attr", None)) == "text":
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and STATEMENT.match(node.value):
+            lines.append(node.lineno)
+    return sorted(set(lines))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkout", nargs="?", type=Path, default=ROOT)
+    root = parser.parse_args().checkout.resolve()
+    sizes, imports, sql = [], {}, {}
+    for path in modules(root):
+        name = str(path.relative_to(root))
+        source = path.read_text()
+        tree = ast.parse(source)
+        sizes.append((source.count("\n"), name))
+        if lines := local_imports(tree):
+            imports[name] = lines
+        if not name.startswith(("models/queries", *ELSEWHERE)) and (lines := hand_written_sql(tree)):
+            sql[name] = lines
+    sizes.sort(reverse=True)
+    print(
+        json.dumps(
+            {
+                "largest": sizes[:5],
+                "over_400_lines": [s for s in sizes if s[0] > 400],
+                "function_local_project_imports": imports,
+                "hand_written_sql_outside_queries": sql,
+                "in_ops": {name: lines for name, lines in sql.items() if name.startswith("ops/")},
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
