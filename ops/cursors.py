@@ -167,7 +167,7 @@ class _Ring:
     loaded: float  # time.monotonic() when read
 
 
-_rings: dict[str | None, _Ring] = {}  # by database URL: a process (a test) may move to another
+_rings: dict[str, _Ring] = {}  # by database URL: a process (a test) may move to another
 _loading = threading.Lock()
 
 

@@ -57,6 +57,8 @@ def actor(stage: stages.Stage) -> dramatiq.Actor:
     on its own (``max_retries=0``): the ledger owns attempts and backoff, and a run whose body
     raised (the database went away mid-run) comes back when its lease lapses."""
     broker = current()
+    if stage.actor_name in broker.actors:  # every send after the first: no lock on the append path
+        return broker.get_actor(stage.actor_name)
     with _lock:
         if stage.actor_name not in broker.actors:
             dramatiq.actor(
