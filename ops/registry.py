@@ -27,7 +27,7 @@ from ops import (
 from ops.caller import Caller
 from ops.errors import OpError, invalid, not_found, validation_error
 from ops.limits import MAX_BODY_BYTES, check_body
-from ops.schemas import Streamed
+from ops.schemas import Answer, Streamed
 from ops.waiting import Waiting
 
 
@@ -35,8 +35,8 @@ from ops.waiting import Waiting
 class Op:
     role: str
     request: type[BaseModel]
-    answer: type[BaseModel]  # what the handler returns, as the OpenAPI document publishes it
-    handler: Callable[[Caller, BaseModel], dict | Streamed | Waiting]
+    answer: type[Answer]  # what the handler returns, as the OpenAPI document publishes it
+    handler: Callable[[Caller, BaseModel], Answer | Streamed | Waiting]
     body_cap: Callable[[], int] = lambda: MAX_BODY_BYTES  # the largest body it reads, in bytes
     all_namespaces: bool = False  # served only to a token for every namespace (``ops.operator``)
 
@@ -182,13 +182,26 @@ def start(name: str, caller: Caller, body: object) -> dict | Streamed | Waiting:
         request = op.request.model_validate(body)
     except ValidationError as exc:
         raise validation_error(exc.errors()) from exc
-    return op.handler(caller, request)
+    answer = op.handler(caller, request)
+    return answer if isinstance(answer, Waiting) else _dumped(name, answer)
+
+
+def _dumped(name: str, answer: object) -> dict | Streamed:
+    """The answer as every entry point sends it: JSON values, once, in one place."""
+    if isinstance(answer, Streamed):
+        return answer
+    expected = OPS[name].answer
+    if isinstance(answer, dict):  # a handler not yet returning its model
+        return answer
+    if not isinstance(answer, expected):
+        raise TypeError(f"{name} answered {type(answer).__name__}, not its {expected.__name__}")
+    return answer.dumped()
 
 
 def call(name: str, caller: Caller, body: object) -> dict | Streamed:
     """The op's answer, waiting on this thread when it waits on runs (the CLI, in-process)."""
     answer = start(name, caller, body)
-    return waiting.block(answer) if isinstance(answer, Waiting) else answer
+    return _dumped(name, waiting.block(answer)) if isinstance(answer, Waiting) else answer
 
 
 async def call_async(name: str, request: Callable[[], tuple[Caller, object]]) -> dict | Streamed:
@@ -199,4 +212,4 @@ async def call_async(name: str, request: Callable[[], tuple[Caller, object]]) ->
         return start(name, *request())
 
     answer = await anyio.to_thread.run_sync(started)
-    return await waiting.wait(answer) if isinstance(answer, Waiting) else answer
+    return _dumped(name, await waiting.wait(answer)) if isinstance(answer, Waiting) else answer

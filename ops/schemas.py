@@ -6,7 +6,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    WithJsonSchema,
+)
 from pydantic_core import PydanticCustomError
 
 from models.namespace import NAME_MAX, name_problem
@@ -60,12 +68,25 @@ class OpRequest(BaseModel):
 Identifier = Field(min_length=1, max_length=256)
 
 
+# A moment in an answer, written as ``datetime.isoformat`` writes it ("+00:00"), as answers always
+# have been (pydantic's own JSON would write "Z").
+Moment = Annotated[
+    datetime,
+    PlainSerializer(datetime.isoformat, return_type=str, when_used="json"),
+    WithJsonSchema({"type": "string", "format": "date-time"}, mode="serialization"),
+]
+
+
 class Answer(BaseModel):
-    """Base of the ops' answer models. They describe what the handlers return (the handlers build
-    plain dicts, for speed): the OpenAPI document publishes them, and the schema-driven test checks
-    every answer against them."""
+    """Base of the ops' answer models: a handler returns its op's model, which the OpenAPI document
+    publishes, so what an op answers is checked against what it promises on every call."""
 
     model_config = ConfigDict(extra="forbid")
+
+    def dumped(self) -> dict[str, Any]:
+        """The answer as JSON values, holding the keys the handler gave (an optional key it left
+        out stays out, as one it set to null stays null)."""
+        return self.model_dump(mode="json", exclude_unset=True)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ import anyio
 import psycopg
 
 from models import db
+from ops.schemas import Answer
 
 log = logging.getLogger(__name__)
 
@@ -39,11 +40,11 @@ class Waiting:
     """An op's answer that ``check`` gives once ready, or after ``seconds`` (``check(True)``
     then answers as things stand)."""
 
-    check: Callable[[bool], "dict | Watch"]
+    check: Callable[[bool], "Answer | Watch"]
     seconds: float
 
 
-def block(waiting: Waiting) -> dict:
+def block(waiting: Waiting) -> Answer:
     """The answer, polling on this thread (the CLI, in-process callers)."""
     deadline = time.monotonic() + waiting.seconds
     while True:
@@ -54,7 +55,7 @@ def block(waiting: Waiting) -> dict:
         time.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
 
 
-async def wait(waiting: Waiting) -> dict:
+async def wait(waiting: Waiting) -> Answer:
     """The answer, awaited on the event loop: no thread is held between checks."""
     deadline = time.monotonic() + waiting.seconds
     listener = _Listener.running.get(asyncio.get_running_loop())
