@@ -27,7 +27,27 @@ def msg_id(session_id: str, index: int) -> str:
 
 
 def load_records(path: Path = DEFAULT_DATA) -> list[dict]:
-    return json.loads(path.read_text(encoding="utf-8"))
+    """The file's question records; a file written once per conversation (the dialogue set,
+    ``bench/dialogues/``) is expanded into them, each question carrying its conversation."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data if isinstance(data, list) else list(expanded(data))
+
+
+def expanded(data: dict):
+    for q in data["questions"]:
+        conversation = data["conversations"][q["conversation"]]
+        marks = {tuple(place) for place in q["evidence"]}
+        sessions = [
+            [{**turn, "has_answer": (s, i) in marks} for i, turn in enumerate(session)]
+            for s, session in enumerate(conversation["sessions"])
+        ]
+        yield {
+            **{k: v for k, v in q.items() if k not in ("conversation", "evidence")},
+            "haystack_session_ids": conversation["session_ids"],
+            "haystack_dates": conversation["dates"],
+            "haystack_sessions": sessions,
+            "answer_session_ids": sorted({conversation["session_ids"][s] for s, _ in marks}),
+        }
 
 
 def unique_sessions(records: list[dict]) -> dict[str, list[Turn]]:
