@@ -18,6 +18,7 @@ from sqlmodel import col, select
 
 from models import db
 from models.erasure import EXPORTED, ErasureEvent
+from models.stage_run import StageRun
 from ops.caller import Caller
 from ops.errors import invalid
 from ops.operator import OperatorRequest
@@ -44,7 +45,7 @@ class ErasureAnswer(Answer):
     run: RunAnswer  # its result counts the rows erased, by table
 
 
-def request(caller: Caller, req: ErasureRequest) -> dict | Waiting:
+def request(caller: Caller, req: ErasureRequest) -> ErasureAnswer | Waiting:
     if req.namespaces is None:
         if req.user_id is None:
             raise invalid("name a user_id (in a namespace), or a namespaces list", "user_id")
@@ -61,8 +62,11 @@ def request(caller: Caller, req: ErasureRequest) -> dict | Waiting:
         erasure_id = erasure.log_requested(s, caller.who, scope)
         run = ledger.request(s, ERASURE, erasure_id, "1", scope)
     namespaces = scope.get("namespaces") or [scope["namespace"]]
-    answer = {"erasure_id": erasure_id, "namespaces": namespaces, "scope": scope}
-    return started(STAGE, run, req.wait, req.wait_seconds, lambda run: {**answer, "run": run_public(run)})
+
+    def answer(run: StageRun) -> ErasureAnswer:
+        return ErasureAnswer(erasure_id=erasure_id, namespaces=namespaces, scope=scope, run=run_public(run))
+
+    return started(STAGE, run, req.wait, req.wait_seconds, answer)
 
 
 class ExportRequest(OpRequest):

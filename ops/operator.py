@@ -22,11 +22,10 @@ from models.memory import NightWeaving
 from models.namespace import Namespace
 from models.pass_run import PassRun
 from models.stage_run import FAILED, SKIPPED, STATUSES, StageRun
-from ops import activity, cursors, status
+from ops import activity, cursors, runs, status
 from ops.caller import Caller
 from ops.errors import OpError, invalid, not_found
-from ops.runs import RunAnswer, run_public
-from ops.schemas import Answer
+from ops.schemas import Answer, Moment
 from schedules.record import PassBusy, fire
 from schedules.registry import passes
 from services import Endpoints
@@ -98,14 +97,14 @@ class RunsRequest(OperatorRequest):
     limit: int = Field(default=50, ge=1, le=500)
 
 
-class RunRow(RunAnswer):
+class RunRow(runs.RunAnswer):
     """A run as the ops that start one answer it, and the rest of its record."""
 
     subject: str
     params: dict[str, Any]
-    updated_at: datetime
-    started_at: datetime | None
-    available_at: datetime
+    updated_at: Moment
+    started_at: Moment | None
+    available_at: Moment
 
 
 class RunsAnswer(Answer):
@@ -113,20 +112,28 @@ class RunsAnswer(Answer):
     counts: dict[str, dict[str, int]]  # stage -> status -> runs, over the whole ledger
 
 
-def run_row(run: StageRun) -> dict:
-    return {
-        **run_public(run),
-        "subject": run.subject,
-        "params": run.params,
-        "updated_at": run.updated_at.isoformat(),
-        "started_at": _iso(run.started_at),
-        "available_at": run.available_at.isoformat(),
-    }
+def run_row(run: StageRun) -> RunRow:
+    return RunRow(
+        id=run.id,
+        stage=run.stage,
+        status=run.status,
+        reason=run.reason,
+        last_error=run.last_error,
+        attempts=run.attempts,
+        result=run.result,
+        created_at=run.created_at,
+        finished_at=run.finished_at,
+        subject=run.subject,
+        params=run.params,
+        updated_at=run.updated_at,
+        started_at=run.started_at,
+        available_at=run.available_at,
+    )
 
 
-def list_runs(caller: Caller, req: RunsRequest) -> dict:
+def list_runs(caller: Caller, req: RunsRequest) -> RunsAnswer:
     """The ledger, newest first, by stage and status; with every stage's counts by status."""
-    runs = ledger.select_runs(req.status, req.stage, limit=req.limit, before_id=req.before_id)
+    found = ledger.select_runs(req.status, req.stage, limit=req.limit, before_id=req.before_id)
     with db.session() as s:
         counted = s.exec(
             select(StageRun.stage, StageRun.status, func.count()).group_by(StageRun.stage, StageRun.status)
@@ -134,7 +141,7 @@ def list_runs(caller: Caller, req: RunsRequest) -> dict:
     counts: dict[str, dict[str, int]] = {}
     for stage, state, n in counted:
         counts.setdefault(stage, dict.fromkeys(STATUSES, 0))[state] = n
-    return {"runs": [run_row(run) for run in runs], "counts": counts}
+    return RunsAnswer(runs=[run_row(run) for run in found], counts=counts)
 
 
 class RunRequest(OperatorRequest):
@@ -145,11 +152,11 @@ class RunAnswer(Answer):
     run: RunRow
 
 
-def get_run(caller: Caller, req: RunRequest) -> dict:
+def get_run(caller: Caller, req: RunRequest) -> RunAnswer:
     run = ledger.get(req.run_id)
     if run is None:
         raise not_found(f"no stage run {req.run_id}")
-    return {"run": run_row(run)}
+    return RunAnswer(run=run_row(run))
 
 
 class RetryAnswer(Answer):
@@ -158,7 +165,7 @@ class RetryAnswer(Answer):
     message: str
 
 
-def retry_run(caller: Caller, req: RunRequest) -> dict:
+def retry_run(caller: Caller, req: RunRequest) -> RetryAnswer:
     """Queue a failed (or skipped, where its stage retries those) run again; `loom runs retry`."""
     outcome = ledger.retry(req.run_id)
     if outcome is None:
@@ -166,7 +173,7 @@ def retry_run(caller: Caller, req: RunRequest) -> dict:
     message = outcome.message
     if outcome.requeued and not outbox.send(outcome.run.stage, [req.run_id]):
         message += " (the broker did not answer: the sweep sends it when it does)"
-    return {"run": run_row(outcome.run), "requeued": outcome.requeued, "message": message}
+    return RetryAnswer(run=run_row(outcome.run), requeued=outcome.requeued, message=message)
 
 
 class RetryStageRequest(OperatorRequest):
@@ -181,7 +188,7 @@ class RetryStageAnswer(Answer):
     message: str
 
 
-def retry_stage(caller: Caller, req: RetryStageRequest) -> dict:
+def retry_stage(caller: Caller, req: RetryStageRequest) -> RetryStageAnswer:
     """Queue every failed (or skipped, where the stage retries those) run of a stage again, a
     batch a statement; `loom runs retry --stage S --status S`."""
     declared = stages.all_stages()
@@ -196,7 +203,7 @@ def retry_stage(caller: Caller, req: RetryStageRequest) -> dict:
     message = f"{requeued} {req.stage} runs queued again"
     if not sent:
         message += " (the broker did not answer: the sweep sends them when it does)"
-    return {"stage": req.stage, "status": req.status, "requeued": requeued, "message": message}
+    return RetryStageAnswer(stage=req.stage, status=req.status, requeued=requeued, message=message)
 
 
 # --- the periodic passes -------------------------------------------------------------------------
