@@ -51,14 +51,14 @@ class NamespaceRow(Answer):
     name: str
     conversation_logging_enabled: bool
     threads: int
-    last_turn_at: datetime | None
+    last_turn_at: Moment | None
 
 
 class NamespacesAnswer(Answer):
     namespaces: list[NamespaceRow]
 
 
-def list_namespaces(caller: Caller, req: NamespacesRequest) -> dict:
+def list_namespaces(caller: Caller, req: NamespacesRequest) -> NamespacesAnswer:
     """The caller's namespaces (every one known, for a token of all), each with its Record switch,
     its thread count and its last turn; a namespace with no row does not record."""
     with db.session() as s:
@@ -74,17 +74,17 @@ def list_namespaces(caller: Caller, req: NamespacesRequest) -> dict:
         switches = dict(s.exec(recording).all())
         counts = {name: (n, last) for name, n, last in s.exec(threads).all()}
     names = set(caller.namespaces) if caller.namespaces is not None else set(switches) | set(counts)
-    return {
-        "namespaces": [
-            {
-                "name": name,
-                "conversation_logging_enabled": switches.get(name, False),
-                "threads": counts.get(name, (0, None))[0],
-                "last_turn_at": _iso(counts.get(name, (0, None))[1]),
-            }
+    return NamespacesAnswer(
+        namespaces=[
+            NamespaceRow(
+                name=name,
+                conversation_logging_enabled=switches.get(name, False),
+                threads=counts.get(name, (0, None))[0],
+                last_turn_at=counts.get(name, (0, None))[1],
+            )
             for name in sorted(names)
         ]
-    }
+    )
 
 
 # --- the stage ledger ----------------------------------------------------------------------------
@@ -216,8 +216,8 @@ class PassesRequest(OperatorRequest):
 class PassRow(Answer):
     name: str
     trigger: str
-    started_at: datetime | None
-    finished_at: datetime | None
+    started_at: Moment | None
+    finished_at: Moment | None
     sent: int | None
     by: str | None
     error: str | None
@@ -227,7 +227,7 @@ class PassesAnswer(Answer):
     passes: list[PassRow]
 
 
-def list_passes(caller: Caller, req: PassesRequest) -> dict:
+def list_passes(caller: Caller, req: PassesRequest) -> PassesAnswer:
     """Each pass: its trigger and its last firing (by the scheduler or by hand)."""
     with db.session() as s:
         last = {row.name: row for row in s.exec(select(PassRun))}
@@ -235,17 +235,17 @@ def list_passes(caller: Caller, req: PassesRequest) -> dict:
     for name, p in passes().items():
         row = last.get(name)
         rows.append(
-            {
-                "name": name,
-                "trigger": str(p.trigger),
-                "started_at": _iso(row.started_at) if row else None,
-                "finished_at": _iso(row.finished_at) if row else None,
-                "sent": row.sent if row else None,
-                "by": row.by if row else None,
-                "error": row.error if row else None,
-            }
+            PassRow(
+                name=name,
+                trigger=str(p.trigger),
+                started_at=row.started_at if row else None,
+                finished_at=row.finished_at if row else None,
+                sent=row.sent if row else None,
+                by=row.by if row else None,
+                error=row.error if row else None,
+            )
         )
-    return {"passes": rows}
+    return PassesAnswer(passes=rows)
 
 
 class PassRunRequest(OperatorRequest):
@@ -257,7 +257,7 @@ class PassRunAnswer(Answer):
     sent: int
 
 
-def run_pass(caller: Caller, req: PassRunRequest) -> dict:
+def run_pass(caller: Caller, req: PassRunRequest) -> PassRunAnswer:
     """Fire one pass now, recorded as the operator's: it enqueues what it would on its schedule."""
     known = passes()
     if req.name not in known:
@@ -268,7 +268,7 @@ def run_pass(caller: Caller, req: PassRunRequest) -> dict:
         raise OpError(409, f"the {req.name} pass is running now; try again when it has finished") from None
     except Exception as exc:  # noqa: BLE001 - recorded on the pass by fire; the caller gets why
         raise OpError(503, f"the {req.name} pass failed: {type(exc).__name__}: {exc}"[:500]) from exc
-    return {"name": req.name, "sent": len(sent)}
+    return PassRunAnswer(name=req.name, sent=len(sent))
 
 
 # --- night weaving -------------------------------------------------------------------------------
@@ -295,14 +295,30 @@ class NightsAnswer(Answer):
     nights: list[NightRow]
 
 
-def list_nights(caller: Caller, req: NightsRequest) -> dict:
+def list_nights(caller: Caller, req: NightsRequest) -> NightsAnswer:
     """The night weavings, newest first: the sessions sent and consolidated, the episodes woven
     and the memory threads judged."""
     with db.session() as s:
         weavings = s.exec(
             select(NightWeaving).order_by(col(NightWeaving.started_at).desc()).limit(req.limit)
         ).all()
-    return {"nights": [w.model_dump(mode="json") for w in weavings]}
+    return NightsAnswer(
+        nights=[
+            NightRow(
+                id=str(w.id),
+                loom_id=str(w.loom_id) if w.loom_id else None,
+                started_at=w.started_at,
+                finished_at=w.finished_at,
+                sessions=w.sessions,
+                consolidated=w.consolidated,
+                episodes=w.episodes,
+                judged=w.judged,
+                used=w.used,
+                by=w.by,
+            )
+            for w in weavings
+        ]
+    )
 
 
 # --- cursor keys ---------------------------------------------------------------------------------
@@ -318,10 +334,13 @@ class RotateKeyAnswer(Answer):
     retired: int  # keys dropped: the cursors they signed are refused
 
 
-def rotate_cursor_key(caller: Caller, req: RotateKeyRequest) -> dict:
+def rotate_cursor_key(caller: Caller, req: RotateKeyRequest) -> RotateKeyAnswer:
     """Sign paging cursors with a new key (``ops.cursors.rotate_key``): cursors issued until now
     keep paging until the next rotation; those signed before the previous one are refused."""
-    return cursors.rotate_key()
+    rotated = cursors.rotate_key()
+    return RotateKeyAnswer(
+        key_id=rotated.key_id, accepted_key_ids=rotated.accepted_key_ids, retired=rotated.retired
+    )
 
 
 # --- health --------------------------------------------------------------------------------------
@@ -355,7 +374,7 @@ def _probe(at: Endpoints) -> status.Probe:
     return status.Probe(at)
 
 
-def health(caller: Caller, req: HealthRequest) -> dict:
+def health(caller: Caller, req: HealthRequest) -> HealthAnswer:
     """``loom status`` over HTTP: the servers, each stage's runs, queue and oldest pending run, and
     the last hour's appends and searches."""
     snap = _probe(status.endpoints()).recent_snapshot()
@@ -363,24 +382,20 @@ def health(caller: Caller, req: HealthRequest) -> dict:
     def shown(check: status.Check) -> str:  # as /healthz tells them: the detail to an admin only
         return check.label if caller.role == "admin" or check.ok else "down"
 
-    return {
-        "database": shown(snap.database),
-        "broker": shown(snap.broker),
-        "stages": {
-            name: {
-                "runs": stage.runs,
-                "oldest_pending_seconds": stage.oldest_pending_seconds,
-                "queue": stage.queue,
-                "queued": stage.queued,
-            }
+    return HealthAnswer(
+        database=shown(snap.database),
+        broker=shown(snap.broker),
+        stages={
+            name: StageHealth(
+                runs=stage.runs,
+                oldest_pending_seconds=stage.oldest_pending_seconds,
+                queue=stage.queue,
+                queued=stage.queued,
+            )
             for name, stage in snap.stages.items()
         },
-        "embedded_per_second": snap.embedded_per_second,
-        "errors": snap.errors if caller.role == "admin" else [],
-        "appended_per_minute": activity.APPENDED.series(),
-        "searched_per_minute": activity.SEARCHED.series(),
-    }
-
-
-def _iso(moment: datetime | None) -> str | None:
-    return moment.isoformat() if moment else None
+        embedded_per_second=snap.embedded_per_second,
+        errors=snap.errors if caller.role == "admin" else [],
+        appended_per_minute=activity.APPENDED.series(),
+        searched_per_minute=activity.SEARCHED.series(),
+    )
