@@ -10,7 +10,6 @@ to an admin token for every namespace, as ``loom erasure list`` has it."""
 
 import json
 from collections.abc import Iterator
-from datetime import datetime
 from typing import Any
 
 from pydantic import Field
@@ -23,7 +22,7 @@ from ops.caller import Caller
 from ops.errors import invalid
 from ops.operator import OperatorRequest
 from ops.runs import RunAnswer, run_public, started
-from ops.schemas import Answer, Identifier, NamespaceName, OpRequest, Streamed
+from ops.schemas import Answer, Identifier, Moment, NamespaceName, OpRequest, Streamed
 from ops.waiting import Waiting
 from pipelines import erasure
 from workers import ledger
@@ -85,8 +84,8 @@ class ExportedTurn(Answer):
     run_id: str | None
     metadata: dict[str, Any]
     tokens: int | None
-    ts: datetime
-    deleted_at: datetime | None
+    ts: Moment
+    deleted_at: Moment | None
 
 
 class ExportAnswer(Answer):
@@ -132,16 +131,29 @@ class LogEvent(Answer):
     actor: str  # who asked: "operator", or "token <id>"
     scope: dict[str, Any]
     rows: dict[str, Any] | None  # the rows erased or exported, by table
-    at: datetime
+    at: Moment
 
 
 class LogAnswer(Answer):
     events: list[LogEvent]
 
 
-def list_log(caller: Caller, req: LogRequest) -> dict:
+def list_log(caller: Caller, req: LogRequest) -> LogAnswer:
     """The erasure log, newest first: who asked, when, for what scope, how many rows (requests,
     their finishing, exports)."""
     with db.session() as s:
         events = s.exec(select(ErasureEvent).order_by(col(ErasureEvent.id).desc()).limit(req.limit)).all()
-    return {"events": [event.model_dump(mode="json") for event in events]}
+    return LogAnswer(
+        events=[
+            LogEvent(
+                id=event.id,
+                erasure_id=event.erasure_id,
+                event=event.event,
+                actor=event.actor,
+                scope=event.scope,
+                rows=event.rows,
+                at=event.at,
+            )
+            for event in events
+        ]
+    )
