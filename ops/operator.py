@@ -9,7 +9,6 @@ create --all-namespaces``): viewer to read, admin to act. Their requests name no
 """
 
 import functools
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -281,8 +280,8 @@ class NightsRequest(OperatorRequest):
 class NightRow(Answer):
     id: str
     loom_id: str | None
-    started_at: datetime
-    finished_at: datetime | None
+    started_at: Moment
+    finished_at: Moment | None
     sessions: int
     consolidated: int
     episodes: int
