@@ -72,7 +72,7 @@ async def schema() -> Response:
 # The reads are blocking (database): plain functions, which FastAPI runs on its threadpool.
 @router.get("/search", **openapi.WITH_TOKEN)
 def search(caller: Authenticated, params: Annotated[SearchParams, Query()]) -> Response:
-    return JSONResponse(coding_threads.search(caller, params.q, params.limit, params.namespace))
+    return JSONResponse(coding_threads.search(caller, params.q, params.limit, params.namespace).dumped())
 
 
 @router.get("/{thread_id}", **openapi.WITH_TOKEN)
@@ -82,4 +82,5 @@ def get(caller: Authenticated, thread_id: ThreadId) -> Response:
 
 @router.get("", **openapi.WITH_TOKEN)
 def list_threads(caller: Authenticated, params: Annotated[ListParams, Query()]) -> Response:
-    return JSONResponse(coding_threads.list_threads(caller, params.limit, params.offset, params.namespace))
+    listed = coding_threads.list_threads(caller, params.limit, params.offset, params.namespace)
+    return JSONResponse(listed.dumped())

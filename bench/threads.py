@@ -108,7 +108,7 @@ def searches(texts: list[str], threads: int, queries: int) -> dict:
         long_words = [w for w in words_of if len(w) >= 7 and w.isalpha()] or ["ledger"]
         query = " ".join(rng.sample(long_words, min(2, len(long_words))))
         started = time.perf_counter()
-        hits += len(coding_threads.search(OPERATOR, query, 20, namespace="search")["threads"])
+        hits += len(coding_threads.search(OPERATOR, query, 20, namespace="search").threads)
         words.append((time.perf_counter() - started) * 1000)
         sha = commits[rng.randrange(len(commits))][:7]
         started = time.perf_counter()

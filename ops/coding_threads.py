@@ -8,6 +8,8 @@ the namespace when its visibility is ``organization``; any valid token when ``pu
 ``private``, the owner only. The version is optimistic locking: an upsert must carry the version
 it read, and a stale one answers 409 with the latest thread."""
 
+from typing import Any, Self
+
 from loom.threads import Thread, ThreadVisibility
 from pydantic import ValidationError
 from sqlalchemy.dialects.postgresql import insert
@@ -19,6 +21,7 @@ from models.coding_thread import CodingThread
 from ops.caller import Caller
 from ops.errors import OpError, forbidden, invalid, not_found, validation_error
 from ops.limits import check_body
+from ops.schemas import Answer, Moment
 from pipelines import coding_threads
 from workers import ledger, outbox
 from workers.stages.thread_index import THREAD_INDEX
@@ -147,7 +150,55 @@ def get(caller: Caller, thread_id: str) -> dict:
     return row.body
 
 
-def list_threads(caller: Caller, limit: int, offset: int, namespace: str | None = None) -> dict:
+class CodingThreadSummary(Answer):
+    """What the listing and the search show of a thread, without its messages."""
+
+    id: str
+    version: int
+    title: str | None
+    message_count: int
+    last_activity_at: Moment
+    git_branch: str | None
+    git_remote_url: str | None
+    git_current_commit_sha: str | None
+    visibility: ThreadVisibility
+    owner: str | None  # null: the namespace's own
+
+    @classmethod
+    def of(cls, row: CodingThread, **more: Any) -> Self:
+        """The row's summary; a subclass's own fields are ``more``."""
+        return cls(
+            id=row.id,
+            version=row.version,
+            title=row.title,
+            message_count=row.message_count,
+            last_activity_at=row.last_activity_at,
+            git_branch=row.git_branch,
+            git_remote_url=row.git_remote_url,
+            git_current_commit_sha=row.body.get("git_current_commit_sha"),
+            visibility=row.visibility,
+            owner=row.owner or None,
+            **more,
+        )
+
+
+class CodingThreadsAnswer(Answer):
+    threads: list[CodingThreadSummary]
+    limit: int
+    offset: int
+
+
+class FoundCodingThread(CodingThreadSummary):
+    rank: float  # the full-text rank, plus 1 when the remote or the branch matches
+
+
+class FoundCodingThreadsAnswer(Answer):
+    threads: list[FoundCodingThread]
+
+
+def list_threads(
+    caller: Caller, limit: int, offset: int, namespace: str | None = None
+) -> CodingThreadsAnswer:
     """The caller's own threads, by last activity, newest first."""
     space = caller.namespace(namespace)
     with db.session() as s:
@@ -158,10 +209,12 @@ def list_threads(caller: Caller, limit: int, offset: int, namespace: str | None 
             .offset(offset)
             .limit(limit)
         ).all()
-    return {"threads": [summary(row) for row in rows], "limit": limit, "offset": offset}
+    return CodingThreadsAnswer(
+        threads=[CodingThreadSummary.of(row) for row in rows], limit=limit, offset=offset
+    )
 
 
-def search(caller: Caller, query: str, limit: int, namespace: str | None = None) -> dict:
+def search(caller: Caller, query: str, limit: int, namespace: str | None = None) -> FoundCodingThreadsAnswer:
     """Full text over title, branch, remote, tags and messages, ranked; a commit SHA prefix, a
     remote URL or a branch matches too. The namespace's threads the caller may read, the best
     ranked of the most recent ``pipelines.coding_threads.RANK_POOL`` that match."""
@@ -175,19 +228,6 @@ def search(caller: Caller, query: str, limit: int, namespace: str | None = None)
             row.id: row
             for row in s.exec(select(CodingThread).where(col(CodingThread.id).in_([f.id for f in found])))
         }
-    return {"threads": [{**summary(rows[f.id]), "rank": round(f.rank, 4)} for f in found if f.id in rows]}
-
-
-def summary(row: CodingThread) -> dict:
-    return {
-        "id": row.id,
-        "version": row.version,
-        "title": row.title,
-        "message_count": row.message_count,
-        "last_activity_at": row.last_activity_at.isoformat(),
-        "git_branch": row.git_branch,
-        "git_remote_url": row.git_remote_url,
-        "git_current_commit_sha": row.body.get("git_current_commit_sha"),
-        "visibility": row.visibility,
-        "owner": row.owner or None,
-    }
+    return FoundCodingThreadsAnswer(
+        threads=[FoundCodingThread.of(rows[f.id], rank=round(f.rank, 4)) for f in found if f.id in rows]
+    )

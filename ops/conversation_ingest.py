@@ -110,6 +110,6 @@ def ingest(caller: Caller, req: IngestRequest) -> dict | Waiting:
             "stored": stored,
             "reason": None if stored else "duplicate",
             "transcript_id": transcript_id,
-            "run": run_public(run),
+            "run": run_public(run).dumped(),
         },
     )

@@ -43,7 +43,11 @@ def compact(caller: Caller, req: CompactRequest) -> dict | Waiting:
         run = compaction.request(s, thread.id, req.agent, req.keep_recent, req.min_to_compact, revive=True)
     answer = {"namespace": namespace, "thread_id": req.thread_id, "agent": req.agent}
     return started(
-        compaction.STAGE, run, req.wait, req.wait_seconds, lambda run: {**answer, "run": run_public(run)}
+        compaction.STAGE,
+        run,
+        req.wait,
+        req.wait_seconds,
+        lambda run: {**answer, "run": run_public(run).dumped()},
     )
 
 

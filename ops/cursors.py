@@ -212,7 +212,14 @@ def _add(s: Session) -> CursorKey:
     return key
 
 
-def rotate_key() -> dict:
+@dataclass(frozen=True)
+class Rotation:
+    key_id: int
+    accepted_key_ids: list[int]
+    retired: int
+
+
+def rotate_key() -> Rotation:
     """Make a new key to sign with from now on; the one that signed until now stays accepted, the
     ones before it are dropped (a cursor they signed is refused). This process signs with the new
     key at once, every other within ``KEYS_CACHE_SECONDS`` (and accepts its cursors at once)."""
@@ -222,4 +229,4 @@ def rotate_key() -> dict:
         kept = [row.id for row in _newest(s)]
         retired = s.exec(delete(CursorKey).where(col(CursorKey.id).not_in(kept))).rowcount
     _rings.pop(db.url(), None)
-    return {"key_id": key.id, "accepted_key_ids": kept, "retired": retired}
+    return Rotation(key.id, kept, retired)

@@ -10,7 +10,6 @@ to an admin token for every namespace, as ``loom erasure list`` has it."""
 
 import json
 from collections.abc import Iterator
-from datetime import datetime
 from typing import Any
 
 from pydantic import Field
@@ -18,11 +17,12 @@ from sqlmodel import col, select
 
 from models import db
 from models.erasure import EXPORTED, ErasureEvent
+from models.stage_run import StageRun
 from ops.caller import Caller
 from ops.errors import invalid
 from ops.operator import OperatorRequest
 from ops.runs import RunAnswer, run_public, started
-from ops.schemas import Answer, Identifier, NamespaceName, OpRequest, Streamed
+from ops.schemas import Answer, Identifier, Moment, NamespaceName, OpRequest, Streamed
 from ops.waiting import Waiting
 from pipelines import erasure
 from workers import ledger
@@ -44,7 +44,7 @@ class ErasureAnswer(Answer):
     run: RunAnswer  # its result counts the rows erased, by table
 
 
-def request(caller: Caller, req: ErasureRequest) -> dict | Waiting:
+def request(caller: Caller, req: ErasureRequest) -> ErasureAnswer | Waiting:
     if req.namespaces is None:
         if req.user_id is None:
             raise invalid("name a user_id (in a namespace), or a namespaces list", "user_id")
@@ -61,8 +61,11 @@ def request(caller: Caller, req: ErasureRequest) -> dict | Waiting:
         erasure_id = erasure.log_requested(s, caller.who, scope)
         run = ledger.request(s, ERASURE, erasure_id, "1", scope)
     namespaces = scope.get("namespaces") or [scope["namespace"]]
-    answer = {"erasure_id": erasure_id, "namespaces": namespaces, "scope": scope}
-    return started(STAGE, run, req.wait, req.wait_seconds, lambda run: {**answer, "run": run_public(run)})
+
+    def answer(run: StageRun) -> ErasureAnswer:
+        return ErasureAnswer(erasure_id=erasure_id, namespaces=namespaces, scope=scope, run=run_public(run))
+
+    return started(STAGE, run, req.wait, req.wait_seconds, answer)
 
 
 class ExportRequest(OpRequest):
@@ -81,8 +84,8 @@ class ExportedTurn(Answer):
     run_id: str | None
     metadata: dict[str, Any]
     tokens: int | None
-    ts: datetime
-    deleted_at: datetime | None
+    ts: Moment
+    deleted_at: Moment | None
 
 
 class ExportAnswer(Answer):
@@ -128,16 +131,29 @@ class LogEvent(Answer):
     actor: str  # who asked: "operator", or "token <id>"
     scope: dict[str, Any]
     rows: dict[str, Any] | None  # the rows erased or exported, by table
-    at: datetime
+    at: Moment
 
 
 class LogAnswer(Answer):
     events: list[LogEvent]
 
 
-def list_log(caller: Caller, req: LogRequest) -> dict:
+def list_log(caller: Caller, req: LogRequest) -> LogAnswer:
     """The erasure log, newest first: who asked, when, for what scope, how many rows (requests,
     their finishing, exports)."""
     with db.session() as s:
         events = s.exec(select(ErasureEvent).order_by(col(ErasureEvent.id).desc()).limit(req.limit)).all()
-    return {"events": [event.model_dump(mode="json") for event in events]}
+    return LogAnswer(
+        events=[
+            LogEvent(
+                id=event.id,
+                erasure_id=event.erasure_id,
+                event=event.event,
+                actor=event.actor,
+                scope=event.scope,
+                rows=event.rows,
+                at=event.at,
+            )
+            for event in events
+        ]
+    )

@@ -72,7 +72,11 @@ def set_from_messages(caller: Caller, req: SetFromMessagesRequest) -> dict | Wai
         run = request(s, loom, ids, req.thread_id, req.agent, req.run_id)
     answer = {"namespace": loom.namespace, "loomId": str(loom.id), "evidence": len(ids)}
     return started(
-        EXTRACTION.name, run, not req.defer, req.wait_seconds, lambda run: {**answer, "run": run_public(run)}
+        EXTRACTION.name,
+        run,
+        not req.defer,
+        req.wait_seconds,
+        lambda run: {**answer, "run": run_public(run).dumped()},
     )
 
 

@@ -9,7 +9,6 @@ create --all-namespaces``): viewer to read, admin to act. Their requests name no
 """
 
 import functools
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -22,11 +21,10 @@ from models.memory import NightWeaving
 from models.namespace import Namespace
 from models.pass_run import PassRun
 from models.stage_run import FAILED, SKIPPED, STATUSES, StageRun
-from ops import activity, cursors, status
+from ops import activity, cursors, runs, status
 from ops.caller import Caller
 from ops.errors import OpError, invalid, not_found
-from ops.runs import RunAnswer, run_public
-from ops.schemas import Answer
+from ops.schemas import Answer, Moment
 from schedules.record import PassBusy, fire
 from schedules.registry import passes
 from services import Endpoints
@@ -52,14 +50,14 @@ class NamespaceRow(Answer):
     name: str
     conversation_logging_enabled: bool
     threads: int
-    last_turn_at: datetime | None
+    last_turn_at: Moment | None
 
 
 class NamespacesAnswer(Answer):
     namespaces: list[NamespaceRow]
 
 
-def list_namespaces(caller: Caller, req: NamespacesRequest) -> dict:
+def list_namespaces(caller: Caller, req: NamespacesRequest) -> NamespacesAnswer:
     """The caller's namespaces (every one known, for a token of all), each with its Record switch,
     its thread count and its last turn; a namespace with no row does not record."""
     with db.session() as s:
@@ -75,17 +73,17 @@ def list_namespaces(caller: Caller, req: NamespacesRequest) -> dict:
         switches = dict(s.exec(recording).all())
         counts = {name: (n, last) for name, n, last in s.exec(threads).all()}
     names = set(caller.namespaces) if caller.namespaces is not None else set(switches) | set(counts)
-    return {
-        "namespaces": [
-            {
-                "name": name,
-                "conversation_logging_enabled": switches.get(name, False),
-                "threads": counts.get(name, (0, None))[0],
-                "last_turn_at": _iso(counts.get(name, (0, None))[1]),
-            }
+    return NamespacesAnswer(
+        namespaces=[
+            NamespaceRow(
+                name=name,
+                conversation_logging_enabled=switches.get(name, False),
+                threads=counts.get(name, (0, None))[0],
+                last_turn_at=counts.get(name, (0, None))[1],
+            )
             for name in sorted(names)
         ]
-    }
+    )
 
 
 # --- the stage ledger ----------------------------------------------------------------------------
@@ -98,14 +96,14 @@ class RunsRequest(OperatorRequest):
     limit: int = Field(default=50, ge=1, le=500)
 
 
-class RunRow(RunAnswer):
+class RunRow(runs.RunAnswer):
     """A run as the ops that start one answer it, and the rest of its record."""
 
     subject: str
     params: dict[str, Any]
-    updated_at: datetime
-    started_at: datetime | None
-    available_at: datetime
+    updated_at: Moment
+    started_at: Moment | None
+    available_at: Moment
 
 
 class RunsAnswer(Answer):
@@ -113,20 +111,28 @@ class RunsAnswer(Answer):
     counts: dict[str, dict[str, int]]  # stage -> status -> runs, over the whole ledger
 
 
-def run_row(run: StageRun) -> dict:
-    return {
-        **run_public(run),
-        "subject": run.subject,
-        "params": run.params,
-        "updated_at": run.updated_at.isoformat(),
-        "started_at": _iso(run.started_at),
-        "available_at": run.available_at.isoformat(),
-    }
+def run_row(run: StageRun) -> RunRow:
+    return RunRow(
+        id=run.id,
+        stage=run.stage,
+        status=run.status,
+        reason=run.reason,
+        last_error=run.last_error,
+        attempts=run.attempts,
+        result=run.result,
+        created_at=run.created_at,
+        finished_at=run.finished_at,
+        subject=run.subject,
+        params=run.params,
+        updated_at=run.updated_at,
+        started_at=run.started_at,
+        available_at=run.available_at,
+    )
 
 
-def list_runs(caller: Caller, req: RunsRequest) -> dict:
+def list_runs(caller: Caller, req: RunsRequest) -> RunsAnswer:
     """The ledger, newest first, by stage and status; with every stage's counts by status."""
-    runs = ledger.select_runs(req.status, req.stage, limit=req.limit, before_id=req.before_id)
+    found = ledger.select_runs(req.status, req.stage, limit=req.limit, before_id=req.before_id)
     with db.session() as s:
         counted = s.exec(
             select(StageRun.stage, StageRun.status, func.count()).group_by(StageRun.stage, StageRun.status)
@@ -134,7 +140,7 @@ def list_runs(caller: Caller, req: RunsRequest) -> dict:
     counts: dict[str, dict[str, int]] = {}
     for stage, state, n in counted:
         counts.setdefault(stage, dict.fromkeys(STATUSES, 0))[state] = n
-    return {"runs": [run_row(run) for run in runs], "counts": counts}
+    return RunsAnswer(runs=[run_row(run) for run in found], counts=counts)
 
 
 class RunRequest(OperatorRequest):
@@ -145,11 +151,11 @@ class RunAnswer(Answer):
     run: RunRow
 
 
-def get_run(caller: Caller, req: RunRequest) -> dict:
+def get_run(caller: Caller, req: RunRequest) -> RunAnswer:
     run = ledger.get(req.run_id)
     if run is None:
         raise not_found(f"no stage run {req.run_id}")
-    return {"run": run_row(run)}
+    return RunAnswer(run=run_row(run))
 
 
 class RetryAnswer(Answer):
@@ -158,7 +164,7 @@ class RetryAnswer(Answer):
     message: str
 
 
-def retry_run(caller: Caller, req: RunRequest) -> dict:
+def retry_run(caller: Caller, req: RunRequest) -> RetryAnswer:
     """Queue a failed (or skipped, where its stage retries those) run again; `loom runs retry`."""
     outcome = ledger.retry(req.run_id)
     if outcome is None:
@@ -166,7 +172,7 @@ def retry_run(caller: Caller, req: RunRequest) -> dict:
     message = outcome.message
     if outcome.requeued and not outbox.send(outcome.run.stage, [req.run_id]):
         message += " (the broker did not answer: the sweep sends it when it does)"
-    return {"run": run_row(outcome.run), "requeued": outcome.requeued, "message": message}
+    return RetryAnswer(run=run_row(outcome.run), requeued=outcome.requeued, message=message)
 
 
 class RetryStageRequest(OperatorRequest):
@@ -181,7 +187,7 @@ class RetryStageAnswer(Answer):
     message: str
 
 
-def retry_stage(caller: Caller, req: RetryStageRequest) -> dict:
+def retry_stage(caller: Caller, req: RetryStageRequest) -> RetryStageAnswer:
     """Queue every failed (or skipped, where the stage retries those) run of a stage again, a
     batch a statement; `loom runs retry --stage S --status S`."""
     declared = stages.all_stages()
@@ -196,7 +202,7 @@ def retry_stage(caller: Caller, req: RetryStageRequest) -> dict:
     message = f"{requeued} {req.stage} runs queued again"
     if not sent:
         message += " (the broker did not answer: the sweep sends them when it does)"
-    return {"stage": req.stage, "status": req.status, "requeued": requeued, "message": message}
+    return RetryStageAnswer(stage=req.stage, status=req.status, requeued=requeued, message=message)
 
 
 # --- the periodic passes -------------------------------------------------------------------------
@@ -209,8 +215,8 @@ class PassesRequest(OperatorRequest):
 class PassRow(Answer):
     name: str
     trigger: str
-    started_at: datetime | None
-    finished_at: datetime | None
+    started_at: Moment | None
+    finished_at: Moment | None
     sent: int | None
     by: str | None
     error: str | None
@@ -220,7 +226,7 @@ class PassesAnswer(Answer):
     passes: list[PassRow]
 
 
-def list_passes(caller: Caller, req: PassesRequest) -> dict:
+def list_passes(caller: Caller, req: PassesRequest) -> PassesAnswer:
     """Each pass: its trigger and its last firing (by the scheduler or by hand)."""
     with db.session() as s:
         last = {row.name: row for row in s.exec(select(PassRun))}
@@ -228,17 +234,17 @@ def list_passes(caller: Caller, req: PassesRequest) -> dict:
     for name, p in passes().items():
         row = last.get(name)
         rows.append(
-            {
-                "name": name,
-                "trigger": str(p.trigger),
-                "started_at": _iso(row.started_at) if row else None,
-                "finished_at": _iso(row.finished_at) if row else None,
-                "sent": row.sent if row else None,
-                "by": row.by if row else None,
-                "error": row.error if row else None,
-            }
+            PassRow(
+                name=name,
+                trigger=str(p.trigger),
+                started_at=row.started_at if row else None,
+                finished_at=row.finished_at if row else None,
+                sent=row.sent if row else None,
+                by=row.by if row else None,
+                error=row.error if row else None,
+            )
         )
-    return {"passes": rows}
+    return PassesAnswer(passes=rows)
 
 
 class PassRunRequest(OperatorRequest):
@@ -250,7 +256,7 @@ class PassRunAnswer(Answer):
     sent: int
 
 
-def run_pass(caller: Caller, req: PassRunRequest) -> dict:
+def run_pass(caller: Caller, req: PassRunRequest) -> PassRunAnswer:
     """Fire one pass now, recorded as the operator's: it enqueues what it would on its schedule."""
     known = passes()
     if req.name not in known:
@@ -261,7 +267,7 @@ def run_pass(caller: Caller, req: PassRunRequest) -> dict:
         raise OpError(409, f"the {req.name} pass is running now; try again when it has finished") from None
     except Exception as exc:  # noqa: BLE001 - recorded on the pass by fire; the caller gets why
         raise OpError(503, f"the {req.name} pass failed: {type(exc).__name__}: {exc}"[:500]) from exc
-    return {"name": req.name, "sent": len(sent)}
+    return PassRunAnswer(name=req.name, sent=len(sent))
 
 
 # --- night weaving -------------------------------------------------------------------------------
@@ -274,8 +280,8 @@ class NightsRequest(OperatorRequest):
 class NightRow(Answer):
     id: str
     loom_id: str | None
-    started_at: datetime
-    finished_at: datetime | None
+    started_at: Moment
+    finished_at: Moment | None
     sessions: int
     consolidated: int
     episodes: int
@@ -288,14 +294,30 @@ class NightsAnswer(Answer):
     nights: list[NightRow]
 
 
-def list_nights(caller: Caller, req: NightsRequest) -> dict:
+def list_nights(caller: Caller, req: NightsRequest) -> NightsAnswer:
     """The night weavings, newest first: the sessions sent and consolidated, the episodes woven
     and the memory threads judged."""
     with db.session() as s:
         weavings = s.exec(
             select(NightWeaving).order_by(col(NightWeaving.started_at).desc()).limit(req.limit)
         ).all()
-    return {"nights": [w.model_dump(mode="json") for w in weavings]}
+    return NightsAnswer(
+        nights=[
+            NightRow(
+                id=str(w.id),
+                loom_id=str(w.loom_id) if w.loom_id else None,
+                started_at=w.started_at,
+                finished_at=w.finished_at,
+                sessions=w.sessions,
+                consolidated=w.consolidated,
+                episodes=w.episodes,
+                judged=w.judged,
+                used=w.used,
+                by=w.by,
+            )
+            for w in weavings
+        ]
+    )
 
 
 # --- cursor keys ---------------------------------------------------------------------------------
@@ -311,10 +333,13 @@ class RotateKeyAnswer(Answer):
     retired: int  # keys dropped: the cursors they signed are refused
 
 
-def rotate_cursor_key(caller: Caller, req: RotateKeyRequest) -> dict:
+def rotate_cursor_key(caller: Caller, req: RotateKeyRequest) -> RotateKeyAnswer:
     """Sign paging cursors with a new key (``ops.cursors.rotate_key``): cursors issued until now
     keep paging until the next rotation; those signed before the previous one are refused."""
-    return cursors.rotate_key()
+    rotated = cursors.rotate_key()
+    return RotateKeyAnswer(
+        key_id=rotated.key_id, accepted_key_ids=rotated.accepted_key_ids, retired=rotated.retired
+    )
 
 
 # --- health --------------------------------------------------------------------------------------
@@ -348,7 +373,7 @@ def _probe(at: Endpoints) -> status.Probe:
     return status.Probe(at)
 
 
-def health(caller: Caller, req: HealthRequest) -> dict:
+def health(caller: Caller, req: HealthRequest) -> HealthAnswer:
     """``loom status`` over HTTP: the servers, each stage's runs, queue and oldest pending run, and
     the last hour's appends and searches."""
     snap = _probe(status.endpoints()).recent_snapshot()
@@ -356,24 +381,20 @@ def health(caller: Caller, req: HealthRequest) -> dict:
     def shown(check: status.Check) -> str:  # as /healthz tells them: the detail to an admin only
         return check.label if caller.role == "admin" or check.ok else "down"
 
-    return {
-        "database": shown(snap.database),
-        "broker": shown(snap.broker),
-        "stages": {
-            name: {
-                "runs": stage.runs,
-                "oldest_pending_seconds": stage.oldest_pending_seconds,
-                "queue": stage.queue,
-                "queued": stage.queued,
-            }
+    return HealthAnswer(
+        database=shown(snap.database),
+        broker=shown(snap.broker),
+        stages={
+            name: StageHealth(
+                runs=stage.runs,
+                oldest_pending_seconds=stage.oldest_pending_seconds,
+                queue=stage.queue,
+                queued=stage.queued,
+            )
             for name, stage in snap.stages.items()
         },
-        "embedded_per_second": snap.embedded_per_second,
-        "errors": snap.errors if caller.role == "admin" else [],
-        "appended_per_minute": activity.APPENDED.series(),
-        "searched_per_minute": activity.SEARCHED.series(),
-    }
-
-
-def _iso(moment: datetime | None) -> str | None:
-    return moment.isoformat() if moment else None
+        embedded_per_second=snap.embedded_per_second,
+        errors=snap.errors if caller.role == "admin" else [],
+        appended_per_minute=activity.APPENDED.series(),
+        searched_per_minute=activity.SEARCHED.series(),
+    )

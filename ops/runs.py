@@ -1,12 +1,11 @@
 """A stage run as the ops that start one answer it, and waiting a bounded time for its outcome."""
 
 from collections.abc import Callable
-from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from models import db
 from models.stage_run import DONE, FAILED, StageRun
-from ops.schemas import Answer
+from ops.schemas import Answer, Moment
 from ops.waiting import Waiting, Watch
 from workers import outbox
 
@@ -19,27 +18,30 @@ class RunAnswer(Answer):
     last_error: str | None
     attempts: int
     result: dict[str, Any] | None
-    created_at: datetime
-    finished_at: datetime | None
+    created_at: Moment
+    finished_at: Moment | None
 
 
-def run_public(run: StageRun) -> dict:
-    return {
-        "id": run.id,
-        "stage": run.stage,
-        "status": run.status,
-        "reason": run.reason,
-        "last_error": run.last_error,
-        "attempts": run.attempts,
-        "result": run.result,
-        "created_at": run.created_at.isoformat(),
-        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
-    }
+def run_public(run: StageRun) -> RunAnswer:
+    return RunAnswer(
+        id=run.id,
+        stage=run.stage,
+        status=run.status,
+        reason=run.reason,
+        last_error=run.last_error,
+        attempts=run.attempts,
+        result=run.result,
+        created_at=run.created_at,
+        finished_at=run.finished_at,
+    )
+
+
+A = TypeVar("A", bound=Answer)
 
 
 def started(
-    stage: str, run: StageRun, wait: bool, seconds: float, answer: Callable[[StageRun], dict]
-) -> dict | Waiting:
+    stage: str, run: StageRun, wait: bool, seconds: float, answer: Callable[[StageRun], A]
+) -> A | Waiting:
     """After the commit that wrote (or found) ``run``: wake its stage while it waits to be done,
     and answer (``answer`` of the run) at once or, with ``wait``, once it is done or after
     ``seconds``."""
@@ -49,7 +51,7 @@ def started(
     if not wait:
         return answer(run)
 
-    def check(final: bool) -> dict | Watch:
+    def check(final: bool) -> A | Watch:
         with db.session() as s:
             now = s.get(StageRun, run.id)
         return answer(now) if final or now.status in DONE + (FAILED,) else Watch(frozenset({run.id}))

@@ -17,6 +17,7 @@ from ops.registry import call
 from pipelines import coding_threads as coding_search
 from pipelines import thread_index as thread_indexing
 from tests.integration.conftest import enable_logging, settled, wait_until
+from tests.integration.test_answer_shapes import shape
 from workers.stages import thread_index
 
 
@@ -181,6 +182,32 @@ def test_search_ranks_the_most_recent_matches_the_caller_may_read(client, tokens
     assert sorted(found("ana")) == ["newer 0", "newer 1"]
     monkeypatch.setattr(coding_search, "RANK_POOL", 500)
     assert found("ana")[0] == "deadlock deadlock" and len(found("ana")) == 3
+
+
+def test_the_listing_and_the_search_answer_the_shape_clients_have_always_read(client, tokens):
+    """Their keys and their values' kinds, moments written as isoformat writes them (as
+    ``answer_shapes.json`` holds the ops'); a thread of the namespace itself has no owner."""
+    ana = a_thread("Fix login", "it flakes", git_branch="fix")
+    client.post("/api/threads", json=ana, headers=tokens["ana"])
+    client.post("/api/threads", json=a_thread("Team login", "ours"), headers=tokens["team"])
+    listed = client.get("/api/threads", headers=tokens["ana"]).json()
+    found = client.get("/api/threads/search", params={"q": "flakes"}, headers=tokens["ana"]).json()
+    item = {
+        "id": "str",
+        "version": "int",
+        "title": "str",
+        "message_count": "int",
+        "last_activity_at": "moment+00:00",
+        "git_branch": "str",
+        "git_remote_url": None,
+        "git_current_commit_sha": None,
+        "visibility": "str",
+        "owner": "str",
+    }
+    assert shape(listed) == {"threads": [item], "limit": "int", "offset": "int"}
+    assert shape(found) == {"threads": [item | {"rank": "float"}]}
+    team = client.get("/api/threads", headers=tokens["team"]).json()["threads"]
+    assert [(t["title"], t["owner"]) for t in team] == [("Team login", None)]
 
 
 def test_new_messages_become_conversation_turns_once(client, tokens, ns, worker):
