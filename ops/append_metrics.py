@@ -7,6 +7,7 @@ The metrics belong to no prometheus_client registry here: each app registers the
 import functools
 import time
 from collections.abc import Callable
+from typing import Protocol, TypeVar
 
 from prometheus_client import Counter, Histogram
 
@@ -31,16 +32,26 @@ for _outcome in OUTCOMES:
     APPENDS.labels(_outcome)
 
 
-def observed(append: Callable[..., dict]) -> Callable[..., dict]:
+class Appended(Protocol):
+    """What append answers (``AppendAnswer``: its module imports this one) as counted here."""
+
+    stored: bool
+    reason: str | None
+
+
+A = TypeVar("A", bound=Appended)
+
+
+def observed(append: Callable[..., A]) -> Callable[..., A]:
     """Count each call of ``append`` by its outcome and time it."""
 
     @functools.wraps(append)
-    def wrapper(*args, **kwargs) -> dict:
+    def wrapper(*args, **kwargs) -> A:
         started, outcome = time.perf_counter(), "error"
         try:
             answer = append(*args, **kwargs)
-            outcome = "stored" if answer["stored"] else answer["reason"]
-            if answer["stored"]:
+            outcome = "stored" if answer.stored else answer.reason
+            if answer.stored:
                 activity.APPENDED.add()
             return answer
         except OpError:

@@ -55,9 +55,8 @@ class IngestAnswer(Answer):
     run: RunAnswer | None = None  # its result counts the turns stored, duplicate and refused
 
 
-def ingest(caller: Caller, req: IngestRequest) -> dict | Waiting:
+def ingest(caller: Caller, req: IngestRequest) -> IngestAnswer | Waiting:
     namespace = caller.namespace(req.namespace)
-    answer = {"namespace": namespace, "thread_id": req.thread_id, "agent": req.agent}
     if not transcripts.looks_like_a_transcript(req.transcript):
         raise invalid(
             "not a Markdown ('# user' sections), JSON ('[…]') or Claude Code (JSON lines) transcript",
@@ -68,7 +67,13 @@ def ingest(caller: Caller, req: IngestRequest) -> dict | Waiting:
     raw = req.transcript.encode()
     with db.session() as s:
         if not recording(s, namespace):
-            return {**answer, "stored": False, "reason": "logging_disabled"}
+            return IngestAnswer(
+                namespace=namespace,
+                thread_id=req.thread_id,
+                agent=req.agent,
+                stored=False,
+                reason="logging_disabled",
+            )
         # The same lines at another place of the file are another piece (Cursor keys turns by line).
         digest = keys.digest(req.transcript, *([str(req.first_line)] if req.first_line != 1 else []))
         s.exec(
@@ -105,11 +110,13 @@ def ingest(caller: Caller, req: IngestRequest) -> dict | Waiting:
         run,
         req.wait,
         req.wait_seconds,
-        lambda run: {
-            **answer,
-            "stored": stored,
-            "reason": None if stored else "duplicate",
-            "transcript_id": transcript_id,
-            "run": run_public(run).dumped(),
-        },
+        lambda run: IngestAnswer(
+            namespace=namespace,
+            thread_id=req.thread_id,
+            agent=req.agent,
+            stored=stored,
+            reason=None if stored else "duplicate",
+            transcript_id=transcript_id,
+            run=run_public(run),
+        ),
     )

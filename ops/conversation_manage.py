@@ -34,20 +34,21 @@ class CompactAnswer(Answer):
     run: RunAnswer
 
 
-def compact(caller: Caller, req: CompactRequest) -> dict | Waiting:
+def compact(caller: Caller, req: CompactRequest) -> CompactAnswer | Waiting:
     namespace = caller.namespace(req.namespace)
     if not llm.configured():
         raise OpError(409, f"conversation.compact needs an LLM provider: {llm.NO_PROVIDER}")
     with db.session() as s:
         thread = find_thread(s, namespace, req.thread_id)
         run = compaction.request(s, thread.id, req.agent, req.keep_recent, req.min_to_compact, revive=True)
-    answer = {"namespace": namespace, "thread_id": req.thread_id, "agent": req.agent}
     return started(
         compaction.STAGE,
         run,
         req.wait,
         req.wait_seconds,
-        lambda run: {**answer, "run": run_public(run).dumped()},
+        lambda run: CompactAnswer(
+            namespace=namespace, thread_id=req.thread_id, agent=req.agent, run=run_public(run)
+        ),
     )
 
 
@@ -63,7 +64,7 @@ class DeleteAnswer(Answer):
     thread_deleted: bool  # false while another agent's copies stay live
 
 
-def delete(caller: Caller, req: DeleteRequest) -> dict:
+def delete(caller: Caller, req: DeleteRequest) -> DeleteAnswer:
     """Tombstone the thread's turns (the named agent's copies, or every agent's), their
     embedding rows (a row another agent's live copy shares passes to it) and, once no live turn
     is left, the thread row."""
@@ -82,7 +83,9 @@ def delete(caller: Caller, req: DeleteRequest) -> dict:
         if thread is None:
             raise not_found(f"no thread {req.thread_id!r} in namespace {namespace!r}", "thread_id")
         if thread.deleted_at is not None:  # deleted before: a retried delete is answered as done
-            return _deleted(namespace, req.thread_id, 0, True)
+            return DeleteAnswer(
+                namespace=namespace, thread_id=req.thread_id, turns_deleted=0, thread_deleted=True
+            )
         live = [Turn.namespace == namespace, Turn.thread_id == req.thread_id, col(Turn.deleted_at).is_(None)]
         doomed = live + ([Turn.agent == agent] if agent else [])
         turns = s.exec(update(Turn).where(*doomed).values(deleted_at=now)).rowcount
@@ -96,13 +99,6 @@ def delete(caller: Caller, req: DeleteRequest) -> dict:
                 turn_count=func.greatest(Thread.turn_count - turns, 0),
             )
         )
-    return _deleted(namespace, req.thread_id, turns, remaining is None)
-
-
-def _deleted(namespace: str, thread_id: str, turns: int, thread_deleted: bool) -> dict:
-    return {
-        "namespace": namespace,
-        "thread_id": thread_id,
-        "turns_deleted": turns,
-        "thread_deleted": thread_deleted,
-    }
+    return DeleteAnswer(
+        namespace=namespace, thread_id=req.thread_id, turns_deleted=turns, thread_deleted=remaining is None
+    )

@@ -15,8 +15,8 @@ from models.conversation import Thread, Turn
 from models.settings import get_settings
 from ops import cursors
 from ops.caller import Caller
-from ops.conversation_write import ThreadAnswer, find_thread, thread_public
-from ops.schemas import Answer, Identifier, OpRequest
+from ops.conversation_write import ThreadAnswer, find_thread, thread_answer
+from ops.schemas import Answer, Identifier, Moment, OpRequest
 from pipelines import screening
 
 ALL_AGENTS = "*"
@@ -84,7 +84,7 @@ class ThreadsRequest(OpRequest):
 class LastTurn(Answer):
     msg_id: str
     role: str
-    ts: datetime
+    ts: Moment
     excerpt: str  # blank when it reads as high
 
 
@@ -99,7 +99,7 @@ class ThreadsAnswer(Answer):
     limit: int
 
 
-def threads(caller: Caller, req: ThreadsRequest) -> dict:
+def threads(caller: Caller, req: ThreadsRequest) -> ThreadsAnswer:
     namespace = caller.namespace(req.namespace)
     # Each thread's newest live turn, fetched with the page in one statement.
     last = (
@@ -134,18 +134,19 @@ def threads(caller: Caller, req: ThreadsRequest) -> dict:
     )
     with db.session() as s:
         rows = s.exec(query).all()
-    items = []
-    for thread, msg_id, role, ts, content in rows:
-        public = thread_public(thread)
-        public["title"] = listing_excerpt(thread.title) or None
-        public["metadata"] = listing_metadata(thread.meta)
-        public["last_turn"] = (
-            None
+    items = [
+        thread_answer(
+            thread,
+            ThreadsItem,
+            title=listing_excerpt(thread.title) or None,
+            metadata=listing_metadata(thread.meta),
+            last_turn=None
             if msg_id is None
-            else {"msg_id": msg_id, "role": role, "ts": ts.isoformat(), "excerpt": listing_excerpt(content)}
+            else LastTurn(msg_id=msg_id, role=role, ts=ts, excerpt=listing_excerpt(content)),
         )
-        items.append(public)
-    return {"namespace": namespace, "threads": items, "offset": req.offset, "limit": req.limit}
+        for thread, msg_id, role, ts, content in rows
+    ]
+    return ThreadsAnswer(namespace=namespace, threads=items, offset=req.offset, limit=req.limit)
 
 
 class TurnAnswer(Answer):
@@ -159,23 +160,23 @@ class TurnAnswer(Answer):
     metadata: dict[str, Any]
     tokens: int | None
     sensitivity: Literal["high", "none"]
-    ts: datetime
+    ts: Moment
 
 
-def turn_public(turn: Turn) -> dict:
-    return {
-        "msg_id": turn.msg_id,
-        "role": turn.role,
-        "content": turn.content,
-        "reasoning": turn.reasoning,
-        "agent": turn.agent,
-        "user_id": turn.user_id,
-        "run_id": turn.run_id,
-        "metadata": turn.meta,
-        "tokens": turn.tokens,
-        "sensitivity": turn.sensitivity,
-        "ts": turn.ts.isoformat(),
-    }
+def turn_answer(turn: Turn) -> TurnAnswer:
+    return TurnAnswer(
+        msg_id=turn.msg_id,
+        role=turn.role,
+        content=turn.content,
+        reasoning=turn.reasoning,
+        agent=turn.agent,
+        user_id=turn.user_id,
+        run_id=turn.run_id,
+        metadata=turn.meta,
+        tokens=turn.tokens,
+        sensitivity=turn.sensitivity,
+        ts=turn.ts,
+    )
 
 
 # A page ends at a turn: its (ts, id).
@@ -192,10 +193,10 @@ def _page(
     cursor: str | None,
     agent: str | None,
     run_id: str | None = None,
-) -> dict:
+) -> tuple[list[TurnAnswer], str | None]:
     """Live turns of a thread (one agent's copies, or every agent's) in (ts, id) order, ``limit``
-    at a time; ``next_cursor`` continues the walk. By time first: a compaction's summary carries
-    the time of the first turn it replaced, and reads in their place."""
+    at a time, and the cursor that continues the walk (None at its end). By time first: a
+    compaction's summary carries the time of the first turn it replaced, and reads in their place."""
     query = select(Turn).where(
         Turn.namespace == namespace, Turn.thread_id == thread_id, Turn.deleted_at.is_(None)
     )
@@ -216,10 +217,10 @@ def _page(
         rows = list(s.exec(query.limit(limit + 1)))
     more = len(rows) > limit
     rows = rows[:limit]
-    return {
-        "messages": [turn_public(turn) for turn in rows],
-        "next_cursor": cursors.encode(kind, scope, (rows[-1].ts, rows[-1].id)) if more else None,
-    }
+    return (
+        [turn_answer(turn) for turn in rows],
+        cursors.encode(kind, scope, (rows[-1].ts, rows[-1].id)) if more else None,
+    )
 
 
 class GetRequest(OpRequest):
@@ -235,15 +236,16 @@ class GetAnswer(ThreadAnswer):
     next_cursor: str | None = None
 
 
-def get(caller: Caller, req: GetRequest) -> dict:
+def get(caller: Caller, req: GetRequest) -> GetAnswer:
     namespace = caller.namespace(req.namespace)
     with db.session() as s:
-        answer = thread_public(find_thread(s, namespace, req.thread_id))
-    if req.include_messages:
-        answer.update(
-            _page(GET_CURSOR, namespace, req.thread_id, req.order, req.limit, req.cursor, named_agent(req))
-        )
-    return answer
+        thread = find_thread(s, namespace, req.thread_id)
+    if not req.include_messages:
+        return thread_answer(thread, GetAnswer)
+    messages, next_cursor = _page(
+        GET_CURSOR, namespace, req.thread_id, req.order, req.limit, req.cursor, named_agent(req)
+    )
+    return thread_answer(thread, GetAnswer, messages=messages, next_cursor=next_cursor)
 
 
 class ListRequest(OpRequest):
@@ -260,14 +262,13 @@ class ListAnswer(Answer):
     next_cursor: str | None
 
 
-def list_turns(caller: Caller, req: ListRequest) -> dict:
+def list_turns(caller: Caller, req: ListRequest) -> ListAnswer:
     namespace = caller.namespace(req.namespace)
     with db.session() as s:
         find_thread(s, namespace, req.thread_id)
-    return {
-        "namespace": namespace,
-        "thread_id": req.thread_id,
-        **_page(
-            LIST_CURSOR, namespace, req.thread_id, "asc", req.limit, req.cursor, named_agent(req), req.run_id
-        ),
-    }
+    messages, next_cursor = _page(
+        LIST_CURSOR, namespace, req.thread_id, "asc", req.limit, req.cursor, named_agent(req), req.run_id
+    )
+    return ListAnswer(
+        namespace=namespace, thread_id=req.thread_id, messages=messages, next_cursor=next_cursor
+    )

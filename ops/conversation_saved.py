@@ -25,7 +25,7 @@ from ops.caller import Caller
 from ops.conversation_read import listing_excerpt
 from ops.conversation_write import recording
 from ops.errors import not_found
-from ops.schemas import Answer, Identifier, NamespaceName, OpRequest, SaidAt
+from ops.schemas import Answer, Identifier, Moment, NamespaceName, OpRequest, SaidAt
 from ops.waiting import Waiting, Watch
 from pipelines import saving, search
 from workers import ledger, outbox
@@ -62,7 +62,7 @@ class SaveAnswer(Answer):
     conversation_id: str
     message_id: str
     saved: bool
-    saved_at: datetime | None = None
+    saved_at: Moment | None = None
     stored: bool = False  # the save wrote the transcript row
     indexed: bool
     # pending: the worker had not indexed it within the wait; it will (embedding_runs say which)
@@ -70,14 +70,20 @@ class SaveAnswer(Answer):
     embedding_runs: list[int] = []
 
 
-def save(caller: Caller, req: SaveRequest) -> dict | Waiting:
+def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
     message = _message(caller, req)
     now = utcnow()
-    answer = {
-        "namespace": message.namespace,
-        "conversation_id": req.conversation_id,
-        "message_id": req.message_id,
-    }
+
+    def unsaved(reason: str) -> SaveAnswer:
+        return SaveAnswer(
+            namespace=message.namespace,
+            conversation_id=req.conversation_id,
+            message_id=req.message_id,
+            saved=False,
+            indexed=False,
+            reason=reason,
+        )
+
     try:
         done, runs = _saved(message, now)
     except IntegrityError as exc:
@@ -91,27 +97,29 @@ def save(caller: Caller, req: SaveRequest) -> dict | Waiting:
     if done.outcome == saving.UNKNOWN:
         raise not_found("no such message: send role and content to save a new one", "message_id")
     if done.outcome != saving.SAVED:
-        return {**answer, "saved": False, "indexed": False, "reason": done.outcome}
+        return unsaved(done.outcome)
     if runs:
         outbox.wake(EMBEDDING.name, [run.id for run in runs])
     run_ids = [run.id for run in runs]
 
-    def check(final: bool) -> dict | Watch:
+    def check(final: bool) -> SaveAnswer | Watch:
         with db.session() as s:
             reason = saving.indexing(s, done.embedding_ids)
         if reason == saving.DELETED:
-            return {**answer, "saved": False, "indexed": False, "reason": reason}
+            return unsaved(reason)
         if reason == saving.PENDING and not final:
             return Watch(frozenset(run_ids))
-        return {
-            **answer,
-            "saved": True,
-            "saved_at": _iso(done.saved_at),
-            "stored": done.stored,
-            "indexed": reason is None,
-            "reason": reason,
-            "embedding_runs": run_ids if reason == saving.PENDING else [],
-        }
+        return SaveAnswer(
+            namespace=message.namespace,
+            conversation_id=req.conversation_id,
+            message_id=req.message_id,
+            saved=True,
+            saved_at=done.saved_at,
+            stored=done.stored,
+            indexed=reason is None,
+            reason=reason,
+            embedding_runs=run_ids if reason == saving.PENDING else [],
+        )
 
     return Waiting(check, get_settings().save_message_wait_seconds)
 
@@ -131,10 +139,6 @@ def _saved(message: saving.Message, now: datetime) -> tuple[saving.Saved, list]:
         ]
         saving.due_now(s, [run.id for run in runs], now)
     return done, runs
-
-
-def _iso(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat()
 
 
 def _message(caller: Caller, req: SavedOp) -> saving.Message:
@@ -164,17 +168,17 @@ class UnsaveAnswer(Answer):
     removed: bool = False  # the turn existed only because of the save, and is gone
 
 
-def unsave(caller: Caller, req: UnsaveRequest) -> dict:
+def unsave(caller: Caller, req: UnsaveRequest) -> UnsaveAnswer:
     message = _message(caller, req)
     with db.session() as s:
         done = saving.unsave(s, message, recording(s, message.namespace), utcnow())
-    return {
-        "namespace": message.namespace,
-        "conversation_id": req.conversation_id,
-        "message_id": req.message_id,
-        "found": done.found,
-        "removed": done.removed,
-    }
+    return UnsaveAnswer(
+        namespace=message.namespace,
+        conversation_id=req.conversation_id,
+        message_id=req.message_id,
+        found=done.found,
+        removed=done.removed,
+    )
 
 
 class SearchSavedRequest(searching.Ranking):
@@ -187,8 +191,8 @@ class SavedHit(Answer):
     conversation_id: str
     message_id: str
     role: str
-    ts: datetime  # when the message was said
-    saved_at: datetime | None
+    ts: Moment  # when the message was said
+    saved_at: Moment | None
     similarity: float | None
     lexical_score: float | None = None
     found_by: list[Literal["semantic", "lexical", "substring"]]
@@ -207,24 +211,23 @@ class SearchSavedAnswer(Answer):
     stats: searching.SearchStats
 
 
-def _saved_hit(hit: search.Hit, mode: str, query: str, chars: int) -> dict:
-    shown = searching.public_hit(hit, mode, query, chars)
-    for unsaid in ("namespace", "agent"):
-        del shown[unsaid]
-    return {
-        "conversation_id": shown.pop("thread_id"),
-        "message_id": shown.pop("msg_id"),
-        "saved_at": _iso(hit.saved_at),
-        **shown,
-    }
+def _saved_hit(hit: search.Hit, mode: str, query: str, chars: int) -> SavedHit:
+    return searching.scored_hit(
+        SavedHit,
+        hit,
+        mode,
+        query,
+        chars,
+        conversation_id=hit.thread_id,
+        message_id=hit.msg_id,
+        saved_at=hit.saved_at,
+    )
 
 
-def search_saved(caller: Caller, req: SearchSavedRequest) -> dict:
+def search_saved(caller: Caller, req: SearchSavedRequest) -> SearchSavedAnswer:
     namespace, user = caller.namespace(req.namespace), caller.acting_user(req.user_id)
     filters = search.Filters([namespace], thread_id=req.conversation_id, saved_by=user)
-    found = searching.ranked(req, filters, _saved_hit)
-    del found["namespaces"]
-    return {**found, "namespace": namespace, "user_id": user}
+    return searching.ranked(req, filters, SearchSavedAnswer, _saved_hit, namespace=namespace, user_id=user)
 
 
 class ListSavedRequest(SavedOp):
@@ -238,8 +241,8 @@ class SavedMessage(Answer):
     message_id: str
     role: str
     agent: str
-    ts: datetime  # when the user saved it (the message's own time for a row saved without one)
-    said_at: datetime
+    ts: Moment  # when the user saved it (the message's own time for a row saved without one)
+    said_at: Moment
     excerpt: str  # empty for a message that reads as high
 
 
@@ -254,34 +257,34 @@ class ListSavedAnswer(Answer):
 LIST_SAVED_CURSOR = cursors.Kind("conversation.list_saved_messages", (datetime, int))
 
 
-def list_saved(caller: Caller, req: ListSavedRequest) -> dict:
+def list_saved(caller: Caller, req: ListSavedRequest) -> ListSavedAnswer:
     namespace, user = caller.namespace(req.namespace), caller.acting_user(req.user_id)
     scope = (namespace, user, req.conversation_id)
     after = None if req.cursor is None else cursors.decode(LIST_SAVED_CURSOR, scope, req.cursor)
     with db.session() as s:
         rows = saving.listed(s, namespace, user, req.conversation_id, after, req.limit + 1)
     page = rows[: req.limit]
-    return {
-        "namespace": namespace,
-        "user_id": user,
-        "messages": [
-            {
-                "conversation_id": row.thread_id,
-                "message_id": row.msg_id,
-                "role": row.role,
-                "agent": row.agent,
-                "ts": row.saved.isoformat(),
-                "said_at": row.ts.isoformat(),
-                "excerpt": listing_excerpt(row.content),
-            }
+    return ListSavedAnswer(
+        namespace=namespace,
+        user_id=user,
+        messages=[
+            SavedMessage(
+                conversation_id=row.thread_id,
+                message_id=row.msg_id,
+                role=row.role,
+                agent=row.agent,
+                ts=row.saved,
+                said_at=row.ts,
+                excerpt=listing_excerpt(row.content),
+            )
             for row in page
         ],
-        "next_cursor": (
+        next_cursor=(
             cursors.encode(LIST_SAVED_CURSOR, scope, (page[-1].saved, page[-1].id))
             if len(rows) > req.limit
             else None
         ),
-    }
+    )
 
 
 class SavedStatusRequest(SavedOp):
@@ -292,7 +295,7 @@ class SavedStatusRequest(SavedOp):
 class SavedState(Answer):
     message_id: str
     is_saved: bool
-    saved_at: datetime | None = None
+    saved_at: Moment | None = None
 
 
 class SavedStatusAnswer(Answer):
@@ -302,16 +305,16 @@ class SavedStatusAnswer(Answer):
     messages: list[SavedState]
 
 
-def saved_status(caller: Caller, req: SavedStatusRequest) -> dict:
+def saved_status(caller: Caller, req: SavedStatusRequest) -> SavedStatusAnswer:
     namespace, user = caller.namespace(req.namespace), caller.acting_user(req.user_id)
     with db.session() as s:
         saved = saving.saved_times(s, namespace, req.conversation_id, req.message_ids, user)
-    return {
-        "namespace": namespace,
-        "user_id": user,
-        "conversation_id": req.conversation_id,
-        "messages": [
-            {"message_id": m, "is_saved": m in saved, "saved_at": _iso(saved.get(m))}
+    return SavedStatusAnswer(
+        namespace=namespace,
+        user_id=user,
+        conversation_id=req.conversation_id,
+        messages=[
+            SavedState(message_id=m, is_saved=m in saved, saved_at=saved.get(m))
             for m in dict.fromkeys(req.message_ids)
         ],
-    }
+    )

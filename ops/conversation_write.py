@@ -1,8 +1,7 @@
 """The conversation plane's write ops: validate, write the rows and their stage runs in one
 transaction, then enqueue ids (the outbox rule). Never a model call here."""
 
-from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import Field
 from sqlalchemy.dialects.postgresql import insert
@@ -15,7 +14,7 @@ from models.namespace import Namespace
 from ops import append_metrics
 from ops.caller import Caller
 from ops.errors import not_found
-from ops.schemas import Answer, Identifier, Metadata, OpRequest, SaidAt
+from ops.schemas import Answer, Identifier, Metadata, Moment, OpRequest, SaidAt
 from pipelines import appending
 from workers import outbox
 from workers.stages.embedding import EMBEDDING
@@ -38,7 +37,7 @@ class SetLoggingAnswer(Answer):
     conversation_logging_enabled: bool
 
 
-def set_logging(caller: Caller, req: SetLoggingRequest) -> dict:
+def set_logging(caller: Caller, req: SetLoggingRequest) -> SetLoggingAnswer:
     namespace = caller.namespace(req.namespace)
     now = utcnow()
     with db.session() as s:
@@ -49,7 +48,7 @@ def set_logging(caller: Caller, req: SetLoggingRequest) -> dict:
                 index_elements=["name"], set_={"conversation_logging_enabled": req.enabled, "updated_at": now}
             )
         )
-    return {"namespace": namespace, "conversation_logging_enabled": req.enabled}
+    return SetLoggingAnswer(namespace=namespace, conversation_logging_enabled=req.enabled)
 
 
 class AppendRequest(OpRequest):
@@ -78,26 +77,51 @@ class AppendAnswer(Answer):
 
 
 @append_metrics.observed
-def append(caller: Caller, req: AppendRequest) -> dict:
+def append(caller: Caller, req: AppendRequest) -> AppendAnswer:
     turn = appending.NewTurn(
         namespace=caller.namespace(req.namespace),
         **req.model_dump(exclude={"namespace"}),
     )
     with db.autocommit() as conn:
         written = appending.write(conn, turn, EMBEDDING)
-    answer = {"namespace": turn.namespace, "thread_id": turn.thread_id, "msg_id": written.msg_id}
     if written.outcome != appending.STORED:
-        return {**answer, "stored": False, "reason": written.outcome}
+        return AppendAnswer(
+            namespace=turn.namespace,
+            thread_id=turn.thread_id,
+            msg_id=written.msg_id,
+            stored=False,
+            reason=written.outcome,
+        )
     if written.run_id is not None:
         outbox.wake(EMBEDDING.name, [written.run_id])
-    return {
-        **answer,
-        "stored": True,
-        "reason": None,
-        "turn_id": written.turn_id,
-        "sensitivity": written.sensitivity,
-        "embedding": written.embedding,
-    }
+    return AppendAnswer(
+        namespace=turn.namespace,
+        thread_id=turn.thread_id,
+        msg_id=written.msg_id,
+        stored=True,
+        reason=None,
+        turn_id=written.turn_id,
+        sensitivity=written.sensitivity,
+        embedding=written.embedding,
+    )
+
+
+class ThreadAnswer(Answer):
+    """A thread as create, update and get show it; only the first four fields while the namespace
+    does not record (``stored`` false, reason ``logging_disabled``) and for a deleted thread
+    (reason ``deleted``: a deleted thread id is not taken again)."""
+
+    namespace: str
+    thread_id: str
+    stored: bool | None = None  # create and update
+    reason: Literal["logging_disabled", "exists", "deleted"] | None = None
+    agent: str | None = None
+    title: str | None = None
+    metadata: dict[str, Any] | None = None
+    run_id: str | None = None
+    turn_count: int | None = None
+    created_at: Moment | None = None
+    last_turn_at: Moment | None = None
 
 
 class CreateRequest(OpRequest):
@@ -107,7 +131,7 @@ class CreateRequest(OpRequest):
     run_id: str | None = Field(default=None, max_length=256)
 
 
-def create(caller: Caller, req: CreateRequest) -> dict:
+def create(caller: Caller, req: CreateRequest) -> ThreadAnswer:
     namespace = caller.namespace(req.namespace)
     with db.session() as s:
         if not recording(s, namespace):
@@ -132,12 +156,10 @@ def create(caller: Caller, req: CreateRequest) -> dict:
             select(Thread).where(Thread.namespace == namespace, Thread.thread_id == req.thread_id)
         ).one()
         if thread.deleted_at is not None:
-            return {"namespace": namespace, "thread_id": req.thread_id, "stored": False, "reason": "deleted"}
-        return {
-            **thread_public(thread),
-            "stored": created is not None,
-            "reason": None if created is not None else "exists",
-        }
+            return ThreadAnswer(namespace=namespace, thread_id=req.thread_id, stored=False, reason="deleted")
+        return thread_answer(
+            thread, stored=created is not None, reason=None if created is not None else "exists"
+        )
 
 
 class UpdateRequest(OpRequest):
@@ -147,7 +169,7 @@ class UpdateRequest(OpRequest):
     run_id: str | None = Field(default=None, max_length=256)
 
 
-def update(caller: Caller, req: UpdateRequest) -> dict:
+def update(caller: Caller, req: UpdateRequest) -> ThreadAnswer:
     namespace = caller.namespace(req.namespace)
     with db.session() as s:
         if not recording(s, namespace):
@@ -159,30 +181,12 @@ def update(caller: Caller, req: UpdateRequest) -> dict:
             thread.meta = req.metadata or {}
         s.add(thread)
         s.flush()
-        return {**thread_public(thread), "stored": True, "reason": None}
+        return thread_answer(thread, stored=True, reason=None)
 
 
-class ThreadAnswer(Answer):
-    """A thread as create, update and get show it; only the first four fields while the namespace
-    does not record (``stored`` false, reason ``logging_disabled``) and for a deleted thread
-    (reason ``deleted``: a deleted thread id is not taken again)."""
-
-    namespace: str
-    thread_id: str
-    stored: bool | None = None  # create and update
-    reason: Literal["logging_disabled", "exists", "deleted"] | None = None
-    agent: str | None = None
-    title: str | None = None
-    metadata: dict[str, Any] | None = None
-    run_id: str | None = None
-    turn_count: int | None = None
-    created_at: datetime | None = None
-    last_turn_at: datetime | None = None
-
-
-def _not_recording(namespace: str, thread_id: str) -> dict:
+def _not_recording(namespace: str, thread_id: str) -> ThreadAnswer:
     """What create and update answer while the namespace does not record: nothing is kept."""
-    return {"namespace": namespace, "thread_id": thread_id, "stored": False, "reason": "logging_disabled"}
+    return ThreadAnswer(namespace=namespace, thread_id=thread_id, stored=False, reason="logging_disabled")
 
 
 def find_thread(s: Session, namespace: str, thread_id: str, lock: bool = False) -> Thread:
@@ -196,15 +200,21 @@ def find_thread(s: Session, namespace: str, thread_id: str, lock: bool = False) 
     return thread
 
 
-def thread_public(thread: Thread) -> dict:
-    return {
-        "namespace": thread.namespace,
-        "thread_id": thread.thread_id,
-        "agent": thread.agent,
-        "title": thread.title,
-        "metadata": thread.meta,
-        "run_id": thread.run_id,
-        "turn_count": thread.turn_count,
-        "created_at": thread.created_at.isoformat(),
-        "last_turn_at": thread.last_turn_at.isoformat(),
-    }
+Shown = TypeVar("Shown", bound=ThreadAnswer)
+
+
+def thread_answer(thread: Thread, answer: type[Shown] = ThreadAnswer, **shown: Any) -> Shown:
+    """The thread as ``answer`` (ThreadAnswer, or an answer extending it) shows it, with the fields
+    ``shown`` gives; these may show the title and metadata otherwise (a listing screens them)."""
+    shown.setdefault("title", thread.title)
+    shown.setdefault("metadata", thread.meta)
+    return answer(
+        namespace=thread.namespace,
+        thread_id=thread.thread_id,
+        agent=thread.agent,
+        run_id=thread.run_id,
+        turn_count=thread.turn_count,
+        created_at=thread.created_at,
+        last_turn_at=thread.last_turn_at,
+        **shown,
+    )

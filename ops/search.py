@@ -6,8 +6,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import datetime
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import Field
 
@@ -16,7 +15,7 @@ from models.settings import get_settings
 from ops import activity
 from ops.caller import Caller
 from ops.conversation_read import named_agent
-from ops.schemas import Answer, OpRequest
+from ops.schemas import Answer, Moment, OpRequest
 from pipelines import excerpts, search
 from providers.embedders import get_embedder
 
@@ -47,7 +46,7 @@ class Hit(Answer):
     msg_id: str
     role: str
     agent: str
-    ts: datetime
+    ts: Moment
     similarity: float | None  # the vector leg's cosine similarity; null when it did not find it
     lexical_score: float | None = None  # the BM25 score, when the lexical leg found it
     found_by: list[Literal["semantic", "lexical", "substring"]]
@@ -97,24 +96,31 @@ class _Clock:
             self.ms[leg] = round((time.perf_counter() - started) * 1000, 2)
 
 
-def run(caller: Caller, req: SearchRequest) -> dict:
+def run(caller: Caller, req: SearchRequest) -> SearchAnswer:
     if req.namespace_scope == "namespace" or req.namespace is not None:
         namespaces = [caller.namespace(req.namespace)]
     else:
         namespaces = caller.scope(None)
     filters = search.Filters(namespaces, req.thread_id, req.run_id, req.role, named_agent(req))
-    answer = ranked(req, filters)
+    answer = ranked(req, filters, SearchAnswer, public_hit, namespaces=namespaces)
     activity.searched()
     return answer
 
 
-def ranked(req: Ranking, filters: search.Filters, shown: Callable[..., dict] | None = None) -> dict:
-    """The answer of a search of ``filters``' scope in the request's mode (conversation.search's,
+Ranked = TypeVar("Ranked", bound=Answer)
+
+
+def ranked(
+    req: Ranking,
+    filters: search.Filters,
+    answer: type[Ranked],
+    shown: Callable[[search.Hit, str, str, int], Answer],
+    **scope: Any,
+) -> Ranked:
+    """The ``answer`` of a search of ``filters``' scope in the request's mode (conversation.search's,
     and conversation.search_saved_messages' over one user's saved messages), each hit as ``shown``
-    (by default ``public_hit``) gives it."""
-    shown = shown or public_hit
+    gives it, with the fields ``scope`` gives."""
     settings = get_settings()
-    namespaces = filters.namespaces
     clock, candidates = _Clock(), {}
     vector = model = error = None
     if req.search_mode != "lexical":
@@ -148,36 +154,55 @@ def ranked(req: Ranking, filters: search.Filters, shown: Callable[..., dict] | N
                 candidates["semantic"] = len(near)
                 hits = search.fuse(near, found, req.lexical_weight, RRF_K, req.limit)
     chars = settings.conversation_search_excerpt_chars
-    return {
-        "mode": mode,
-        **({"embedder_error": error} if error else {}),
-        "namespaces": namespaces,
-        "hits": [shown(hit, mode, req.query, chars) for hit in hits],
-        "stats": {"candidates": candidates, "ms": clock.ms},
-    }
+    if error:  # the key is there only when the vector leg did not answer
+        scope["embedder_error"] = error
+    return answer(
+        mode=mode,
+        hits=[shown(hit, mode, req.query, chars) for hit in hits],
+        stats=SearchStats(candidates=candidates, ms=clock.ms),
+        **scope,
+    )
 
 
-def public_hit(hit: search.Hit, mode: str, query: str, chars: int) -> dict:
+Scored = TypeVar("Scored", bound=Answer)
+
+
+def scored_hit(
+    answer: type[Scored], hit: search.Hit, mode: str, query: str, chars: int, **named: Any
+) -> Scored:
+    """The hit as ``answer`` (Hit, or a saved message's) shows how it was found and ranked, with
+    the fields ``named`` gives (which message it is)."""
     found_by = ["substring"] if mode == "substring" else []
     if hit.similarity is not None and mode != "substring":
         found_by.append("semantic")
     if hit.lexical_score is not None:
         found_by.append("lexical")
-    return {
-        "namespace": hit.namespace,
-        "thread_id": hit.thread_id,
-        "msg_id": hit.msg_id,
-        "role": hit.role,
-        "agent": hit.agent,
-        "ts": hit.ts.isoformat(),
-        "similarity": None if hit.similarity is None else round(hit.similarity, 4),
-        "lexical_score": None if hit.lexical_score is None else round(hit.lexical_score, 4),
-        "found_by": found_by,
-        "semantic_rank": hit.semantic_rank,
-        "lexical_rank": hit.lexical_rank,
-        "score": None if hit.score is None else round(hit.score, 6),
+    return answer(
+        role=hit.role,
+        ts=hit.ts,
+        similarity=None if hit.similarity is None else round(hit.similarity, 4),
+        lexical_score=None if hit.lexical_score is None else round(hit.lexical_score, 4),
+        found_by=found_by,
+        semantic_rank=hit.semantic_rank,
+        lexical_rank=hit.lexical_rank,
+        score=None if hit.score is None else round(hit.score, 6),
         # A BM25 hit shows the text around the words it matched, which may be deep in a long turn.
-        "excerpt": excerpts.around(hit.content, query, chars)
+        excerpt=excerpts.around(hit.content, query, chars)
         if hit.lexical_score is not None
         else hit.content[:chars],
-    }
+        **named,
+    )
+
+
+def public_hit(hit: search.Hit, mode: str, query: str, chars: int) -> Hit:
+    return scored_hit(
+        Hit,
+        hit,
+        mode,
+        query,
+        chars,
+        namespace=hit.namespace,
+        thread_id=hit.thread_id,
+        msg_id=hit.msg_id,
+        agent=hit.agent,
+    )
