@@ -21,7 +21,7 @@ from ops.caller import Caller
 from ops.errors import invalid
 from ops.memory import SessionOp, the_loom
 from ops.runs import RunAnswer, run_public, started
-from ops.schemas import Answer, SaidAt
+from ops.schemas import Answer, Moment, SaidAt
 from ops.waiting import Waiting
 from pipelines import extraction, keys, screening
 from pipelines.excerpts import around
@@ -89,7 +89,7 @@ class Recalled(Answer):
     msg_id: str
     role: str
     agent: str
-    ts: datetime
+    ts: Moment
     score: float | None
     excerpt: str
 
@@ -104,7 +104,7 @@ class RecallAnswer(Answer):
 EXCERPT_CHARS = 400
 
 
-def recall(caller: Caller, req: RecallRequest) -> dict:
+def recall(caller: Caller, req: RecallRequest) -> RecallAnswer:
     """The evidence extraction read, by its words or its time (a message that reads as high is
     never returned)."""
     if req.since and req.until and req.since > req.until:
@@ -135,21 +135,21 @@ def recall(caller: Caller, req: RecallRequest) -> dict:
             found = list(
                 s.exec(query.order_by(col(MemoryEvidence.ts), col(MemoryEvidence.id)).limit(req.limit))
             )
-        return {
-            "namespace": loom.namespace,
-            "loomId": str(loom.id),
-            "mode": "lexical" if req.query else "time",
-            "hits": [
-                {
-                    "id": e.id,
-                    "thread_id": e.thread_id,
-                    "msg_id": e.msg_id,
-                    "role": e.role,
-                    "agent": e.agent,
-                    "ts": e.ts.isoformat(),
-                    "score": scores.get(e.id),
-                    "excerpt": around(e.content, req.query or "", EXCERPT_CHARS),
-                }
+        return RecallAnswer(
+            namespace=loom.namespace,
+            loomId=loom.id,
+            mode="lexical" if req.query else "time",
+            hits=[
+                Recalled(
+                    id=e.id,
+                    thread_id=e.thread_id,
+                    msg_id=e.msg_id,
+                    role=e.role,
+                    agent=e.agent,
+                    ts=e.ts,
+                    score=scores.get(e.id),
+                    excerpt=around(e.content, req.query or "", EXCERPT_CHARS),
+                )
                 for e in found
             ],
-        }
+        )
