@@ -17,6 +17,7 @@ from sqlmodel import col, select
 from models import db
 from models.base import utcnow
 from models.memory import MemoryEvidence
+from models.stage_run import StageRun
 from ops.caller import Caller
 from ops.errors import invalid
 from ops.memory import SessionOp, the_loom
@@ -52,7 +53,7 @@ class SetFromMessagesAnswer(Answer):
     run: RunAnswer
 
 
-def set_from_messages(caller: Caller, req: SetFromMessagesRequest) -> dict | Waiting:
+def set_from_messages(caller: Caller, req: SetFromMessagesRequest) -> SetFromMessagesAnswer | Waiting:
     now = utcnow()
     messages = [
         extraction.Message(
@@ -70,10 +71,13 @@ def set_from_messages(caller: Caller, req: SetFromMessagesRequest) -> dict | Wai
         loom = the_loom(s, caller, req)
         ids = extraction.keep(s, loom, req.thread_id, req.run_id, req.agent, messages, now)
         run = request(s, loom, ids, req.thread_id, req.agent, req.run_id)
-    answer = {"namespace": loom.namespace, "loomId": str(loom.id), "evidence": len(ids)}
-    return started(
-        EXTRACTION.name, run, not req.defer, req.wait_seconds, lambda run: {**answer, "run": run_public(run)}
-    )
+
+    def answer(run: StageRun) -> SetFromMessagesAnswer:
+        return SetFromMessagesAnswer(
+            namespace=loom.namespace, loomId=loom.id, evidence=len(ids), run=run_public(run)
+        )
+
+    return started(EXTRACTION.name, run, not req.defer, req.wait_seconds, answer)
 
 
 class RecallRequest(SessionOp):
