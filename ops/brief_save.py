@@ -6,6 +6,7 @@ waits a bounded time for them (holding no request thread: ``ops.waiting``), so i
 happened (revised, partly, not revised, or 503 when every model call failed), and past that
 answers with the runs to wait on. Briefs are addressed as ``ops.briefs`` says."""
 
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal
 
@@ -93,12 +94,15 @@ class EventCounts(Answer):
     dropped: int  # in windows older than the save's newest LOOM_SESSION_BRIEF_MAX_WINDOWS
 
 
+Reason = Literal["not-revised", "repeated", "pending"]
+
+
 class SaveAnswer(Answer):
     namespace: str
     brief_key: str
     revision: int
     changed: bool
-    reason: Literal["not-revised", "repeated", "pending"] | None
+    reason: Reason | None
     author: Literal["llm", "deterministic", "model"] | None
     save_id: int | None
     windows: WindowCounts
@@ -157,7 +161,45 @@ def _brief_locked(
     ).one()
 
 
-def save(caller: Caller, req: SaveRequest) -> dict | Waiting:
+@dataclass(frozen=True)
+class _Outcome:
+    """Where a save stands: the brief's revision, and the save's windows and their runs."""
+
+    revision: int
+    author: str | None
+    save_id: int | None
+    windows: WindowCounts
+    run_ids: list[int]
+
+
+@dataclass(frozen=True)
+class _Given:
+    """What a save's answer says of the save itself, however its windows come out."""
+
+    namespace: str
+    brief_key: str  # as the caller names it
+    received: int
+    screened_out: int = 0
+    dropped: int = 0
+    refused_sections: list[str] = field(default_factory=list)
+
+    def answer(self, outcome: _Outcome, changed: bool, reason: Reason | None) -> SaveAnswer:
+        return SaveAnswer(
+            namespace=self.namespace,
+            brief_key=self.brief_key,
+            revision=outcome.revision,
+            changed=changed,
+            reason=reason,
+            author=outcome.author,
+            save_id=outcome.save_id,
+            windows=outcome.windows,
+            run_ids=outcome.run_ids,
+            events=EventCounts(received=self.received, screened_out=self.screened_out, dropped=self.dropped),
+            refused_sections=self.refused_sections,
+        )
+
+
+def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
     namespace = caller.namespace(req.namespace)
     prefix = prefix_of(caller, req)
     key = stored_key(caller, req, _save_key(req))
@@ -165,13 +207,7 @@ def save(caller: Caller, req: SaveRequest) -> dict | Waiting:
         raise invalid("a save carries events, sections, or both", "events")
     sections = req.sections.model_dump(exclude_none=True) if req.sections is not None else None
     author = AGENT if sections is not None else _events_author(req)
-    counts = {"received": len(req.events), "screened_out": 0, "dropped": 0}
-    answer = {
-        "namespace": namespace,
-        "brief_key": seen_key(prefix, key),
-        "events": counts,
-        "refused_sections": [],
-    }
+    given = _Given(namespace, seen_key(prefix, key), received=len(req.events))
     now = utcnow()
     with db.session() as s:
         brief = _brief_locked(s, namespace, key, req, caller, now)
@@ -183,7 +219,7 @@ def save(caller: Caller, req: SaveRequest) -> dict | Waiting:
             and (last.session_id, last.event_cursor) == (req.session_id, req.event_cursor)
             and last.status in (PENDING, REVISED)
         ):
-            return {**answer, **_outcome(s, brief, last), "changed": False, "reason": "repeated"}
+            return given.answer(_outcome(s, brief, last), changed=False, reason="repeated")
         if req.if_revision is not None and (
             brief.revision != req.if_revision or (last is not None and last.status == PENDING)
         ):
@@ -192,7 +228,7 @@ def save(caller: Caller, req: SaveRequest) -> dict | Waiting:
         if author is None:
             revision = brief.revision
             s.rollback()  # writes nothing: a brief this save made is not kept either
-            return {**answer, **_nothing(revision), "reason": NOT_REVISED}
+            return given.answer(_nothing(revision), changed=False, reason=NOT_REVISED)
         record = BriefSave(
             brief_id=brief.id, session_id=req.session_id, event_cursor=req.event_cursor, author=author
         )
@@ -200,20 +236,20 @@ def save(caller: Caller, req: SaveRequest) -> dict | Waiting:
             record.status, record.finished_at = REVISED, now
             s.add(record)
             s.flush()
-            answer["refused_sections"] = brief_store.revise(
-                s, brief, sections, AGENT, req.session_id, record.id, now
-            )
+            refused = brief_store.revise(s, brief, sections, AGENT, req.session_id, record.id, now)
             brief.last_save_id = record.id
-            return {**answer, **_outcome(s, brief, record), "changed": True, "reason": None}
-        events, counts["screened_out"] = brief_events.screened(req.events)
+            given = replace(given, refused_sections=refused)
+            return given.answer(_outcome(s, brief, record), changed=True, reason=None)
+        events, screened_out = brief_events.screened(req.events)
         settings = get_settings()
-        cut, counts["dropped"] = brief_events.windows(
+        cut, dropped = brief_events.windows(
             events, settings.session_brief_window_chars, settings.session_brief_max_windows
         )
+        given = replace(given, screened_out=screened_out, dropped=dropped)
         if not cut:
             revision = brief.revision
             s.rollback()
-            return {**answer, **_nothing(revision), "reason": NOT_REVISED}
+            return given.answer(_nothing(revision), changed=False, reason=NOT_REVISED)
         record.windows = len(cut)
         s.add(record)
         s.flush()
@@ -228,24 +264,21 @@ def save(caller: Caller, req: SaveRequest) -> dict | Waiting:
         save_id = record.id
 
     outbox.wake(BRIEF_WINDOW.name, [first.id])
-    return _waited(answer, save_id, req.wait_seconds)
+    return _waited(given, save_id, req.wait_seconds)
 
 
-def _nothing(revision: int) -> dict:
-    counts = {"total": 0, "revised": 0, "failed": 0, "not_revised": 0, "pending": 0}
-    return {
-        "revision": revision,
-        "changed": False,
-        "author": None,
-        "save_id": None,
-        "windows": counts,
-        "run_ids": [],
-    }
+def _nothing(revision: int) -> _Outcome:
+    """A save that wrote nothing: the brief as it was."""
+    none = WindowCounts(total=0, revised=0, failed=0, not_revised=0, pending=0)
+    return _Outcome(revision=revision, author=None, save_id=None, windows=none, run_ids=[])
 
 
-def _outcome(s, brief: SessionBrief, record: BriefSave) -> dict:
+def _outcome(s, brief: SessionBrief, record: BriefSave) -> _Outcome:
     windows = brief_store.windows(s, record.id)
-    counts = {status: sum(1 for w in windows if w.status == status) for status in (REVISED, FAILED, PENDING)}
+    counts = {
+        status: sum(1 for w in windows if w.status == status)
+        for status in (REVISED, FAILED, NOT_REVISED, PENDING)
+    }
     keys = [BRIEF_WINDOW.key(w.id, "1") for w in windows]
     runs = (
         s.exec(select(StageRun).where(col(StageRun.idem_key).in_(keys)).order_by(StageRun.id)).all()
@@ -253,34 +286,34 @@ def _outcome(s, brief: SessionBrief, record: BriefSave) -> dict:
         else []
     )
     still = record.status == PENDING
-    return {
-        "revision": brief.revision,
-        "author": record.author,
-        "save_id": record.id,
-        "windows": {
-            "total": len(windows),
-            "revised": counts[REVISED],
-            "failed": counts[FAILED],
-            "not_revised": sum(1 for w in windows if w.status == NOT_REVISED),
-            "pending": counts[PENDING],
-        },
-        "run_ids": [run.id for run in runs if not still or run.status in ("pending", "running")],
-    }
+    return _Outcome(
+        revision=brief.revision,
+        author=record.author,
+        save_id=record.id,
+        windows=WindowCounts(
+            total=len(windows),
+            revised=counts[REVISED],
+            failed=counts[FAILED],
+            not_revised=counts[NOT_REVISED],
+            pending=counts[PENDING],
+        ),
+        run_ids=[run.id for run in runs if not still or run.status in ("pending", "running")],
+    )
 
 
-def _waited(answer: dict, save_id: int, seconds: float) -> Waiting:
+def _waited(given: _Given, save_id: int, seconds: float) -> Waiting:
     """The save's outcome once its windows are done, or as it stands after ``seconds``."""
 
-    def check(final: bool) -> dict | Watch:
+    def check(final: bool) -> SaveAnswer | Watch:
         with db.session() as s:
             record = s.get(BriefSave, save_id)
             outcome = _outcome(s, s.get(SessionBrief, record.brief_id), record)
         if record.status == PENDING and not final:
-            return Watch(frozenset(outcome["run_ids"]))
+            return Watch(frozenset(outcome.run_ids))
         if record.status == FAILED:
             raise OpError(503, "no window of the save could be revised (the model failed); send it again")
         reason = {PENDING: "pending", NOT_REVISED: NOT_REVISED}.get(record.status)
-        return {**answer, **outcome, "changed": record.status == REVISED, "reason": reason}
+        return given.answer(outcome, changed=record.status == REVISED, reason=reason)
 
     return Waiting(check, seconds)
 

@@ -5,7 +5,6 @@ Addressing: an empty ``brief_key`` is ``auto/<project>/<branch>``, else ``sessio
 A token bounded to one user (or session) stores its briefs under ``~<user>~`` (or
 ``~<user>~<session>~``) and sees them without it; a namespace-wide token sees the stored form."""
 
-from datetime import datetime
 from typing import Literal
 
 from pydantic import Field
@@ -18,7 +17,7 @@ from models.brief import (
 )
 from ops.caller import NAMESPACE_WIDE, OWN_SESSION, Caller
 from ops.errors import invalid, not_found
-from ops.schemas import Answer, OpRequest
+from ops.schemas import Answer, Moment, OpRequest
 from pipelines import briefs
 
 
@@ -43,7 +42,7 @@ class BriefAnswer(Answer):
     revision: int
     author: Literal["llm", "deterministic", "model"] | None
     session_id: str | None
-    updated_at: datetime
+    updated_at: Moment
     sections: dict[str, str | list[str]]
     markdown: str
     client_summary: str | None  # with full=true
@@ -61,7 +60,7 @@ class BriefLine(Answer):
     branch: str | None
     revision: int
     author: Literal["llm", "deterministic", "model"] | None
-    updated_at: datetime
+    updated_at: Moment
     line: str
 
 
@@ -118,7 +117,7 @@ def _visible(caller: Caller, req: BriefOp, namespace: str):
     return query
 
 
-def get(caller: Caller, req: GetRequest) -> dict:
+def get(caller: Caller, req: GetRequest) -> BriefAnswer:
     namespace = caller.namespace(req.namespace)
     query = _visible(caller, req, namespace)
     with db.session() as s:
@@ -166,22 +165,22 @@ def get(caller: Caller, req: GetRequest) -> dict:
     summary = brief.client_summary if req.full else None
     if summary:
         markdown += f"\n\n## The client's last compaction summary\n\n{summary}"
-    return {
-        "namespace": namespace,
-        "brief_key": seen,
-        "project": brief.project,
-        "branch": brief.branch,
-        "revision": revision,
-        "author": author,
-        "session_id": session_id,
-        "updated_at": at.isoformat(),
-        "sections": sections,
-        "markdown": markdown,
-        "client_summary": summary,
-    }
+    return BriefAnswer(
+        namespace=namespace,
+        brief_key=seen,
+        project=brief.project,
+        branch=brief.branch,
+        revision=revision,
+        author=author,
+        session_id=session_id,
+        updated_at=at,
+        sections=sections,
+        markdown=markdown,
+        client_summary=summary,
+    )
 
 
-def list_briefs(caller: Caller, req: ListRequest) -> dict:
+def list_briefs(caller: Caller, req: ListRequest) -> ListAnswer:
     namespace = caller.namespace(req.namespace)
     query = _visible(caller, req, namespace)
     if req.mine_only:
@@ -193,28 +192,28 @@ def list_briefs(caller: Caller, req: ListRequest) -> dict:
         rows = s.exec(
             query.order_by(col(SessionBrief.updated_at).desc(), col(SessionBrief.id).desc()).limit(req.limit)
         ).all()
-    return {
-        "namespace": namespace,
-        "briefs": [
-            {
-                "brief_key": seen_key(prefix, brief.brief_key),
-                "project": brief.project,
-                "branch": brief.branch,
-                "revision": brief.revision,
-                "author": brief.author,
-                "updated_at": brief.updated_at.isoformat(),
-                "line": briefs.one_line(brief.sections),
-            }
+    return ListAnswer(
+        namespace=namespace,
+        briefs=[
+            BriefLine(
+                brief_key=seen_key(prefix, brief.brief_key),
+                project=brief.project,
+                branch=brief.branch,
+                revision=brief.revision,
+                author=brief.author,
+                updated_at=brief.updated_at,
+                line=briefs.one_line(brief.sections),
+            )
             for brief in rows
         ],
-    }
+    )
 
 
-def delete_brief(caller: Caller, req: DeleteRequest) -> dict:
+def delete_brief(caller: Caller, req: DeleteRequest) -> DeleteAnswer:
     namespace = caller.namespace(req.namespace)
     key = stored_key(caller, req, req.brief_key)
     with db.session() as s:
         gone = s.exec(
             delete(SessionBrief).where(SessionBrief.namespace == namespace, SessionBrief.brief_key == key)
         ).rowcount
-    return {"namespace": namespace, "brief_key": req.brief_key, "deleted": bool(gone)}
+    return DeleteAnswer(namespace=namespace, brief_key=req.brief_key, deleted=bool(gone))

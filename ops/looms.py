@@ -21,7 +21,7 @@ from ops import cursors
 from ops.caller import Caller
 from ops.errors import invalid
 from ops.memory import LoomOp, ThreadShape, shown, the_loom
-from ops.schemas import Answer, OpRequest
+from ops.schemas import Answer, Moment, OpRequest
 from pipelines import memory, sessions, tapestry
 
 
@@ -32,7 +32,7 @@ class ProposedThread(Answer):
     subjects: list[str]
     tags: list[str]
     cues: list[str]
-    until: datetime | None
+    until: Moment | None
     basis: str
 
 
@@ -42,7 +42,7 @@ class SessionObject(Answer):
     agentName: str  # noqa: N815
     agentId: UUID | None  # noqa: N815
     tapestry: str | None
-    tapestryWovenAt: datetime | None  # noqa: N815
+    tapestryWovenAt: Moment | None  # noqa: N815
     subjects: list[str]
     tapestryThreadIds: list[UUID]  # noqa: N815
     suggestedThreadIds: list[UUID]  # noqa: N815
@@ -54,7 +54,7 @@ class SessionObject(Answer):
     wovenThreadIds: list[UUID]  # noqa: N815
     seenThreadIds: list[UUID]  # noqa: N815
     pendingProposals: list[ProposedThread]  # noqa: N815
-    lastTurnAt: datetime | None  # noqa: N815
+    lastTurnAt: Moment | None  # noqa: N815
     lastSequence: int  # noqa: N815
     awaitingNight: bool  # noqa: N815
     consolidatedUpToSequence: int  # noqa: N815
@@ -63,31 +63,57 @@ class SessionObject(Answer):
     knownThreadIds: list[UUID]  # noqa: N815
     tenantId: UUID  # noqa: N815
     id: UUID
-    dateCreated: datetime  # noqa: N815
-    dateUpdated: datetime  # noqa: N815
+    dateCreated: Moment  # noqa: N815
+    dateUpdated: Moment  # noqa: N815
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.capitalize() for part in rest)
+def proposed(proposal: dict[str, Any]) -> ProposedThread:
+    """A pending proposal as stored (``pipelines.extraction.proposal``'s JSON)."""
+    until = proposal["until"]
+    return ProposedThread(
+        content=proposal["content"],
+        kind=proposal["kind"],
+        weight=proposal["weight"],
+        subjects=proposal["subjects"],
+        tags=proposal["tags"],
+        cues=proposal["cues"],
+        until=datetime.fromisoformat(until) if until else None,
+        basis=proposal["basis"],
+    )
 
 
-def _json(value: Any) -> Any:
-    if isinstance(value, UUID):
-        return str(value)
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, list):
-        return [_json(item) for item in value]
-    return value
-
-
-# Each of the seed's fields is the snake-case column of the same name.
-_COLUMN_OF = {_camel(name): name for name in LoomSession.model_fields}
-
-
-def session_object(session: LoomSession) -> dict:
-    return {field: _json(getattr(session, _COLUMN_OF[field])) for field in SessionObject.model_fields}
+def session_object(session: LoomSession) -> SessionObject:
+    """The session as the seed's object: each field is the snake-case column of the same name."""
+    return SessionObject(
+        loomId=session.loom_id,
+        interactionProcessId=session.interaction_process_id,
+        agentName=session.agent_name,
+        agentId=session.agent_id,
+        tapestry=session.tapestry,
+        tapestryWovenAt=session.tapestry_woven_at,
+        subjects=session.subjects,
+        tapestryThreadIds=session.tapestry_thread_ids,
+        suggestedThreadIds=session.suggested_thread_ids,
+        heldBackThreadIds=session.held_back_thread_ids,
+        cuedThreadIds=session.cued_thread_ids,
+        heldThreadIds=session.held_thread_ids,
+        pendingGiftThreadIds=session.pending_gift_thread_ids,
+        recalledThreadIds=session.recalled_thread_ids,
+        wovenThreadIds=session.woven_thread_ids,
+        seenThreadIds=session.seen_thread_ids,
+        pendingProposals=[proposed(proposal) for proposal in session.pending_proposals],
+        lastTurnAt=session.last_turn_at,
+        lastSequence=session.last_sequence,
+        awaitingNight=session.awaiting_night,
+        consolidatedUpToSequence=session.consolidated_up_to_sequence,
+        judgedThreadIds=session.judged_thread_ids,
+        consolidatedByNightWeavingId=session.consolidated_by_night_weaving_id,
+        knownThreadIds=session.known_thread_ids,
+        tenantId=session.tenant_id,
+        id=session.id,
+        dateCreated=session.date_created,
+        dateUpdated=session.date_updated,
+    )
 
 
 class ListRequest(OpRequest):
@@ -99,17 +125,17 @@ class LoomShape(Answer):
     name: str
     isDefault: bool  # noqa: N815
     weavingMode: Literal[WEAVING_MODES]  # type: ignore[valid-type]  # noqa: N815
-    dateCreated: datetime  # noqa: N815
+    dateCreated: Moment  # noqa: N815
 
 
-def loom_shape(loom: Loom) -> dict:
-    return {
-        "id": str(loom.id),
-        "name": loom.name,
-        "isDefault": loom.is_default,
-        "weavingMode": loom.weaving_mode,
-        "dateCreated": loom.created_at.isoformat(),
-    }
+def loom_shape(loom: Loom) -> LoomShape:
+    return LoomShape(
+        id=loom.id,
+        name=loom.name,
+        isDefault=loom.is_default,
+        weavingMode=loom.weaving_mode,
+        dateCreated=loom.created_at,
+    )
 
 
 class ListAnswer(Answer):
@@ -117,14 +143,14 @@ class ListAnswer(Answer):
     looms: list[LoomShape]
 
 
-def list_looms(caller: Caller, req: ListRequest) -> dict:
+def list_looms(caller: Caller, req: ListRequest) -> ListAnswer:
     namespace = caller.namespace(req.namespace)
     with db.session() as s:
         memory.default_loom(s, namespace)
         looms = s.exec(
             select(Loom).where(Loom.namespace == namespace).order_by(Loom.created_at, Loom.name)
         ).all()
-        return {"namespace": namespace, "looms": [loom_shape(loom) for loom in looms]}
+        return ListAnswer(namespace=namespace, looms=[loom_shape(loom) for loom in looms])
 
 
 class CreateRequest(OpRequest):
@@ -138,7 +164,7 @@ class LoomAnswer(Answer):
     loom: LoomShape
 
 
-def create(caller: Caller, req: CreateRequest) -> dict:
+def create(caller: Caller, req: CreateRequest) -> LoomAnswer:
     """Another loom of the namespace (its default one is made on first use)."""
     namespace = caller.namespace(req.namespace)
     with db.session() as s:
@@ -155,20 +181,20 @@ def create(caller: Caller, req: CreateRequest) -> dict:
             .returning(Loom.id)
         ).first()
         loom = s.exec(select(Loom).where(Loom.namespace == namespace, Loom.name == req.name)).one()
-        return {"namespace": namespace, "created": made is not None, "loom": loom_shape(loom)}
+        return LoomAnswer(namespace=namespace, created=made is not None, loom=loom_shape(loom))
 
 
 class UpdateRequest(LoomOp):
     weaving_mode: Literal[WEAVING_MODES]  # type: ignore[valid-type]
 
 
-def update(caller: Caller, req: UpdateRequest) -> dict:
+def update(caller: Caller, req: UpdateRequest) -> LoomAnswer:
     """Set how the loom takes what extraction finds."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
         loom.weaving_mode = req.weaving_mode
         s.add(loom)
-        return {"namespace": loom.namespace, "created": False, "loom": loom_shape(loom)}
+        return LoomAnswer(namespace=loom.namespace, created=False, loom=loom_shape(loom))
 
 
 class SessionsRequest(LoomOp):
@@ -189,7 +215,7 @@ class SessionsAnswer(Answer):
 SESSIONS_CURSOR = cursors.Kind("looms.sessions", (datetime, UUID))
 
 
-def list_sessions(caller: Caller, req: SessionsRequest) -> dict:
+def list_sessions(caller: Caller, req: SessionsRequest) -> SessionsAnswer:
     """The loom's sessions, newest first, a page at a time."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
@@ -208,16 +234,16 @@ def list_sessions(caller: Caller, req: SessionsRequest) -> dict:
             )
         ).all()
         page = rows[: req.limit]
-        return {
-            "namespace": loom.namespace,
-            "loomId": str(loom.id),
-            "sessions": [session_object(row) for row in page],
-            "nextCursor": (
+        return SessionsAnswer(
+            namespace=loom.namespace,
+            loomId=loom.id,
+            sessions=[session_object(row) for row in page],
+            nextCursor=(
                 cursors.encode(SESSIONS_CURSOR, scope, (page[-1].date_created, page[-1].id))
                 if len(rows) > req.limit
                 else None
             ),
-        }
+        )
 
 
 class PackRequest(LoomOp):
@@ -235,7 +261,7 @@ class PackAnswer(Answer):
     proposals: list[ProposedThread]
 
 
-def pack(caller: Caller, req: PackRequest) -> dict:
+def pack(caller: Caller, req: PackRequest) -> PackAnswer:
     """The agent's context for this turn: its tapestry (woven now when this is its first turn in
     the session, then fixed), and what waits to be offered (gifts, proposals), offered once."""
     if any(not 1 <= len(subject) <= 200 for subject in req.subjects):
@@ -260,7 +286,7 @@ def pack(caller: Caller, req: PackRequest) -> dict:
                 col(MemoryThread.id).in_(session.pending_gift_thread_ids), *memory.live(now)
             )
         ).all()
-        proposals = list(session.pending_proposals)
+        proposals = [proposed(proposal) for proposal in session.pending_proposals]
         if session.pending_gift_thread_ids or proposals:
             offered = [thread.id for thread in gifts]
             session.known_thread_ids = [
@@ -271,10 +297,10 @@ def pack(caller: Caller, req: PackRequest) -> dict:
             session.date_updated = now
             s.add(session)
         s.flush()
-        return {
-            "namespace": loom.namespace,
-            "session": session_object(session),
-            "tapestry": session.tapestry,
-            "gifts": [shown(thread) for thread in gifts],
-            "proposals": proposals,
-        }
+        return PackAnswer(
+            namespace=loom.namespace,
+            session=session_object(session),
+            tapestry=session.tapestry,
+            gifts=[shown(thread) for thread in gifts],
+            proposals=proposals,
+        )

@@ -7,7 +7,7 @@ Writes never call a model: memory.set and memory.reframe store the text and requ
 stage's run, which the worker does; until then the thread is found by its words."""
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, TypeVar
 from uuid import UUID
 
 from pydantic import Field
@@ -20,7 +20,7 @@ from models.settings import get_settings
 from ops import search as searching
 from ops.caller import Caller
 from ops.errors import invalid, not_found
-from ops.schemas import Answer, OpRequest
+from ops.schemas import Answer, Moment, OpRequest
 from pipelines import memory, search, sessions
 from workers import ledger, outbox
 from workers.stages.memory_embedding import MEMORY_EMBEDDING
@@ -51,31 +51,37 @@ class ThreadShape(Answer):
     subjects: list[str]
     tags: list[str]
     cues: list[str]
-    until: datetime | None
+    until: Moment | None
     basis: str
     pinned: bool
     evidenceIds: list[int]  # noqa: N815
-    dateCreated: datetime  # noqa: N815
-    dateUpdated: datetime  # noqa: N815
+    dateCreated: Moment  # noqa: N815
+    dateUpdated: Moment  # noqa: N815
 
 
-def shown(thread: MemoryThread) -> dict:
-    return {
-        "id": str(thread.id),
-        "loomId": str(thread.loom_id),
-        "content": thread.content,
-        "kind": thread.kind,
-        "weight": thread.weight,
-        "subjects": list(thread.subjects),
-        "tags": list(thread.tags),
-        "cues": list(thread.cues),
-        "until": thread.until.isoformat() if thread.until else None,
-        "basis": thread.basis,
-        "pinned": thread.pinned,
-        "evidenceIds": list(thread.evidence_ids),
-        "dateCreated": thread.created_at.isoformat(),
-        "dateUpdated": thread.updated_at.isoformat(),
-    }
+Shape = TypeVar("Shape", bound=ThreadShape)
+
+
+def shown(thread: MemoryThread, shape: type[Shape] = ThreadShape, **more: Any) -> Shape:
+    """The thread as served: a ``ThreadShape``, or a subclass of it with its ``more`` fields (a
+    search hit's scores, a suggestion's cue)."""
+    return shape(
+        id=thread.id,
+        loomId=thread.loom_id,
+        content=thread.content,
+        kind=thread.kind,
+        weight=thread.weight,
+        subjects=list(thread.subjects),
+        tags=list(thread.tags),
+        cues=list(thread.cues),
+        until=thread.until,
+        basis=thread.basis,
+        pinned=thread.pinned,
+        evidenceIds=list(thread.evidence_ids),
+        dateCreated=thread.created_at,
+        dateUpdated=thread.updated_at,
+        **more,
+    )
 
 
 def the_loom(s: Session, caller: Caller, req: LoomOp) -> Loom:
@@ -122,7 +128,7 @@ class SetAnswer(Answer):
     thread: ThreadShape | None = None
 
 
-def set_thread(caller: Caller, req: SetRequest) -> dict:
+def set_thread(caller: Caller, req: SetRequest) -> SetAnswer:
     with db.session() as s:
         loom = the_loom(s, caller, req)
         new = memory.NewMemory(
@@ -139,15 +145,10 @@ def set_thread(caller: Caller, req: SetRequest) -> dict:
         )
         thread = memory.write(s, loom, new, utcnow())
         if thread is None:
-            return {
-                "namespace": loom.namespace,
-                "stored": False,
-                "reason": "high_sensitivity",
-                "thread": None,
-            }
+            return SetAnswer(namespace=loom.namespace, stored=False, reason="high_sensitivity", thread=None)
         run = embed_later(s, thread)
         record(s, loom, req, {"woven_thread_ids": [thread.id]})
-        answer = {"namespace": loom.namespace, "stored": True, "reason": None, "thread": shown(thread)}
+        answer = SetAnswer(namespace=loom.namespace, stored=True, reason=None, thread=shown(thread))
     wake(run)
     return answer
 
@@ -169,7 +170,7 @@ class SearchAnswer(Answer):
     hits: list[MemoryHit]
 
 
-def search_threads(caller: Caller, req: SearchRequest) -> dict:
+def search_threads(caller: Caller, req: SearchRequest) -> SearchAnswer:
     settings = get_settings()
     vector = model = None
     if req.search_mode != "lexical":
@@ -196,21 +197,21 @@ def search_threads(caller: Caller, req: SearchRequest) -> dict:
         if req.kinds:
             hits = [hit for hit in hits if hit.thread.kind in req.kinds]
         record(s, loom, req, {"recalled_thread_ids": [hit.thread.id for hit in hits]})
-        answer = {
-            "namespace": loom.namespace,
-            "loomId": str(loom.id),
-            "mode": mode,
-            "hits": [
-                {
-                    **shown(hit.thread),
-                    "similarity": hit.similarity,
-                    "lexicalScore": hit.lexical_score,
-                    "score": hit.score,
-                }
+        return SearchAnswer(
+            namespace=loom.namespace,
+            loomId=loom.id,
+            mode=mode,
+            hits=[
+                shown(
+                    hit.thread,
+                    MemoryHit,
+                    similarity=hit.similarity,
+                    lexicalScore=hit.lexical_score,
+                    score=hit.score,
+                )
                 for hit in hits
             ],
-        }
-    return answer
+        )
 
 
 class ThreadRequest(SessionOp):
@@ -233,7 +234,7 @@ def _the_thread(s: Session, loom: Loom, thread_id: UUID) -> MemoryThread:
     return found
 
 
-def pin(caller: Caller, req: ThreadRequest) -> dict:
+def pin(caller: Caller, req: ThreadRequest) -> ThreadAnswer:
     """Hold a thread close: the tapestries woven from now on carry it first."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
@@ -241,10 +242,10 @@ def pin(caller: Caller, req: ThreadRequest) -> dict:
         thread.pinned, thread.updated_at = True, utcnow()
         s.add(thread)
         record(s, loom, req, {"held_thread_ids": [thread.id], "woven_thread_ids": [thread.id]})
-        return {"namespace": loom.namespace, "thread": shown(thread)}
+        return ThreadAnswer(namespace=loom.namespace, thread=shown(thread))
 
 
-def cut(caller: Caller, req: ThreadRequest) -> dict:
+def cut(caller: Caller, req: ThreadRequest) -> ThreadAnswer:
     """Cut a thread: it is no longer woven nor returned."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
@@ -252,7 +253,7 @@ def cut(caller: Caller, req: ThreadRequest) -> dict:
         thread.cut_at = thread.updated_at = utcnow()
         s.add(thread)
         record(s, loom, req, {"woven_thread_ids": [thread.id]})
-        return {"namespace": loom.namespace, "thread": shown(thread)}
+        return ThreadAnswer(namespace=loom.namespace, thread=shown(thread))
 
 
 class ReframeRequest(ThreadRequest):
@@ -266,23 +267,20 @@ class ReframeAnswer(Answer):
     thread: ThreadShape
 
 
-def reframe(caller: Caller, req: ReframeRequest) -> dict:
+def reframe(caller: Caller, req: ReframeRequest) -> ReframeAnswer:
     """Say a thread anew: its text is replaced (its basis becomes Reframed) and embedded again."""
     run = None
     with db.session() as s:
         loom = the_loom(s, caller, req)
         thread = _the_thread(s, loom, req.thread)
         if not memory.reframe(s, thread, req.content, utcnow()):
-            return {
-                "namespace": loom.namespace,
-                "reframed": False,
-                "reason": "high_sensitivity",
-                "thread": shown(thread),
-            }
+            return ReframeAnswer(
+                namespace=loom.namespace, reframed=False, reason="high_sensitivity", thread=shown(thread)
+            )
         thread.basis = "Reframed"
         run = embed_later(s, thread)
         record(s, loom, req, {"woven_thread_ids": [thread.id]})
-        answer = {"namespace": loom.namespace, "reframed": True, "reason": None, "thread": shown(thread)}
+        answer = ReframeAnswer(namespace=loom.namespace, reframed=True, reason=None, thread=shown(thread))
     wake(run)
     return answer
 
@@ -298,7 +296,7 @@ class InspectAnswer(Answer):
     threads: list[ThreadShape]
 
 
-def inspect(caller: Caller, req: InspectRequest) -> dict:
+def inspect(caller: Caller, req: InspectRequest) -> InspectAnswer:
     """The loom's live threads, heaviest first: shown only (``seen``, not used)."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
@@ -309,11 +307,9 @@ def inspect(caller: Caller, req: InspectRequest) -> dict:
             query.order_by(MemoryThread.weight.desc(), MemoryThread.created_at.desc()).limit(req.limit)
         ).all()
         record(s, loom, req, {"seen_thread_ids": [thread.id for thread in threads]})
-        return {
-            "namespace": loom.namespace,
-            "loomId": str(loom.id),
-            "threads": [shown(thread) for thread in threads],
-        }
+        return InspectAnswer(
+            namespace=loom.namespace, loomId=loom.id, threads=[shown(thread) for thread in threads]
+        )
 
 
 class GiveRequest(ThreadRequest):
@@ -327,7 +323,7 @@ class GiveAnswer(Answer):
     session: UUID  # the receiving agent's session, where the gift waits
 
 
-def give(caller: Caller, req: GiveRequest) -> dict:
+def give(caller: Caller, req: GiveRequest) -> GiveAnswer:
     """Give a thread to another agent of the same run: it waits in that agent's session
     (``pendingGiftThreadIds``) until its next context.pack offers it."""
     if req.to_agent == req.agent:
@@ -339,4 +335,4 @@ def give(caller: Caller, req: GiveRequest) -> dict:
             s, loom, sessions.Where(req.thread_id, req.run_id, req.to_agent), utcnow()
         )
         sessions.record(s, receiver, {"pending_gift_thread_ids": [thread.id]}, utcnow())
-        return {"namespace": loom.namespace, "thread": shown(thread), "session": str(receiver.id)}
+        return GiveAnswer(namespace=loom.namespace, thread=shown(thread), session=receiver.id)

@@ -17,11 +17,12 @@ from sqlmodel import col, select
 from models import db
 from models.base import utcnow
 from models.memory import MemoryEvidence
+from models.stage_run import StageRun
 from ops.caller import Caller
 from ops.errors import invalid
 from ops.memory import SessionOp, the_loom
 from ops.runs import RunAnswer, run_public, started
-from ops.schemas import Answer, SaidAt
+from ops.schemas import Answer, Moment, SaidAt
 from ops.waiting import Waiting
 from pipelines import extraction, keys, screening
 from pipelines.excerpts import around
@@ -52,7 +53,7 @@ class SetFromMessagesAnswer(Answer):
     run: RunAnswer
 
 
-def set_from_messages(caller: Caller, req: SetFromMessagesRequest) -> dict | Waiting:
+def set_from_messages(caller: Caller, req: SetFromMessagesRequest) -> SetFromMessagesAnswer | Waiting:
     now = utcnow()
     messages = [
         extraction.Message(
@@ -70,14 +71,13 @@ def set_from_messages(caller: Caller, req: SetFromMessagesRequest) -> dict | Wai
         loom = the_loom(s, caller, req)
         ids = extraction.keep(s, loom, req.thread_id, req.run_id, req.agent, messages, now)
         run = request(s, loom, ids, req.thread_id, req.agent, req.run_id)
-    answer = {"namespace": loom.namespace, "loomId": str(loom.id), "evidence": len(ids)}
-    return started(
-        EXTRACTION.name,
-        run,
-        not req.defer,
-        req.wait_seconds,
-        lambda run: {**answer, "run": run_public(run).dumped()},
-    )
+
+    def answer(run: StageRun) -> SetFromMessagesAnswer:
+        return SetFromMessagesAnswer(
+            namespace=loom.namespace, loomId=loom.id, evidence=len(ids), run=run_public(run)
+        )
+
+    return started(EXTRACTION.name, run, not req.defer, req.wait_seconds, answer)
 
 
 class RecallRequest(SessionOp):
@@ -93,7 +93,7 @@ class Recalled(Answer):
     msg_id: str
     role: str
     agent: str
-    ts: datetime
+    ts: Moment
     score: float | None
     excerpt: str
 
@@ -108,7 +108,7 @@ class RecallAnswer(Answer):
 EXCERPT_CHARS = 400
 
 
-def recall(caller: Caller, req: RecallRequest) -> dict:
+def recall(caller: Caller, req: RecallRequest) -> RecallAnswer:
     """The evidence extraction read, by its words or its time (a message that reads as high is
     never returned)."""
     if req.since and req.until and req.since > req.until:
@@ -139,21 +139,21 @@ def recall(caller: Caller, req: RecallRequest) -> dict:
             found = list(
                 s.exec(query.order_by(col(MemoryEvidence.ts), col(MemoryEvidence.id)).limit(req.limit))
             )
-        return {
-            "namespace": loom.namespace,
-            "loomId": str(loom.id),
-            "mode": "lexical" if req.query else "time",
-            "hits": [
-                {
-                    "id": e.id,
-                    "thread_id": e.thread_id,
-                    "msg_id": e.msg_id,
-                    "role": e.role,
-                    "agent": e.agent,
-                    "ts": e.ts.isoformat(),
-                    "score": scores.get(e.id),
-                    "excerpt": around(e.content, req.query or "", EXCERPT_CHARS),
-                }
+        return RecallAnswer(
+            namespace=loom.namespace,
+            loomId=loom.id,
+            mode="lexical" if req.query else "time",
+            hits=[
+                Recalled(
+                    id=e.id,
+                    thread_id=e.thread_id,
+                    msg_id=e.msg_id,
+                    role=e.role,
+                    agent=e.agent,
+                    ts=e.ts,
+                    score=scores.get(e.id),
+                    excerpt=around(e.content, req.query or "", EXCERPT_CHARS),
+                )
                 for e in found
             ],
-        }
+        )

@@ -39,7 +39,7 @@ class SuggestAnswer(Answer):
     heldBack: int  # noqa: N815 (found, but held back after vetting)
 
 
-def suggest(caller: Caller, req: SuggestRequest) -> dict:
+def suggest(caller: Caller, req: SuggestRequest) -> SuggestAnswer:
     settings = get_settings()
     vector, model, _ = searching.query_vector(req.said)
     now = utcnow()
@@ -84,11 +84,11 @@ def suggest(caller: Caller, req: SuggestRequest) -> dict:
             },
             now,
         )
-        return {
-            "namespace": loom.namespace,
-            "session": str(session.id),
-            "suggestions": [
-                {**shown(c.thread), "cued": c.cued, "similarity": c.similarity} for c in choice.offered
+        return SuggestAnswer(
+            namespace=loom.namespace,
+            session=session.id,
+            suggestions=[
+                shown(c.thread, Suggestion, cued=c.cued, similarity=c.similarity) for c in choice.offered
             ],
-            "heldBack": len(choice.held_back),
-        }
+            heldBack=len(choice.held_back),
+        )
