@@ -84,7 +84,9 @@ def load(name: str, path: Path) -> DataSet:
     for record in records:
         key = record["question_id"].split("_")[0] if per_conversation else "all"
         evidence = set()
-        for session_id, session in zip(record["haystack_session_ids"], record["haystack_sessions"], strict=True):
+        for session_id, session in zip(
+            record["haystack_session_ids"], record["haystack_sessions"], strict=True
+        ):
             kept = [t for t in session if t["role"] in ("user", "assistant")]
             for index, t in enumerate(kept):
                 if (session_id, index) not in number:
@@ -94,7 +96,9 @@ def load(name: str, path: Path) -> DataSet:
                 if t.get("has_answer"):
                     evidence.add(number[session_id, index])
         if evidence:
-            questions.append(Question(record["question_id"], record["question_type"], record["question"], evidence, key))
+            questions.append(
+                Question(record["question_id"], record["question_type"], record["question"], evidence, key)
+            )
     return DataSet(name, turns, questions, {k: np.array(sorted(set(v))) for k, v in corpora.items()})
 
 
@@ -199,7 +203,9 @@ def context_texts(data: DataSet, v: Variant) -> list[str]:
 class Lexical:
     """BM25 over one corpus's documents: tf = own + w × context, length = own + lam × context."""
 
-    def __init__(self, members: np.ndarray, own: list[Counter], ctx: list[Counter] | None, w: float, lam: float):
+    def __init__(
+        self, members: np.ndarray, own: list[Counter], ctx: list[Counter] | None, w: float, lam: float
+    ):
         self.members = members
         postings: dict[str, dict[int, float]] = defaultdict(dict)
         lengths = np.zeros(len(members))
@@ -265,7 +271,11 @@ def evaluate(data: DataSet, v: Variant, own, ctx, vecs, qvecs, qlex) -> dict:
             lists = [(semantic, 1 - WEIGHT), (lexical, WEIGHT)]
         else:
             share = v.leg_weight
-            lists = [(semantic, 1 - WEIGHT), (lexical, WEIGHT * (1 - share)), (second.ranked(ql, POOL), WEIGHT * share)]
+            lists = [
+                (semantic, 1 - WEIGHT),
+                (lexical, WEIGHT * (1 - share)),
+                (second.ranked(ql, POOL), WEIGHT * share),
+            ]
         fused = fuse(lists, max(KS))
         for k in KS:
             recall[k].append(len(q.evidence & set(fused[:k])) / len(q.evidence))
@@ -293,12 +303,21 @@ VARIANTS = [
     Variant("prev+next budget 0.5x floor 60 lam0", prev="budget", next="budget", alpha=0.5, floor=60, lam=0),
     Variant("short 300: prev whole lam0", prev="whole", short=300, lam=0),
     Variant("short 300: prev budget 2x floor 100 lam0", prev="budget", alpha=2, floor=100, short=300, lam=0),
-    Variant("short 300: prev+next budget 1x floor 100 lam0", prev="budget", next="budget", floor=100, short=300, lam=0),
+    Variant(
+        "short 300: prev+next budget 1x floor 100 lam0",
+        prev="budget",
+        next="budget",
+        floor=100,
+        short=300,
+        lam=0,
+    ),
     Variant("short 200: prev+next whole w0.5 lam0", prev="whole", next="whole", short=200, w=0.5, lam=0),
     Variant("short 200: prev whole", prev="whole", short=200),
     Variant("leg: prev whole", prev="whole", leg=True),
     Variant("leg: prev+next whole", prev="whole", next="whole", leg=True),
-    Variant("leg: prev+next budget 1x floor 100", prev="budget", next="budget", alpha=1.0, floor=100, leg=True),
+    Variant(
+        "leg: prev+next budget 1x floor 100", prev="budget", next="budget", alpha=1.0, floor=100, leg=True
+    ),
 ]
 
 # The weights of a budgeted context, tried on both sets.
@@ -320,7 +339,9 @@ VARIANTS += [
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", nargs="*", default=list(DATA), help="data sets by name (longmemeval, dialogues)")
+    parser.add_argument(
+        "--data", nargs="*", default=list(DATA), help="data sets by name (longmemeval, dialogues)"
+    )
     parser.add_argument("--variants", default="", help="comma-separated names (default: all)")
     parser.add_argument("--by-type", action="store_true")
     args = parser.parse_args()
@@ -338,7 +359,10 @@ def main() -> None:
                 ctx = None if v.prev == v.next == "none" else lexemes(url, context_texts(data, v))
                 results[v.name][data.name] = evaluate(data, v, own, ctx, vecs, qvecs, qlex)
                 r = results[v.name][data.name]
-                log(f"  {v.name:45s} r@5 {r['r@5']:.3f} r@10 {r['r@10']:.3f} r@25 {r['r@25']:.3f} lexical r@10 {r['lexical_r@10']:.3f}")
+                log(
+                    f"  {v.name:45s} r@5 {r['r@5']:.3f} r@10 {r['r@10']:.3f} r@25 {r['r@25']:.3f} "
+                    f"lexical r@10 {r['lexical_r@10']:.3f}"
+                )
                 if args.by_type:
                     log("    " + ", ".join(f"{k} {x:.3f}" for k, x in r["by_type_r@10"].items()))
     print(json.dumps(results))

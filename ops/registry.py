@@ -191,8 +191,6 @@ def _dumped(name: str, answer: object) -> dict | Streamed:
     if isinstance(answer, Streamed):
         return answer
     expected = OPS[name].answer
-    if isinstance(answer, dict):  # a handler not yet returning its model
-        return answer
     if not isinstance(answer, expected):
         raise TypeError(f"{name} answered {type(answer).__name__}, not its {expected.__name__}")
     return answer.dumped()

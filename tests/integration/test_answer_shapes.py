@@ -77,11 +77,13 @@ def answers(worker, llm) -> dict[str, object]:
     op("looms.sessions", {"namespace": ns})
     memory = op("memory.set", {"namespace": ns, "thread_id": "t", "content": "The user likes small hotels."})
     thread = memory["thread"]["id"] if isinstance(memory.get("thread"), dict) else memory.get("id")
+    wait_until(settled, what="the memory's embedding")  # memory.suggest then finds it by its vector
     op("memory.search", {"namespace": ns, "query": "hotels"})
     op("memory.inspect", {"namespace": ns})
     op("memory.pin", {"namespace": ns, "thread": thread})
     op("memory.reframe", {"namespace": ns, "thread": thread, "content": "The user prefers small hotels."})
     op("memory.give", {"namespace": ns, "thread_id": "t", "thread": thread, "to_agent": "planner"})
+    wait_until(settled, what="the reframed memory's embedding")
     op("memory.suggest", {"namespace": ns, "thread_id": "t", "said": "which hotel again?"})
     op("memory.cut", {"namespace": ns, "thread": thread})
     op(
@@ -95,6 +97,7 @@ def answers(worker, llm) -> dict[str, object]:
     op("session.brief_get", brief)
     op("session.brief_list", {"namespace": ns, "user_id": "u"})
     op("session.brief_delete", {"namespace": ns, "user_id": "u", "brief_key": "b"})
+    wait_until(settled, what="every run so far")  # the ledger's reads then see each run done
     op("namespaces.list", {})
     runs = op("runs.list", {"limit": 1})
     op("runs.get", {"run_id": runs["runs"][0]["id"]})
