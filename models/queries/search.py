@@ -70,9 +70,14 @@ class Documents:
         return f"count(DISTINCT ({self.unit}))" if self.unit else "count(*)"
 
 
-# The turns the leg reads: the predicate of their lexemes' index (ix_turns_namespace_lexemes,
-# migration 0017), the same, so that the planner can prove it and read the index.
-INDEXED_TURNS = "t.role IN ('user', 'assistant') AND t.deleted_at IS NULL AND t.sensitivity <> 'high'"
+# The turns the leg reads, the live said turns and the compaction summaries that stand for the
+# turns they replaced (``pipelines.compaction.COMPACTED_FROM``; other system and tool turns stay
+# out): the predicate of their lexemes' index (ix_turns_namespace_lexemes, migration 0031), the
+# same, so that the planner can prove it and read the index.
+INDEXED_TURNS = (
+    "(t.role IN ('user', 'assistant') OR (t.role = 'system' AND t.metadata ? 'compacted_from')) "
+    "AND t.deleted_at IS NULL AND t.sensitivity <> 'high'"
+)
 TURNS = Documents("turns", INDEXED_TURNS)
 MESSAGES = Documents("turns", INDEXED_TURNS, unit="t.thread_id, t.msg_id")  # a corpus of saved messages
 # A loom's threads, but those cut (the predicate of ix_memory_threads_lexemes, migration 0018).

@@ -374,3 +374,17 @@ def test_a_worker_that_lost_its_claim_while_it_worked_writes_nothing(llm, worker
             text("UPDATE stage_runs SET status = 'skipped', claim = NULL WHERE id = :id"),
             params={"id": run["id"]},
         )
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "lexical", "semantic"])
+def test_a_summary_is_found_by_its_own_text_in_every_mode_ahead_of_turns_with_fewer_words(llm, worker, mode):
+    thread = f"found-{mode}"
+    said = "the team moved terraform state locking to an s3 backend with a dynamodb lock table"
+    llm.reply = lambda request: {"summary": said}
+    transcript(thread, 20)
+    wait_until(settled, what="the embeddings")
+    summary_msg_id = compact(thread)["run"]["result"]["summary_msg_id"]
+    body = {"namespace": NS, "thread_id": thread, "query": said, "limit": 5, "search_mode": mode}
+    hits = call("conversation.search", OPERATOR, body)["hits"]
+    # Live turns of the thread share "terraform state locking": the summary holds every word.
+    assert hits and hits[0]["msg_id"] == summary_msg_id, [h["msg_id"] for h in hits]
