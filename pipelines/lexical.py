@@ -10,7 +10,10 @@ scored with BM25 proper, over all the query's lexemes,
 
 with tf the lexeme's positions in the turn and dl its words (``turns.lexical_length``). The corpus is the
 turns of the search's namespaces: df per lexeme is counted per query (exactly up to ``EXACT_DF``,
-estimated past it), N and avgdl are kept for ``CORPUS_SECONDS``.
+estimated past it); N and avgdl are counted per query too in a namespace of fewer than
+``COUNTED_BELOW`` turns, and kept for ``CORPUS_SECONDS`` in a larger one (which a minute's appends
+barely change), but counted again as soon as a fresh df exceeds the N kept: statistics kept from
+before a namespace filled up would rank every turn below zero.
 
 The same leg ranks the other documents with lexemes (``models.queries.search.Documents``): one
 user's saved messages, a loom's memory threads and the messages its extractions read, each a small
@@ -43,6 +46,7 @@ COMMON, COMMON_MIN_TURNS = 0.10, 100
 # bench/lexical_scale.py.
 CANDIDATE_BUDGET = 5_000
 CORPUS_SECONDS = 60.0
+COUNTED_BELOW = 20_000  # N and avgdl of a corpus this small are counted for each query (~ms)
 
 _corpus: dict[tuple[str, ...], tuple[float, int, float]] = {}  # namespaces -> (when, N, avgdl)
 _shares: tuple[float, dict[str, float]] = (float("-inf"), {})  # (when, lexeme -> share of turns)
@@ -59,14 +63,20 @@ def query_lexemes(s: Session, query: str) -> list[str]:
     return list(lexemes.scalars())
 
 
-def corpus(s: Session, namespaces: list[str]) -> tuple[int, float]:
-    """(N, avgdl) of the indexed turns of these namespaces, counted at most every CORPUS_SECONDS."""
+def corpus(s: Session, namespaces: list[str], recount: bool = False) -> tuple[int, float]:
+    """(N, avgdl) of the indexed turns of these namespaces: kept at most CORPUS_SECONDS for a
+    corpus of COUNTED_BELOW turns or more, else (or when ``recount``) counted now."""
     key = tuple(sorted(namespaces))
     seen = _corpus.get(key)
-    if seen is None or time.monotonic() - seen[0] > CORPUS_SECONDS:
+    if recount or seen is None or seen[1] < COUNTED_BELOW or time.monotonic() - seen[0] > CORPUS_SECONDS:
         n, avgdl = s.execute(queries.CORPUS, {"namespaces": list(key)}).one()
         seen = _corpus[key] = (time.monotonic(), int(n), max(float(avgdl), 1.0))
     return seen[1], seen[2]
+
+
+def idf(n: int, df: int) -> float:
+    """BM25's idf, never below zero (a df above N, from statistics that lag, weighs nothing)."""
+    return math.log(1 + max(0.0, n - df + 0.5) / (df + 0.5))
 
 
 def bringing(dfs: dict[str, int], n: int) -> list[str]:
@@ -148,10 +158,12 @@ def search(
         within = queries.IN_NAMESPACES
         n, avgdl = corpus(s, params["namespaces"])
     dfs = frequencies(s, lexemes, within, params, n, documents)
+    if own_corpus is None and max(dfs.values(), default=0) > n:  # the namespace grew since it was counted
+        n, avgdl = corpus(s, params["namespaces"], recount=True)
     brought_by = bringing(dfs, n)
     if not brought_by:
         return []
-    weights = {lexeme: math.log(1 + (n - df + 0.5) / (df + 0.5)) for lexeme, df in dfs.items()}
+    weights = {lexeme: idf(n, df) for lexeme, df in dfs.items()}
     statement = filled(
         queries.BM25,
         id_column=documents.id_column,

@@ -5886,10 +5886,14 @@ def compact(recs: list[dict]) -> str:
             {
                 "session_ids": rec["haystack_session_ids"],
                 "dates": rec["haystack_dates"],
-                "sessions": [[{k: t[k] for k in ("role", "speaker", "content")} for t in s] for s in sessions],
+                "sessions": [
+                    [{k: t[k] for k in ("role", "speaker", "content")} for t in s] for s in sessions
+                ],
             },
         )
-        evidence = [[s, i] for s, turns in enumerate(sessions) for i, t in enumerate(turns) if t["has_answer"]]
+        evidence = [
+            [s, i] for s, turns in enumerate(sessions) for i, t in enumerate(turns) if t["has_answer"]
+        ]
         keep = ("question_id", "question_type", "question", "answer", "question_date")
         questions.append({**{k: rec[k] for k in keep}, "conversation": cid, "evidence": evidence})
     lines = [json.dumps(q, ensure_ascii=False, separators=(",", ":")) for q in questions]

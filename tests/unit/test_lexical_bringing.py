@@ -1,4 +1,5 @@
-"""Which query words bring the lexical leg's candidates (``pipelines.lexical.bringing``)."""
+"""Which query words bring the lexical leg's candidates (``pipelines.lexical.bringing``), and how
+much each weighs (``idf``)."""
 
 import pytest
 
@@ -35,3 +36,8 @@ def test_a_word_no_turn_holds_is_not_the_rarest_that_always_brings():
     assert lexical.bringing({"zyxq": 0, "also": 9_000}, n=10_000) == ["also"]
     assert lexical.bringing({"zyxq": 0, "rare": 3, "common": 150}, n=1_000) == ["rare"]
     assert lexical.bringing({"zyxq": 0}, n=1_000) == []
+
+
+def test_an_idf_is_never_below_zero_and_falls_as_a_word_grows_common():
+    assert lexical.idf(10, 50) == 0.0  # a df above N (statistics that lag) weighs nothing
+    assert lexical.idf(1000, 1) > lexical.idf(1000, 10) > lexical.idf(1000, 1000) > 0.0
