@@ -249,7 +249,7 @@ def fuse(lists: list[tuple[list[int], float]], limit: int) -> list[int]:
     return sorted(score, key=lambda t: (-score[t], first[t]))[:limit]
 
 
-def evaluate(data: DataSet, v: Variant, own, ctx, vecs, qvecs, qlex) -> dict:
+def evaluate(data: DataSet, v: Variant, own, ctx, vecs, qvecs, qlex, floor: float | None) -> dict:
     legs: dict[str, tuple[Lexical, Lexical | None]] = {}
     for key, members in data.corpora.items():
         if ctx is None:
@@ -276,7 +276,11 @@ def evaluate(data: DataSet, v: Variant, own, ctx, vecs, qvecs, qlex) -> dict:
                 (lexical, WEIGHT * (1 - share)),
                 (second.ranked(ql, POOL), WEIGHT * share),
             ]
-        fused = fuse(lists, max(KS))
+        fused = fuse(lists, len(members))
+        if floor is not None:  # a hit only the vector leg found must pass the semantic floor
+            similarity = dict(zip(members.tolist(), sims.tolist(), strict=True))
+            fused = [t for t in fused if t in lexical or similarity[t] >= floor]
+        fused = fused[: max(KS)]
         for k in KS:
             recall[k].append(len(q.evidence & set(fused[:k])) / len(q.evidence))
         lexical_recall.append(len(q.evidence & set(lexical[:10])) / len(q.evidence))
@@ -344,6 +348,7 @@ def main() -> None:
     )
     parser.add_argument("--variants", default="", help="comma-separated names (default: all)")
     parser.add_argument("--by-type", action="store_true")
+    parser.add_argument("--floor", type=float, help="keep a vector-only hit at this cosine or above")
     args = parser.parse_args()
     chosen = [v for v in VARIANTS if not args.variants or v.name in args.variants.split(",")]
     sets = [load(name, DATA[name]) for name in args.data]
@@ -357,7 +362,7 @@ def main() -> None:
             qvecs = vectors([q.text for q in data.questions])
             for v in chosen:
                 ctx = None if v.prev == v.next == "none" else lexemes(url, context_texts(data, v))
-                results[v.name][data.name] = evaluate(data, v, own, ctx, vecs, qvecs, qlex)
+                results[v.name][data.name] = evaluate(data, v, own, ctx, vecs, qvecs, qlex, args.floor)
                 r = results[v.name][data.name]
                 log(
                     f"  {v.name:45s} r@5 {r['r@5']:.3f} r@10 {r['r@10']:.3f} r@25 {r['r@25']:.3f} "

@@ -27,8 +27,9 @@ class Ranking(OpRequest):
 
     query: str = Field(min_length=1, max_length=4000)
     limit: int = Field(default=10, ge=1, le=100)
-    # hybrid: both legs fused by reciprocal rank; semantic: cosine similarity over the embedded
-    # first 2,048 characters, with its floor; lexical: BM25 over the whole text.
+    # hybrid: both legs fused by reciprocal rank (a hit only the vector leg found must pass its
+    # floor); semantic: cosine similarity over the embedded first 2,048 characters, with its
+    # floor; lexical: BM25 over the whole text.
     search_mode: Literal["hybrid", "semantic", "lexical"] = "hybrid"
     lexical_weight: float = Field(default=0.6, ge=0, le=1)  # the BM25 leg's share of a hybrid score
 
@@ -152,7 +153,11 @@ def ranked(
                     "semantic", lambda: search.by_vector(s, vector, model, filters, pool, -1.0)
                 )
                 candidates["semantic"] = len(near)
-                hits = search.fuse(near, found, req.lexical_weight, RRF_K, req.limit)
+                # Ranked over every candidate; a hit the lexical leg did not find is kept only
+                # above the semantic floor, so words found nowhere bring no hits.
+                fused = search.fuse(near, found, req.lexical_weight, RRF_K, len(near) + len(found))
+                floor = settings.conversation_search_min_similarity
+                hits = [h for h in fused if h.lexical_rank is not None or h.similarity >= floor][: req.limit]
     chars = settings.conversation_search_excerpt_chars
     if error:  # the key is there only when the vector leg did not answer
         scope["embedder_error"] = error

@@ -5,6 +5,7 @@ carries per-leg stats."""
 
 import pytest
 
+from models.settings import get_settings
 from ops.caller import Caller
 from ops.registry import call
 from tests.integration.conftest import append, enable_logging, settled, wait_until
@@ -84,6 +85,13 @@ def test_hybrid_fuses_both_legs_and_says_which_found_each_hit(corpus):
     assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
     assert set(answer["stats"]["candidates"]) == {"semantic", "lexical"}
     assert {"embed", "semantic", "lexical"} <= set(answer["stats"]["ms"])
+
+
+def test_hybrid_drops_a_hit_that_matches_nothing_and_keeps_the_floor_for_the_vector_legs_own(corpus):
+    assert search(query="zorbleflux quantavine", search_mode="hybrid")["hits"] == []
+    floor = get_settings().conversation_search_min_similarity
+    hits = search(query="which ticket tracks the tomatoes", search_mode="hybrid", limit=20)["hits"]
+    assert hits and all("lexical" in h["found_by"] or h["similarity"] >= floor for h in hits)
 
 
 def test_the_lexical_weight_moves_the_fusion(corpus):
