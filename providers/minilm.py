@@ -16,6 +16,7 @@ moment delays only its own pass.
 
 import logging
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
 from pathlib import Path
@@ -109,12 +110,21 @@ def onnx_forward(path: Path, precision: str):
     options.intra_op_num_threads = 1  # one pass per core, as above
     options.inter_op_num_threads = 1
 
-    def session(build: str) -> onnxruntime.InferenceSession:
-        model = minilm_onnx.built(path, MINILM_SHA256, build)
+    def session(model: Path) -> onnxruntime.InferenceSession:
         return onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
 
-    exact = session("fp32")
-    quantized = session(precision) if precision != "fp32" else exact
+    # Both builds are checked (or made) now; the quantized one is loaded at the first text past
+    # SHORT_TOKENS, since a one-off short query (``loom search``) needs only the exact one.
+    exact_build, build = (minilm_onnx.built(path, MINILM_SHA256, p) for p in ("fp32", precision))
+    exact = session(exact_build)
+    loading = threading.Lock()
+    loaded: list[onnxruntime.InferenceSession] = []
+
+    def quantized() -> onnxruntime.InferenceSession:
+        with loading:
+            if not loaded:
+                loaded.append(session(build) if build != exact_build else exact)
+            return loaded[0]
 
     def forward(texts: list[str]) -> list[list[float]]:
         encodings = tokenizer.encode_batch([text.strip() for text in texts])  # as sentence-transformers
@@ -123,7 +133,7 @@ def onnx_forward(path: Path, precision: str):
             "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
             "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
         }
-        run = exact if feed["input_ids"].shape[1] <= SHORT_TOKENS else quantized  # the longest decides
+        run = exact if feed["input_ids"].shape[1] <= SHORT_TOKENS else quantized()  # the longest decides
         (hidden,) = run.run(None, feed)
         mask = feed["attention_mask"][:, :, None].astype(np.float32)
         pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)  # mean of real tokens

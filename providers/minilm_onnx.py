@@ -10,8 +10,10 @@ source weights' hash and the precision; a sidecar keeps the file's own sha256, c
 so a truncated or altered build is made again rather than used.
 """
 
+import contextlib
 import fcntl
 import hashlib
+import json
 import logging
 import os
 import sys
@@ -34,10 +36,29 @@ def cache_dir() -> Path:
 
 
 def file_sha256(path: Path) -> str:
+    """The file's sha256, read through once per state of the file: hashing the weights (90 MB,
+    ~0.2 s) at every start was most of a one-off command's embedder load (``loom search``). The
+    digest is kept in ``hashes.json`` beside the builds with the file's size, mtime and inode, and
+    read again when any of them changed (a swapped or rewritten file)."""
+    info = path.stat()
+    state = [info.st_size, info.st_mtime_ns, info.st_ino]
+    index = cache_dir() / "hashes.json"
+    try:
+        known = json.loads(index.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if (entry := known.get(str(path))) and entry[:3] == state:
+        return entry[3]
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
+    known[str(path)] = [*state, digest.hexdigest()]
+    with contextlib.suppress(OSError):  # a read-only cache only costs the next start a hash
+        index.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=index.parent, delete=False) as out:
+            json.dump(known, out)
+        os.replace(out.name, index)  # whole or not at all, whoever writes last
     return digest.hexdigest()
 
 

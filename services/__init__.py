@@ -95,9 +95,11 @@ def _reach(settings, start: Start, started: list[ModuleType]) -> tuple[str, str]
     else:
         database_url = settings.database_url
     _check_database(database_url, "" if embedded_database else " (LOOM_DATABASE_URL)")
-    if embedded_database and start is not None:
-        # The embedded database is Loom's own: keep it at the newest schema. External
-        # databases are upgraded by their operator (`loom db upgrade`).
+    if embedded_database and (start == ALL or postgres in started):
+        # The embedded database is Loom's own: kept at the newest schema by the processes that
+        # serve it and by a command that had to start it (a one-off command meeting `loom up`'s
+        # database finds it migrated). External databases are upgraded by their operator
+        # (`loom db upgrade`).
         migrate.upgrade(database_url)
 
     if embedded_redis:

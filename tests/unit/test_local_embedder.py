@@ -2,6 +2,9 @@
 vectors, tokenising and pooling exactly as sentence-transformers does; length-sorted
 micro-batches on a shared pool still give every caller its own texts' vectors, in its order."""
 
+import hashlib
+import json
+import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -98,3 +101,16 @@ def test_concurrent_calls_answer_each_caller_in_its_own_order(precision, request
 
 def test_an_empty_call_embeds_nothing(int8):
     assert int8.embed([]) == []
+
+
+def test_a_files_digest_is_kept_for_its_state_and_read_again_when_it_is_rewritten(tmp_path, monkeypatch):
+    monkeypatch.setattr(minilm_onnx, "cache_dir", lambda: tmp_path / "cache")
+    weights = tmp_path / "weights.bin"
+    weights.write_bytes(b"a" * 4096)
+    first = minilm_onnx.file_sha256(weights)
+    assert first == hashlib.sha256(b"a" * 4096).hexdigest()
+    assert json.loads((tmp_path / "cache" / "hashes.json").read_text())[str(weights)][3] == first
+    before = weights.stat().st_mtime_ns
+    weights.write_bytes(b"b" * 4096)  # the same size, rewritten: another mtime (past a coarse clock's tick)
+    os.utime(weights, ns=(before + 10**9, before + 10**9))
+    assert minilm_onnx.file_sha256(weights) == hashlib.sha256(b"b" * 4096).hexdigest()
