@@ -25,7 +25,7 @@ from models import db
 from models.erasure import FINISHED, REQUESTED, ErasureEvent
 from models.memory import LoomSession, MemoryThread
 from models.queries import erasure as queries
-from pipelines import tapestry
+from pipelines import contexts, tapestry
 
 EXPORT_FETCH = 500  # turns a round trip of the export's cursor brings
 
@@ -59,6 +59,14 @@ def _their_memory_threads(s: Session, params: dict) -> int:
     return len(doomed)
 
 
+def _their_turns(s: Session, params: dict) -> int:
+    """One batch of the person's turns tombstoned, and the contexts of the threads they spoke in
+    rebuilt in the same transaction: no other turn is found by their words any more."""
+    n, threads = s.execute(queries.TOMBSTONE_THEIR_TURNS, params).one()
+    contexts.rebuild(s, [(params["namespace"], thread_id) for thread_id in threads])
+    return n
+
+
 # The steps run in this order, each until it finds less than a batch.
 BY_USER: dict[str, Step] = {
     "session_proposals": queries.CLEAR_THEIR_PROPOSALS,
@@ -69,7 +77,7 @@ BY_USER: dict[str, Step] = {
     "memory_threads": _their_memory_threads,
     "memory_evidence": queries.DELETE_THEIR_EVIDENCE,
     "summaries": queries.TOMBSTONE_SUMMARIES_OF_THEM,
-    "turns": queries.TOMBSTONE_THEIR_TURNS,
+    "turns": _their_turns,
     "embeddings": queries.TOMBSTONE_THEIR_EMBEDDINGS,
 }
 

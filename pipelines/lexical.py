@@ -107,6 +107,7 @@ def frequencies(
         table=documents.table,
         within=within,
         indexed=documents.indexed,
+        holding=documents.holding(queries.LEXEME),
     )
     rows = s.execute(statement, {**params, "lexemes": lexemes, "exact": EXACT_DF}).all()
     counted = dict(rows)
@@ -138,6 +139,7 @@ def search(
         statement = filled(
             queries.OWN_CORPUS,
             number=documents.number,
+            length=documents.length,
             table=documents.table,
             indexed=documents.indexed,
             own_corpus=own_corpus,
@@ -157,6 +159,9 @@ def search(
         id_column=documents.id_column,
         table=documents.table,
         indexed=documents.indexed,
+        words=documents.words,
+        length=documents.length,
+        holding=documents.holding(queries.QUERY),
         scope=scope,
     )
     rows = s.execute(

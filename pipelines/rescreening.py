@@ -17,7 +17,7 @@ from models.conversation import Embedding, Turn
 from models.queries import embeddings
 from models.queries import turns as queries
 from models.settings import get_settings
-from pipelines import embedding, keys, screening
+from pipelines import contexts, embedding, keys, screening
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +63,9 @@ def judge_again(s: Session, ids: range, version: int, namespace: str | None) -> 
             if row is not None
         ]
     if high or cleared:
+        # A turn now high is no one's context any more; one no longer high is again.
+        changed = set(high) | {t.id for t in cleared}
+        contexts.rebuild(s, {(t.namespace, t.thread_id) for t in turns if t.id in changed})
         log.info("re-screened %d turns: %d now high, %d no longer", len(turns), len(high), len(cleared))
     return Judged({"turns": len(turns), "high": len(high), "cleared": len(cleared)}, to_embed)
 

@@ -21,6 +21,7 @@ from sqlmodel import Session
 from models import db, partitions
 from models.queries import filled
 from models.queries import partitions as queries
+from pipelines import contexts
 
 DROP, TRIM, WARM = "drop", "trim", "warm"  # a month's needs, the ``action`` of its run
 
@@ -115,9 +116,18 @@ def forget_keys(s: Session, month: datetime, n: int) -> int:
 
 def trim(s: Session, month: datetime, before: datetime, n: int) -> int:
     """A batch of at most ``n`` of the month's turns said before ``before`` deleted, with their keys
-    and their threads' counts; how many."""
+    and their threads' counts and contexts; how many."""
     statement = filled(queries.TRIM_BATCH, partition=queries.quoted(partitions.name_of(month)))
-    return s.execute(statement, {"before": before, "n": n}).scalar_one()
+    n, namespaces, thread_ids = s.execute(statement, {"before": before, "n": n}).one()
+    contexts.rebuild(s, zip(namespaces, thread_ids, strict=True), expired_before=before)
+    return n
+
+
+def forget_contexts(s: Session, month: datetime, threads: list[tuple[str, str]]) -> int:
+    """Before the month's partition is detached: these threads' contexts (of the month's threads)
+    rebuilt as if its turns were gone already, so that none of their words outlives them in a
+    later turn's context; how many turns changed."""
+    return contexts.rebuild(s, threads, expired_before=partitions.next_month(month))
 
 
 def warm(month: datetime, tablespace: str) -> list[str]:

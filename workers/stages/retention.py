@@ -14,7 +14,7 @@ from datetime import datetime
 from models import db, partitions
 from models.settings import get_settings
 from models.stage_run import SUCCEEDED, StageRun
-from pipelines import retention
+from pipelines import contexts, retention
 from workers import ledger
 from workers.bodies import close, counted, one_at_a_time
 from workers.stages import Stage, register
@@ -46,6 +46,11 @@ def _work(run: StageRun) -> None:
 
 
 def _drop(run: StageRun, month: datetime) -> None:
+    with db.session() as s:
+        threads = contexts.of_month(s, month)
+    for batch in contexts.batches(threads):
+        with db.session() as s:
+            retention.forget_contexts(s, month, batch)
     retention.detach(month)
     # The threads' counts, the drop and its count, together: a kill leaves all or none.
     counted(run, "turns", lambda s: retention.drop(s, month))
