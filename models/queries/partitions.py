@@ -85,7 +85,8 @@ WITH gone AS (
     UPDATE threads t SET turn_count = greatest(t.turn_count - live.n, 0)
     FROM live WHERE t.namespace = live.namespace AND t.thread_id = live.thread_id
 )
-SELECT (SELECT count(*) FROM gone), coalesce(array_agg(namespace), '{}'), coalesce(array_agg(thread_id), '{}')
+SELECT (SELECT count(*) FROM gone), coalesce(array_agg(namespace), ARRAY[]::text[]),
+       coalesce(array_agg(thread_id), ARRAY[]::text[])
 FROM live
 """
 
