@@ -4,6 +4,8 @@ rebuilt by a deletion and by unsaving a turn a save stored, left out of saved-me
 filled for turns written before contexts existed by the contexts stage. (The other paths that hide
 a turn are tested beside them: compaction, erasure, retention, re-screening.)"""
 
+import re
+
 from sqlalchemy import text
 
 from models import db
@@ -205,3 +207,65 @@ def test_the_contexts_stage_fills_turns_written_without_one_and_twice_is_once(wo
     wait_until(settled, what="the contexts runs again")
     assert state("backfill") == written
     assert all(ledger.get(run_id).status == "succeeded" for run_id in sent)
+
+
+def test_the_lexical_legs_candidates_come_from_both_indexes():
+    """The lexical leg's statements read the turns holding a word, in their own lexemes or their
+    context's, as a BitmapOr of the two partial indexes (6,000 turns in five namespaces,
+    sequential scans off): each statement implies both predicates and holds its tsquery as a
+    value known when it runs."""
+    from sqlalchemy import event
+
+    from pipelines import search as pipeline
+
+    with db.session() as s:
+        s.execute(
+            text(
+                """
+                INSERT INTO turns (id, namespace, thread_id, agent, msg_id, role, content, metadata,
+                                   sensitivity, ts, context_lexemes, context_length)
+                SELECT nextval('turns_id_seq'), 'contexts-plan-' || (i % 5), 'plan-' || (i / 10),
+                       'default', 'p' || i, 'user', 'turn ' || i || ' about topic' || (i % 300), '{}',
+                       'none', now(),
+                       CASE WHEN i % 2 = 0 THEN to_tsvector('english', 'topic' || ((i + 5) % 300)) END, i % 2
+                FROM generate_series(1, 6000) i
+                """
+            )
+        )
+    with db.autocommit() as conn:  # the GIN indexes' own statistics too, as autovacuum keeps them
+        conn.execute("VACUUM ANALYZE turns")
+    seen = []
+
+    def capture(conn, cursor, statement, parameters, context, executemany):
+        seen.append((statement, parameters))
+
+    engine = db.get_engine()
+    event.listen(engine, "before_cursor_execute", capture)
+    try:
+        with db.session() as s:
+            found = pipeline.by_lexical(s, "topic17", pipeline.Filters(namespaces=["contexts-plan-2"]), 10)
+    finally:
+        event.remove(engine, "before_cursor_execute", capture)
+    assert {hit.msg_id for hit in found} <= {f"p{i}" for i in range(12, 6000, 300)} | {
+        f"p{i}" for i in range(17, 6000, 300)
+    } and len(found) == 10
+    statements = [(st, p) for st, p in seen if "@@" in st]
+    assert len(statements) == 2  # a word's document frequency, then BM25
+    with db.session() as s:
+        s.execute(text("SET LOCAL enable_seqscan = off"))
+        parents = dict(s.execute(text(PARENT_INDEXES)).all())
+        for statement, parameters in statements:
+            rows = s.connection().exec_driver_sql("EXPLAIN " + statement, parameters)
+            plan = "\n".join(row[0] for row in rows)
+            used = {parents.get(name) for name in re.findall(r"Bitmap Index Scan on (\w+)", plan)}
+            assert "BitmapOr" in plan and used == {
+                "ix_turns_namespace_lexemes",
+                "ix_turns_namespace_context",
+            }, plan
+
+
+# Each index of a partition of turns, and the index of turns it is a part of.
+PARENT_INDEXES = """
+SELECT c.relname, p.relname FROM pg_inherits i
+JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+"""
