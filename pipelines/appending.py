@@ -87,6 +87,7 @@ def write(conn: psycopg.Connection, turn: NewTurn, embedding_stage: RunSpelling)
         "screened_with": screening.RULES_VERSION,
         "ts": said,
         "embed": embed,
+        "said": embed,  # what the vector leg embeds is what has, and is, a lexical context
         "embed_text": text,
         "embed_digest": keys.digest(text),
         "stage": embedding_stage.name,

@@ -18,11 +18,12 @@ from sqlalchemy import text
 # writes nothing. The embedding row's id is drawn here, so its run's subject is spelled here as
 # ``workers.stages.Stage`` spells it (``subject_kind:id``), and its key is ``loom_run_key`` of the
 # row and the first 16 of the text's digest. Answers (recording, deleted, turn id or null, run id or null).
-# A said turn's lexical context (``models.queries.contexts``) comes from the thread row, read at its
-# newest version under the lock (the statement's snapshot may miss a turn appended a moment
-# before): ``said`` is the turn's message and its words when it has at most %(short)s characters,
-# a row only for a said turn. A said turn of a new message takes the words of the thread's latest
-# one and becomes the latest; a copy of the latest message takes that message's own context.
+# A said turn (%(said)s: a user or assistant turn that does not read as high, as the embedded ones)
+# takes its lexical context (``models.queries.contexts``) from the thread row, read at its newest
+# version under the lock (the statement's snapshot may miss a turn appended a moment before): a
+# said turn of a new message takes the words of the thread's latest one (its lexemes when it has
+# at most %(short)s characters, else none) and becomes the latest; a copy of the latest message
+# takes that message's own context.
 APPEND_TURN = """
 WITH recording AS (
     SELECT coalesce(
@@ -32,11 +33,6 @@ WITH recording AS (
     SELECT deleted_at IS NOT NULL AS deleted FROM threads
     WHERE namespace = %(namespace)s AND thread_id = %(thread_id)s
     FOR UPDATE
-), said AS (
-    SELECT %(msg_id)s AS msg_id,
-           CASE WHEN char_length(%(content)s) <= %(short)s
-                THEN to_tsvector('english', CAST(%(content)s AS text)) ELSE '' END AS words
-    WHERE %(role)s IN ('user', 'assistant') AND %(sensitivity)s <> 'high'
 ), key AS (
     INSERT INTO turn_keys (namespace, thread_id, agent, msg_id, turn_id, ts)
     SELECT %(namespace)s, %(thread_id)s, %(agent)s, %(msg_id)s, nextval('turns_id_seq'), %(ts)s
@@ -46,8 +42,12 @@ WITH recording AS (
 ), thread AS (
     INSERT INTO threads (namespace, thread_id, agent, metadata, turn_count, created_at, last_turn_at,
                          last_seq, said_msg_id, said_lexemes)
-    SELECT %(namespace)s, %(thread_id)s, %(agent)s, '{}', 1, %(ts)s, %(ts)s, 1, said.msg_id, said.words
-    FROM key LEFT JOIN said ON true
+    SELECT %(namespace)s, %(thread_id)s, %(agent)s, '{}', 1, %(ts)s, %(ts)s, 1,
+           CASE WHEN %(said)s THEN %(msg_id)s END,
+           CASE WHEN NOT %(said)s THEN NULL
+                WHEN char_length(%(content)s) <= %(short)s
+                THEN to_tsvector('english', CAST(%(content)s AS text)) ELSE '' END
+    FROM key
     ON CONFLICT (namespace, thread_id)
     DO UPDATE SET turn_count = threads.turn_count + 1,
                   last_turn_at = greatest(threads.last_turn_at, EXCLUDED.last_turn_at),
@@ -57,18 +57,16 @@ WITH recording AS (
                                       THEN EXCLUDED.said_lexemes ELSE threads.said_lexemes END,
                   said_context = CASE WHEN EXCLUDED.said_msg_id <> coalesce(threads.said_msg_id, '')
                                       THEN nullif(threads.said_lexemes, '') ELSE threads.said_context END
-    RETURNING last_seq, said_context
-), context AS (
-    SELECT said_context AS words FROM thread WHERE EXISTS (SELECT FROM said)
+    RETURNING last_seq, CASE WHEN %(said)s THEN said_context END AS context
 ), turn AS (
     INSERT INTO turns (id, namespace, thread_id, agent, msg_id, role, content, reasoning, user_id,
                        run_id, metadata, tokens, sensitivity, screened_with, ts, seq, context_lexemes,
                        context_length)
     SELECT turn_id, %(namespace)s, %(thread_id)s, %(agent)s, %(msg_id)s, %(role)s, %(content)s,
            %(reasoning)s, %(user_id)s, %(run_id)s, CAST(%(metadata)s AS jsonb), %(tokens)s,
-           %(sensitivity)s, %(screened_with)s, %(ts)s, (SELECT last_seq FROM thread),
-           (SELECT words FROM context), coalesce(loom_word_count((SELECT words FROM context)), 0)
-    FROM key
+           %(sensitivity)s, %(screened_with)s, %(ts)s, thread.last_seq, thread.context,
+           coalesce(loom_word_count(thread.context), 0)
+    FROM key, thread
     RETURNING id, seq
 ), session AS (
     UPDATE loom_sessions s
