@@ -4,9 +4,10 @@ functions; the stage (``workers/stages/erasure.py``) runs the batches of a reque
 its count on the run, and ``ops.erasure`` requests and exports.
 
 By user, the person's turns and embedding rows are tombstoned (every read, search and listing
-filters tombstones; only ``erasure.export`` still returns the turns), and the titles of the
-threads they spoke in are cleared (a title may quote them; the titler makes a new one from what is
-left). Their memory goes from disk: the evidence of their messages, every memory thread citing it
+filters tombstones; only ``erasure.export`` still returns the turns), the lexical contexts of the
+threads they spoke in are rebuilt with each batch (another turn's may hold their words), and the
+titles of those threads are cleared (a title may quote them; the titler makes a new one from what
+is left). Their memory goes from disk: the evidence of their messages, every memory thread citing it
 or naming them as a subject (with its line in any tapestry), the pending proposals of the sessions
 in threads they spoke in, and their name in sessions' subjects; the session briefs a token
 bounded to them stored, and the coding-session threads they own. By namespace, every turn,

@@ -5,7 +5,9 @@ stage (``workers/stages/screening.py``) adds the run and the embedding runs, the
 
 A turn that now reads as high loses its embedding row in the judging transaction (the vector is
 deleted, never kept); one that no longer reads as high gets an embedding row, unless a live row of
-the thread already holds the same message and text (it serves this turn too)."""
+the thread already holds the same message and text (it serves this turn too). Either way its
+thread's lexical contexts are rebuilt in that transaction (``pipelines.contexts``): a turn now
+high is no one's context, one no longer high is again."""
 
 import logging
 from dataclasses import dataclass, field

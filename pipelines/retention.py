@@ -4,7 +4,9 @@ counting each batch on its run, and the retention pass (``schedules/retention.py
 
 ``LOOM_RETENTION_CONVERSATIONS_DAYS`` (0 = keep forever) expires turns said before the cutoff (the
 start of the day that many days ago): a month wholly before it is detached (concurrently: reads and
-writes of other months go on) and dropped, the month holding it is trimmed in batches. Embedding
+writes of other months go on) and dropped, the month holding it is trimmed in batches. The lexical
+contexts that held an expired turn's words are rebuilt (``pipelines.contexts``): by each trim
+batch, and for a dropped month before its detach, as if its turns were gone already. Embedding
 rows have no TTL and stay (see ``pipelines.retire`` and ``pipelines.search`` for what they do
 once their turn is gone). Threads keep their rows; their ``turn_count`` drops by the live turns
 expired. ``LOOM_TIERING_CONVERSATIONS_WARM_DAYS`` moves months wholly older than that to

@@ -1,6 +1,7 @@
 """Named SQL of search: the planner settings conversation.search's legs read under
-(``pipelines.search``), the statistics they read, and the lexical leg's BM25 (``pipelines.lexical``),
-which also ranks a user's saved messages, a loom's memory threads and the evidence extraction read.
+(``pipelines.search``), the statistics they read, and the lexical leg's BM25 (``pipelines.lexical``)
+over the turns with their contexts (``pipelines.contexts``), which also ranks a user's saved
+messages, a loom's memory threads and the evidence extraction read, each without a context.
 
 The BM25 statements are templates (``models.queries.filled``): what they rank is one of the
 ``Documents`` below, and the scope they read is a condition on ``t`` joined with AND from the

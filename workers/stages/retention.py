@@ -4,9 +4,10 @@
 
 A run works on one month (``month:YYYYMM``): ``drop``, ``trim-<cutoff day>`` or
 ``warm-<tablespace>``. Each step is idempotent and each transaction bounded, so a run done twice
-removes nothing more and a run killed anywhere is finished by the next: a detach interrupted by a
-kill is finalised, the counts and the drop are one transaction, keys and trims go in batches of
-``LOOM_RETENTION_BATCH``."""
+removes nothing more and a run killed anywhere is finished by the next: a drop first rebuilds the
+lexical contexts of the month's threads (a batch of threads a transaction) without its turns, a
+detach interrupted by a kill is finalised, the counts and the drop are one transaction, keys and
+trims go in batches of ``LOOM_RETENTION_BATCH``."""
 
 import logging
 from datetime import datetime
