@@ -205,7 +205,7 @@ def test_the_turn_after_a_window_takes_its_context_from_the_live_turn_before_it(
     """The first turn kept after the window held the words of the window's last turn: rebuilt in
     the compaction's transaction from the live said turn before the window's (a saved one here)."""
     transcript("window", 16)
-    save = {"namespace": NS, "conversation_id": "window", "message_id": "window-3", "user_id": "ana"}
+    save = {"namespace": NS, "conversation_id": "window", "message_id": "window-3", "user_id": "kit"}
     assert call("conversation.save_message", OPERATOR, save)["saved"]
     assert "window-6" in found_lexically(NS, "nginx upstream timeouts", thread_id="window")  # turn 5's words
     run = compact("window")["run"]
