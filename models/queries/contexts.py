@@ -33,7 +33,7 @@ WITH chosen AS (
     SELECT DISTINCT namespace, thread_id
     FROM unnest(CAST(:namespaces AS text[]), CAST(:thread_ids AS text[])) AS x(namespace, thread_id)
 ), said AS (
-    SELECT t.id, t.ts, t.namespace, t.thread_id, t.msg_id, t.context_lexemes, t.context_length,
+    SELECT t.id, t.ts, t.namespace, t.thread_id, t.msg_id,
            CASE WHEN octet_length(t.content) > 4 * :short THEN ''::tsvector
                 WHEN char_length(t.content) > :short THEN ''::tsvector
                 ELSE t.lexemes END AS words,
