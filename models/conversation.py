@@ -16,6 +16,10 @@ MSG_ID_MAX = 128
 
 
 class Thread(SQLModel, table=True):
+    """A conversation thread. Only the named SQL reads ``said_msg_id``, ``said_lexemes`` and
+    ``said_context`` (migration 0032): its latest said turn, of which the append gives the next
+    one its lexical context (``models.queries.turns.APPEND_TURN``, ``pipelines.contexts``)."""
+
     __tablename__ = "threads"
     __table_args__ = (
         UniqueConstraint("namespace", "thread_id"),
@@ -42,7 +46,9 @@ class Turn(SQLModel, table=True):
 
     Partitioned by month of ``ts`` (migration 0011; ``models.partitions``), so the retention TTL
     drops a month at once; its primary key is (id, ts) there, ids coming from one sequence. A copy
-    is unique by ``TurnKey``, which every write inserts first."""
+    is unique by ``TurnKey``, which every write inserts first. Only the named SQL reads its
+    tsvectors: ``lexemes`` and ``lexical_length`` (generated, migration 0013), ``context_lexemes``
+    and ``context_length`` (its lexical context, migration 0032, ``pipelines.contexts``)."""
 
     __tablename__ = "turns"
     __table_args__ = (

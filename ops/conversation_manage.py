@@ -14,7 +14,7 @@ from ops.errors import OpError, invalid, not_found
 from ops.runs import RunAnswer, run_public, started
 from ops.schemas import Answer, Identifier, OpRequest
 from ops.waiting import Waiting
-from pipelines import retire
+from pipelines import contexts, retire
 from providers import llm
 from workers.stages import compaction
 
@@ -67,7 +67,7 @@ class DeleteAnswer(Answer):
 def delete(caller: Caller, req: DeleteRequest) -> DeleteAnswer:
     """Tombstone the thread's turns (the named agent's copies, or every agent's), their
     embedding rows (a row another agent's live copy shares passes to it) and, once no live turn
-    is left, the thread row."""
+    is left, the thread row; the contexts of the turns left are rebuilt."""
     namespace = caller.namespace(req.namespace)
     if req.confirm_thread_id != req.thread_id:
         raise invalid("confirm_thread_id must equal thread_id", "confirm_thread_id")
@@ -90,6 +90,7 @@ def delete(caller: Caller, req: DeleteRequest) -> DeleteAnswer:
         doomed = live + ([Turn.agent == agent] if agent else [])
         turns = s.exec(update(Turn).where(*doomed).values(deleted_at=now)).rowcount
         retire.settle_rows(s, namespace, req.thread_id, now)
+        contexts.rebuild(s, [(namespace, req.thread_id)])  # another agent's turns may hold their words
         remaining = s.exec(select(Turn.id).where(*live).limit(1)).first()
         s.exec(
             update(Thread)

@@ -13,7 +13,7 @@ from models import partitions
 from models.base import utcnow
 from models.queries import turns as queries
 from models.settings import get_settings
-from pipelines import embedding, keys, looms, screening
+from pipelines import contexts, embedding, keys, looms, screening
 
 STORED, DUPLICATE, LOGGING_DISABLED, DELETED = "stored", "duplicate", "logging_disabled", "deleted"
 EXPIRED = "expired"  # said before the retention TTL's cutoff: it would be removed at once
@@ -87,12 +87,14 @@ def write(conn: psycopg.Connection, turn: NewTurn, embedding_stage: RunSpelling)
         "screened_with": screening.RULES_VERSION,
         "ts": said,
         "embed": embed,
+        "said": embed,  # what the vector leg embeds is what has, and is, a lexical context
         "embed_text": text,
         "embed_digest": keys.digest(text),
         "stage": embedding_stage.name,
         "subject_kind": embedding_stage.subject_kind,
         "interaction": looms.interaction_id(turn.namespace, turn.thread_id, turn.run_id),
         "now": utcnow(),
+        "short": contexts.SHORT_CHARS,
     }
     try:
         answer = conn.execute(queries.APPEND_TURN, params).fetchone()

@@ -20,7 +20,7 @@ from sqlmodel import Session, col, select
 
 from models.conversation import Embedding, Thread, Turn, TurnKey
 from models.queries import threads as queries
-from pipelines import keys, retire, screening
+from pipelines import contexts, keys, retire, screening
 
 NOTHING_TO_COMPACT = "nothing-to-compact"
 SUMMARY_HIGH = "summary-high-sensitivity"
@@ -181,9 +181,9 @@ def apply(
 ) -> tuple[int, dict] | None:
     """Write the summary in place of the window, in the caller's transaction: the summary turn
     (stamped with the window's first turn's time), its embedding row with its vector, and the
-    window's turns tombstoned with their embedding rows settled. Returns the embedding row's id
-    and what was done; None, writing nothing, when the thread or any turn of the window changed
-    since it was chosen (deleted, compacted)."""
+    window's turns tombstoned with their embedding rows settled and the thread's contexts
+    rebuilt. Returns the embedding row's id and what was done; None, writing nothing, when the
+    thread or any turn of the window changed since it was chosen (deleted, compacted)."""
     thread = s.exec(select(Thread).where(Thread.id == thread_row_id).with_for_update()).first()
     if thread is None or thread.deleted_at is not None:
         return None
@@ -242,6 +242,7 @@ def apply(
         .returning(Embedding.id)
     )
     retire.retire(s, thread.namespace, thread.thread_id, ids, now)
+    contexts.rebuild(s, [(thread.namespace, thread.thread_id)])  # no context holds a retired turn's words
     s.execute(queries.SHRINK_TURN_COUNT, {"gone": len(ids) - 1, "id": thread.id})
     return embedding_id, {
         "summary_msg_id": msg_id,

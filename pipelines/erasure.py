@@ -4,9 +4,10 @@ functions; the stage (``workers/stages/erasure.py``) runs the batches of a reque
 its count on the run, and ``ops.erasure`` requests and exports.
 
 By user, the person's turns and embedding rows are tombstoned (every read, search and listing
-filters tombstones; only ``erasure.export`` still returns the turns), and the titles of the
-threads they spoke in are cleared (a title may quote them; the titler makes a new one from what is
-left). Their memory goes from disk: the evidence of their messages, every memory thread citing it
+filters tombstones; only ``erasure.export`` still returns the turns), the lexical contexts of the
+threads they spoke in are rebuilt with each batch (another turn's may hold their words), and the
+titles of those threads are cleared (a title may quote them; the titler makes a new one from what
+is left). Their memory goes from disk: the evidence of their messages, every memory thread citing it
 or naming them as a subject (with its line in any tapestry), the pending proposals of the sessions
 in threads they spoke in, and their name in sessions' subjects; the session briefs a token
 bounded to them stored, and the coding-session threads they own. By namespace, every turn,
@@ -25,7 +26,7 @@ from models import db
 from models.erasure import FINISHED, REQUESTED, ErasureEvent
 from models.memory import LoomSession, MemoryThread
 from models.queries import erasure as queries
-from pipelines import tapestry
+from pipelines import contexts, tapestry
 
 EXPORT_FETCH = 500  # turns a round trip of the export's cursor brings
 
@@ -59,6 +60,14 @@ def _their_memory_threads(s: Session, params: dict) -> int:
     return len(doomed)
 
 
+def _their_turns(s: Session, params: dict) -> int:
+    """One batch of the person's turns tombstoned, and the contexts of the threads they spoke in
+    rebuilt in the same transaction: no other turn is found by their words any more."""
+    n, threads = s.execute(queries.TOMBSTONE_THEIR_TURNS, params).one()
+    contexts.rebuild(s, [(params["namespace"], thread_id) for thread_id in threads])
+    return n
+
+
 # The steps run in this order, each until it finds less than a batch.
 BY_USER: dict[str, Step] = {
     "session_proposals": queries.CLEAR_THEIR_PROPOSALS,
@@ -69,7 +78,7 @@ BY_USER: dict[str, Step] = {
     "memory_threads": _their_memory_threads,
     "memory_evidence": queries.DELETE_THEIR_EVIDENCE,
     "summaries": queries.TOMBSTONE_SUMMARIES_OF_THEM,
-    "turns": queries.TOMBSTONE_THEIR_TURNS,
+    "turns": _their_turns,
     "embeddings": queries.TOMBSTONE_THEIR_EMBEDDINGS,
 }
 

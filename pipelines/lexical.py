@@ -1,23 +1,26 @@
 """The lexical leg of conversation.search: BM25 over the English full-text vectors of the turns
 (``turns.lexemes``, migration 0013: the whole text up to 200,000 characters, stemmed, without stop
-words), computed in PostgreSQL.
+words) and of their contexts (``turns.context_lexemes``, migration 0032: the previous said turn's
+words when it is short, ``pipelines.contexts``), computed in PostgreSQL.
 
-The query's lexemes (as ``to_tsvector`` makes them) select the candidates through the GIN index:
-the indexed turns in scope holding the rarest of them, within a budget (``bringing``). Each is
-scored with BM25 proper, over all the query's lexemes,
+The query's lexemes (as ``to_tsvector`` makes them) select the candidates through the GIN indexes:
+the indexed turns in scope holding the rarest of them in their own words or their context's,
+within a budget (``bringing``). Each is scored with BM25 proper, over all the query's lexemes,
 
     sum over query lexemes t in the turn:  idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
 
-with tf the lexeme's positions in the turn and dl its words (``turns.lexical_length``). The corpus is the
-turns of the search's namespaces: df per lexeme is counted per query (exactly up to ``EXACT_DF``,
-estimated past it); N and avgdl are counted per query too in a namespace of fewer than
-``COUNTED_BELOW`` turns, and kept for ``CORPUS_SECONDS`` in a larger one (which a minute's appends
-barely change), but counted again as soon as a fresh df exceeds the N kept: statistics kept from
-before a namespace filled up would rank every turn below zero.
+with tf the lexeme's positions in the turn and its context and dl their words
+(``turns.lexical_length + turns.context_length``). The corpus is the turns of the search's
+namespaces: df per lexeme (the turns whose own words or context hold it) is counted per query
+(exactly up to ``EXACT_DF``, estimated past it from the turns' own lexemes); N and avgdl are counted
+per query too in a namespace of fewer than ``COUNTED_BELOW`` turns, and kept for ``CORPUS_SECONDS``
+in a larger one (which a minute's appends barely change), but counted again as soon as a fresh df
+exceeds the N kept: statistics kept from before a namespace filled up would rank every turn below
+zero.
 
 The same leg ranks the other documents with lexemes (``models.queries.search.Documents``): one
 user's saved messages, a loom's memory threads and the messages its extractions read, each a small
-corpus of its own counted per query. Its statements are ``models.queries.search``'s."""
+corpus of its own counted per query, with no context. Its statements are ``models.queries.search``'s."""
 
 import math
 import time
@@ -117,6 +120,7 @@ def frequencies(
         table=documents.table,
         within=within,
         indexed=documents.indexed,
+        holding=documents.holding(queries.LEXEME),
     )
     rows = s.execute(statement, {**params, "lexemes": lexemes, "exact": EXACT_DF}).all()
     counted = dict(rows)
@@ -148,6 +152,7 @@ def search(
         statement = filled(
             queries.OWN_CORPUS,
             number=documents.number,
+            length=documents.length,
             table=documents.table,
             indexed=documents.indexed,
             own_corpus=own_corpus,
@@ -169,6 +174,9 @@ def search(
         id_column=documents.id_column,
         table=documents.table,
         indexed=documents.indexed,
+        words=documents.words,
+        length=documents.length,
+        holding=documents.holding(queries.QUERY),
         scope=scope,
     )
     rows = s.execute(

@@ -5,7 +5,9 @@ stage (``workers/stages/screening.py``) adds the run and the embedding runs, the
 
 A turn that now reads as high loses its embedding row in the judging transaction (the vector is
 deleted, never kept); one that no longer reads as high gets an embedding row, unless a live row of
-the thread already holds the same message and text (it serves this turn too)."""
+the thread already holds the same message and text (it serves this turn too). Either way its
+thread's lexical contexts are rebuilt in that transaction (``pipelines.contexts``): a turn now
+high is no one's context, one no longer high is again."""
 
 import logging
 from dataclasses import dataclass, field
@@ -17,7 +19,7 @@ from models.conversation import Embedding, Turn
 from models.queries import embeddings
 from models.queries import turns as queries
 from models.settings import get_settings
-from pipelines import embedding, keys, screening
+from pipelines import contexts, embedding, keys, screening
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +65,9 @@ def judge_again(s: Session, ids: range, version: int, namespace: str | None) -> 
             if row is not None
         ]
     if high or cleared:
+        # A turn now high is no one's context any more; one no longer high is again.
+        changed = set(high) | {t.id for t in cleared}
+        contexts.rebuild(s, {(t.namespace, t.thread_id) for t in turns if t.id in changed})
         log.info("re-screened %d turns: %d now high, %d no longer", len(turns), len(high), len(cleared))
     return Judged({"turns": len(turns), "high": len(high), "cleared": len(cleared)}, to_embed)
 

@@ -4,7 +4,9 @@ counting each batch on its run, and the retention pass (``schedules/retention.py
 
 ``LOOM_RETENTION_CONVERSATIONS_DAYS`` (0 = keep forever) expires turns said before the cutoff (the
 start of the day that many days ago): a month wholly before it is detached (concurrently: reads and
-writes of other months go on) and dropped, the month holding it is trimmed in batches. Embedding
+writes of other months go on) and dropped, the month holding it is trimmed in batches. The lexical
+contexts that held an expired turn's words are rebuilt (``pipelines.contexts``): by each trim
+batch, and for a dropped month before its detach, as if its turns were gone already. Embedding
 rows have no TTL and stay (see ``pipelines.retire`` and ``pipelines.search`` for what they do
 once their turn is gone). Threads keep their rows; their ``turn_count`` drops by the live turns
 expired. ``LOOM_TIERING_CONVERSATIONS_WARM_DAYS`` moves months wholly older than that to
@@ -21,6 +23,7 @@ from sqlmodel import Session
 from models import db, partitions
 from models.queries import filled
 from models.queries import partitions as queries
+from pipelines import contexts
 
 DROP, TRIM, WARM = "drop", "trim", "warm"  # a month's needs, the ``action`` of its run
 
@@ -115,9 +118,18 @@ def forget_keys(s: Session, month: datetime, n: int) -> int:
 
 def trim(s: Session, month: datetime, before: datetime, n: int) -> int:
     """A batch of at most ``n`` of the month's turns said before ``before`` deleted, with their keys
-    and their threads' counts; how many."""
+    and their threads' counts and contexts; how many."""
     statement = filled(queries.TRIM_BATCH, partition=queries.quoted(partitions.name_of(month)))
-    return s.execute(statement, {"before": before, "n": n}).scalar_one()
+    n, namespaces, thread_ids = s.execute(statement, {"before": before, "n": n}).one()
+    contexts.rebuild(s, zip(namespaces, thread_ids, strict=True), expired_before=before)
+    return n
+
+
+def forget_contexts(s: Session, month: datetime, threads: list[tuple[str, str]]) -> int:
+    """Before the month's partition is detached: these threads' contexts (of the month's threads)
+    rebuilt as if its turns were gone already, so that none of their words outlives them in a
+    later turn's context; how many turns changed."""
+    return contexts.rebuild(s, threads, expired_before=partitions.next_month(month))
 
 
 def warm(month: datetime, tablespace: str) -> list[str]:

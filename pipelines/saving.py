@@ -26,7 +26,7 @@ from models.conversation import EMBEDDED_ROLES
 from models.queries import filled
 from models.queries import saved as queries
 from models.settings import get_settings
-from pipelines import appending, embedding, keys, retire, screening
+from pipelines import appending, contexts, embedding, keys, retire, screening
 
 SAVED = "saved"
 OWNER_MISMATCH, DELETED, UNSUPPORTED_ROLE, HIGH = (
@@ -158,6 +158,7 @@ def _store(s: Session, m: Message, recording: bool, now: datetime) -> bool:
             "only_saved": not recording,
         },
     )
+    contexts.rebuild(s, [(m.namespace, m.thread_id)])  # its context, and it the next one's
     return True
 
 
@@ -228,6 +229,7 @@ def unsave(s: Session, m: Message, recording: bool, now: datetime) -> Unsaved:
             {"n": len(gone), "ns": m.namespace, "thread": m.thread_id},
         )
         retire.settle_rows(s, m.namespace, m.thread_id, now)  # their rows pass on or are tombstoned
+        contexts.rebuild(s, [(m.namespace, m.thread_id)])  # and no context keeps their words
     return Unsaved(True, removed=bool(gone))
 
 

@@ -11,6 +11,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from models.settings import get_settings
 from schedules.compaction import compact_grown
+from schedules.contexts import build_missing
 from schedules.night_weaving import weave_night
 from schedules.reembedding import reembed_outdated
 from schedules.rescreen import rescreen_outdated
@@ -44,6 +45,8 @@ def passes() -> dict[str, Pass]:
         ("retention", settings.retention_interval_seconds, plan_partitions, True),
         # After an upgrade that changed the screening rules: the turns judged by older rules.
         ("rescreen", settings.rescreen_interval_seconds, rescreen_outdated, True),
+        # After the upgrade that brought turns' contexts: every month's; then the months made since.
+        ("contexts", settings.retention_interval_seconds, build_missing, True),
     ]
     scheduled = {
         name: Pass(name, IntervalTrigger(seconds=seconds), run, at_start)

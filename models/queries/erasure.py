@@ -119,7 +119,8 @@ SELECT count(*) FROM gone
 """)
 
 # Their turns; the threads they spoke in lose their title (it may quote them: the titler makes a
-# new one from what is left) and count the turns tombstoned no more.
+# new one from what is left) and count the turns tombstoned no more. Answers how many, and those
+# threads (whose turns' contexts the caller rebuilds: they may hold their words).
 TOMBSTONE_THEIR_TURNS = text("""
 WITH chosen AS (
     SELECT id, ts FROM turns
@@ -133,7 +134,7 @@ WITH chosen AS (
     FROM (SELECT namespace, thread_id, count(*) AS n FROM gone GROUP BY 1, 2) g
     WHERE t.namespace = g.namespace AND t.thread_id = g.thread_id
 )
-SELECT count(*) FROM gone
+SELECT count(*), coalesce(array_agg(DISTINCT thread_id), '{}') FROM gone
 """)
 
 TOMBSTONE_THEIR_EMBEDDINGS = text("""

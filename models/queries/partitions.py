@@ -67,7 +67,8 @@ FORGET_KEYS = text(
 )
 
 # A batch (:n) of the month's turns said before the cutoff (:before), with their keys and their
-# threads' counts, in one statement; answers how many.
+# threads' counts, in one statement; answers how many, and the threads that lost live turns
+# (namespaces and thread ids, pairs: the caller rebuilds their contexts).
 TRIM_BATCH = """
 WITH gone AS (
     DELETE FROM {partition} WHERE ctid = ANY(ARRAY(
@@ -84,7 +85,9 @@ WITH gone AS (
     UPDATE threads t SET turn_count = greatest(t.turn_count - live.n, 0)
     FROM live WHERE t.namespace = live.namespace AND t.thread_id = live.thread_id
 )
-SELECT count(*) FROM gone
+SELECT (SELECT count(*) FROM gone), coalesce(array_agg(namespace), ARRAY[]::text[]),
+       coalesce(array_agg(thread_id), ARRAY[]::text[])
+FROM live
 """
 
 

@@ -1,6 +1,7 @@
 """Named SQL of search: the planner settings conversation.search's legs read under
-(``pipelines.search``), the statistics they read, and the lexical leg's BM25 (``pipelines.lexical``),
-which also ranks a user's saved messages, a loom's memory threads and the evidence extraction read.
+(``pipelines.search``), the statistics they read, and the lexical leg's BM25 (``pipelines.lexical``)
+over the turns with their contexts (``pipelines.contexts``), which also ranks a user's saved
+messages, a loom's memory threads and the evidence extraction read, each without a context.
 
 The BM25 statements are templates (``models.queries.filled``): what they rank is one of the
 ``Documents`` below, and the scope they read is a condition on ``t`` joined with AND from the
@@ -52,12 +53,33 @@ SUBSTRING_INDEX_PREDICATE = text(
 class Documents:
     """What the leg ranks: a table with ``lexemes`` and ``lexical_length`` (aliased ``t``), the
     condition of the documents it reads, and what one document is: a row, or (``unit``) the rows
-    that share those columns, counted once, such as the agents' copies of one message."""
+    that share those columns, counted once, such as the agents' copies of one message. With
+    ``context``, a row's ``context_lexemes`` and ``context_length`` (``pipelines.contexts``: the
+    previous said turn's words) are part of its document."""
 
     table: str
     indexed: str
     unit: str | None = None
     id_column: str = "t.id"  # what a scored document's id is
+    context: bool = False
+
+    @property
+    def words(self) -> str:
+        """The document's lexemes, each with its positions (its tf). Concatenated, a context's
+        positions follow the turn's, and a position past 16,383 counts as that one: only a turn
+        of some 16,000 words counts its context's words short, where they weigh nothing anyway."""
+        return "t.lexemes || coalesce(t.context_lexemes, '')" if self.context else "t.lexemes"
+
+    @property
+    def length(self) -> str:
+        """The document's words (BM25's dl)."""
+        return "(t.lexical_length + t.context_length)" if self.context else "t.lexical_length"
+
+    def holding(self, query: str) -> str:
+        """The condition that a document holds the tsquery ``query``: each column's own, so that
+        each index answers its part (a BitmapOr of the two)."""
+        own = f"t.lexemes @@ {query}"
+        return f"({own} OR t.context_lexemes @@ {query})" if self.context else own
 
     @property
     def counted(self) -> str:
@@ -78,8 +100,10 @@ INDEXED_TURNS = (
     "(t.role IN ('user', 'assistant') OR (t.role = 'system' AND t.metadata ? 'compacted_from')) "
     "AND t.deleted_at IS NULL AND t.sensitivity <> 'high'"
 )
-TURNS = Documents("turns", INDEXED_TURNS)
-MESSAGES = Documents("turns", INDEXED_TURNS, unit="t.thread_id, t.msg_id")  # a corpus of saved messages
+# The indexed turns with their contexts (ix_turns_namespace_context, migration 0032: same predicate).
+TURNS = Documents("turns", INDEXED_TURNS, context=True)
+# A corpus of saved messages: no context, a user's saved message never carries another's words.
+MESSAGES = Documents("turns", INDEXED_TURNS, unit="t.thread_id, t.msg_id")
 # A loom's threads, but those cut (the predicate of ix_memory_threads_lexemes, migration 0018).
 MEMORY_THREADS = Documents("memory_threads", "t.cut_at IS NULL", id_column="t.row_id")
 MEMORY_EVIDENCE = Documents("memory_evidence", "t.sensitivity <> 'high'")  # what extraction read
@@ -111,11 +135,11 @@ SAID_SINCE, SAID_UNTIL, IN_THREAD = " AND t.ts >= :since", " AND t.ts <= :until"
 # stemmed, without stop words.
 QUERY_LEXEMES = text("SELECT lexeme FROM unnest(to_tsvector('english', :q))")
 
-# N and avgdl of the indexed turns of :namespaces, kept a while by the caller: counting them reads
-# every one.
+# N and avgdl of the indexed turns of :namespaces (TURNS, contexts counted), kept a while by the
+# caller: counting them reads every one.
 CORPUS = text(
-    "SELECT count(*), coalesce(avg(t.lexical_length), 1) FROM turns t "
-    f"WHERE {IN_NAMESPACES} AND {INDEXED_TURNS}"
+    f"SELECT count(*), coalesce(avg({TURNS.length}), 1) FROM turns t "
+    f"WHERE {IN_NAMESPACES} AND {TURNS.indexed}"
 )
 
 # The most common lexemes of each month's partition of turns, as ANALYZE (autovacuum's too) keeps
@@ -136,41 +160,44 @@ GROUP BY e.lexeme
 """)
 
 # A template. Each of :lexemes' document frequency among the documents ({table} and {indexed} of a
-# Documents, its {counted}) the corpus {within} admits, counted up to :exact only: past it,
-# counting costs more than the exact figure is worth.
+# Documents, its {counted}, and {holding}: its condition that a document holds the lexeme ``l``)
+# the corpus {within} admits, counted up to :exact only: past it, counting costs more than the
+# exact figure is worth.
 FREQUENCIES = """
 SELECT l, (SELECT count(*) FROM (
               SELECT {counted} FROM {table} t
-              WHERE {within} AND {indexed} AND t.lexemes @@ quote_literal(l)::tsquery
+              WHERE {within} AND {indexed} AND {holding}
               LIMIT :exact) x)
 FROM unnest(CAST(:lexemes AS text[])) l
 """
+LEXEME = "quote_literal(l)::tsquery"  # FREQUENCIES' lexeme as a tsquery
 
-# A template. N (a Documents' {number}) and avgdl of a corpus of its own, {own_corpus}: small
-# enough (a user's saved messages, a loom) to be counted for each query.
+# A template. N (a Documents' {number}) and avgdl (of its {length}) of a corpus of its own,
+# {own_corpus}: small enough (a user's saved messages, a loom) to be counted for each query.
 OWN_CORPUS = """
-SELECT {number}, coalesce(avg(t.lexical_length), 1) FROM {table} t WHERE {indexed} AND {own_corpus}
+SELECT {number}, coalesce(avg({length}), 1) FROM {table} t WHERE {indexed} AND {own_corpus}
 """
 
 # A template. The best :limit documents by BM25 (pipelines.lexical's formula, :k1 and :b) among
 # those {scope} admits: the candidates are the documents holding one of the :bringing lexemes (one
-# tsquery of them, which the lexemes' index answers), and each is scored over all the query's
-# :lexemes, weighted by their idf (:weights); ties go to the higher id. {id_column}, {table} and
-# {indexed} are a Documents'.
+# tsquery of them, QUERY, which the lexemes' indexes answer), and each is scored over all the
+# query's :lexemes, weighted by their idf (:weights); ties go to the higher id. {id_column},
+# {table}, {indexed}, {words}, {length} and {holding} are a Documents'.
 BM25 = """
 WITH idf AS (SELECT * FROM unnest(CAST(:lexemes AS text[]), CAST(:weights AS float8[]))
              AS w(lexeme, w)),
 q AS (SELECT string_agg(quote_literal(l), ' | ')::tsquery AS query
       FROM unnest(CAST(:bringing AS text[])) l)
 SELECT {id_column} AS id, sum(
-    idf.w * u.tf * (:k1 + 1) / (u.tf + :k1 * (1 - :b + :b * t.lexical_length / :avgdl))
+    idf.w * u.tf * (:k1 + 1) / (u.tf + :k1 * (1 - :b + :b * {length} / :avgdl))
 ) AS score
 FROM {table} t, q,
      LATERAL (SELECT lexeme, coalesce(array_length(positions, 1), 1) AS tf
-              FROM unnest(t.lexemes)) u
+              FROM unnest({words})) u
      JOIN idf ON idf.lexeme = u.lexeme
-WHERE t.lexemes @@ q.query AND {indexed} AND {scope}
+WHERE {holding} AND {indexed} AND {scope}
 GROUP BY 1
 ORDER BY score DESC, 1 DESC
 LIMIT :limit
 """
+QUERY = "q.query"  # BM25's tsquery of the bringing lexemes

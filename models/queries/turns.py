@@ -18,6 +18,12 @@ from sqlalchemy import text
 # writes nothing. The embedding row's id is drawn here, so its run's subject is spelled here as
 # ``workers.stages.Stage`` spells it (``subject_kind:id``), and its key is ``loom_run_key`` of the
 # row and the first 16 of the text's digest. Answers (recording, deleted, turn id or null, run id or null).
+# A said turn (%(said)s: a user or assistant turn that does not read as high, as the embedded ones)
+# takes its lexical context (``models.queries.contexts``) from the thread row, read at its newest
+# version under the lock (the statement's snapshot may miss a turn appended a moment before): a
+# said turn of a new message takes the words of the thread's latest one (its lexemes when it has
+# at most %(short)s characters, else none) and becomes the latest; a copy of the latest message
+# takes that message's own context.
 APPEND_TURN = """
 WITH recording AS (
     SELECT coalesce(
@@ -35,20 +41,32 @@ WITH recording AS (
     RETURNING turn_id
 ), thread AS (
     INSERT INTO threads (namespace, thread_id, agent, metadata, turn_count, created_at, last_turn_at,
-                         last_seq)
-    SELECT %(namespace)s, %(thread_id)s, %(agent)s, '{}', 1, %(ts)s, %(ts)s, 1 FROM key
+                         last_seq, said_msg_id, said_lexemes)
+    SELECT %(namespace)s, %(thread_id)s, %(agent)s, '{}', 1, %(ts)s, %(ts)s, 1,
+           CASE WHEN %(said)s THEN %(msg_id)s END,
+           CASE WHEN NOT %(said)s THEN NULL
+                WHEN char_length(%(content)s) <= %(short)s
+                THEN to_tsvector('english', CAST(%(content)s AS text)) ELSE '' END
+    FROM key
     ON CONFLICT (namespace, thread_id)
     DO UPDATE SET turn_count = threads.turn_count + 1,
                   last_turn_at = greatest(threads.last_turn_at, EXCLUDED.last_turn_at),
-                  last_seq = threads.last_seq + 1
-    RETURNING last_seq
+                  last_seq = threads.last_seq + 1,
+                  said_msg_id = coalesce(EXCLUDED.said_msg_id, threads.said_msg_id),
+                  said_lexemes = CASE WHEN EXCLUDED.said_msg_id <> coalesce(threads.said_msg_id, '')
+                                      THEN EXCLUDED.said_lexemes ELSE threads.said_lexemes END,
+                  said_context = CASE WHEN EXCLUDED.said_msg_id <> coalesce(threads.said_msg_id, '')
+                                      THEN nullif(threads.said_lexemes, '') ELSE threads.said_context END
+    RETURNING last_seq, CASE WHEN %(said)s THEN said_context END AS context
 ), turn AS (
     INSERT INTO turns (id, namespace, thread_id, agent, msg_id, role, content, reasoning, user_id,
-                       run_id, metadata, tokens, sensitivity, screened_with, ts, seq)
+                       run_id, metadata, tokens, sensitivity, screened_with, ts, seq, context_lexemes,
+                       context_length)
     SELECT turn_id, %(namespace)s, %(thread_id)s, %(agent)s, %(msg_id)s, %(role)s, %(content)s,
            %(reasoning)s, %(user_id)s, %(run_id)s, CAST(%(metadata)s AS jsonb), %(tokens)s,
-           %(sensitivity)s, %(screened_with)s, %(ts)s, (SELECT last_seq FROM thread)
-    FROM key
+           %(sensitivity)s, %(screened_with)s, %(ts)s, thread.last_seq, thread.context,
+           coalesce(loom_word_count(thread.context), 0)
+    FROM key, thread
     RETURNING id, seq
 ), session AS (
     UPDATE loom_sessions s

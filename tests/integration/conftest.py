@@ -247,3 +247,36 @@ def live_api(database):
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(10)
+
+
+def context_of(namespace: str, thread_id: str, msg_id: str, agent: str = "default") -> list[str] | None:
+    """The lexemes of a turn's lexical context (``pipelines.contexts``), sorted; None for none."""
+    from sqlalchemy import text
+
+    with db.session() as s:
+        return s.execute(
+            text(
+                "SELECT tsvector_to_array(context_lexemes) FROM turns WHERE namespace = :ns "
+                "AND thread_id = :thread AND msg_id = :msg AND agent = :agent"
+            ),
+            {"ns": namespace, "thread": thread_id, "msg": msg_id, "agent": agent},
+        ).scalar_one()
+
+
+def lexemes_of(content: str) -> list[str]:
+    """A text's lexemes as ``turns.lexemes`` holds them, sorted."""
+    from sqlalchemy import text
+
+    with db.session() as s:
+        return s.execute(
+            text("SELECT tsvector_to_array(to_tsvector('english', :c))"), {"c": content}
+        ).scalar_one()
+
+
+def found_lexically(namespace: str, query: str, **filters) -> list[str]:
+    """The msg_ids conversation.search's lexical leg finds, best first."""
+    from ops.caller import OPERATOR
+    from ops.registry import call
+
+    body = {"namespace": namespace, "query": query, "search_mode": "lexical", "limit": 50, **filters}
+    return [hit["msg_id"] for hit in call("conversation.search", OPERATOR, body)["hits"]]

@@ -18,7 +18,15 @@ from models.stage_run import FAILED, SKIPPED, SUCCEEDED
 from ops.caller import OPERATOR
 from ops.errors import OpError
 from ops.registry import call
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.integration.conftest import (
+    append,
+    context_of,
+    enable_logging,
+    found_lexically,
+    lexemes_of,
+    settled,
+    wait_until,
+)
 from workers import ledger
 
 NS = "compaction"
@@ -191,6 +199,20 @@ def test_a_saved_turn_is_never_summarised_nor_tombstoned(llm, worker):
         {"namespace": NS, "user_id": "ana", "query": "redis eviction"},
     )
     assert [h["message_id"] for h in found["hits"]] == ["saved-2"]
+
+
+def test_the_turn_after_a_window_takes_its_context_from_the_live_turn_before_it(llm, worker):
+    """The first turn kept after the window held the words of the window's last turn: rebuilt in
+    the compaction's transaction from the live said turn before the window's (a saved one here)."""
+    transcript("window", 16)
+    save = {"namespace": NS, "conversation_id": "window", "message_id": "window-3", "user_id": "kit"}
+    assert call("conversation.save_message", OPERATOR, save)["saved"]
+    assert "window-6" in found_lexically(NS, "nginx upstream timeouts", thread_id="window")  # turn 5's words
+    run = compact("window")["run"]
+    assert run["status"] == SUCCEEDED and run["result"]["messages_summarized"] == 5
+    assert "window-6" not in found_lexically(NS, "nginx upstream timeouts", thread_id="window")
+    assert context_of(NS, "window", "window-6") == lexemes_of(live("window")[1]["content"])
+    assert live("window")[1]["msg_id"] == "window-3"
 
 
 def test_a_copy_logged_after_the_save_by_another_agent_is_kept_verbatim_too(llm, worker):

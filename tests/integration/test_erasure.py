@@ -20,7 +20,15 @@ from models.transcript import Transcript
 from ops.caller import OPERATOR
 from ops.errors import OpError
 from ops.registry import call
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.integration.conftest import (
+    append,
+    context_of,
+    enable_logging,
+    found_lexically,
+    lexemes_of,
+    settled,
+    wait_until,
+)
 from workers import ledger
 from workers.stages import erasure as stage
 
@@ -92,6 +100,21 @@ def test_erasure_by_user_leaves_nothing_of_them_in_any_read_search_or_listing(wo
         ("requested", "operator", {"namespace": NS, "user_id": "alice"}, None),
         ("finished", "operator", {"namespace": NS, "user_id": "alice"}, {"turns": 2, "embeddings": 2}),
     ]
+
+
+def test_no_turn_is_found_by_an_erased_persons_words_in_its_context(worker):
+    """A turn after one of theirs held their words as context: rebuilt in the erasure's
+    transaction from the live turn before theirs."""
+    said = [
+        ("dana", "Is the cabin by the fjord free in June?"),
+        ("erik", "My sister lives on Tannenweg, near the ferry."),
+        ("dana", "Then we can take the boat."),
+    ]
+    conversation(NS, "cabin", said)
+    assert "cabin-dana-2" in found_lexically(NS, "Tannenweg ferry")
+    assert erase(namespace=NS, user_id="erik")["run"]["status"] == SUCCEEDED
+    assert found_lexically(NS, "Tannenweg ferry") == []
+    assert context_of(NS, "cabin", "cabin-dana-2") == lexemes_of(said[0][1])
 
 
 def test_the_export_streams_a_persons_turns_tombstoned_ones_unless_asked_not_to(client, make_token, worker):

@@ -16,7 +16,15 @@ from ops.registry import call
 from pipelines import screening
 from schedules.rescreen import rescreen_outdated
 from schedules.titler import title_untitled
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.integration.conftest import (
+    append,
+    context_of,
+    enable_logging,
+    found_lexically,
+    lexemes_of,
+    settled,
+    wait_until,
+)
 
 NS, OTHER = "rescreen", "rescreen-other"
 SECRET = "the card on file is 4111 1111 1111 1111, use it for the staging checkout"
@@ -158,3 +166,29 @@ def test_the_scheduler_looks_for_older_turns_as_soon_as_it_starts(upgrade, worke
         )
     finally:
         scheduler.shutdown(wait=True)
+
+
+def test_a_turn_judged_high_leaves_every_context_and_one_cleared_joins_them(upgrade, worker):
+    """The turn after one now high held its words: rebuilt in the judging transaction from the
+    turn before it; the turn after one no longer high takes its words."""
+    namespace = "rescreen-contexts"
+    enable_logging(namespace)
+    said = [
+        "Which desk did we book for the spa?",
+        "use card 4111 1111 1111 1111 at the Blue Lagoon desk",  # high under the new rules
+        "Done.",
+        "ticket RESCREEN-4242 blocks the nightly build",  # high under the old rules only
+        "Noted.",
+    ]
+    for i, content in enumerate(said):
+        append(namespace, "spa", content, msg_id=f"s{i}")
+    assert "s2" in found_lexically(namespace, "Blue Lagoon")
+    assert context_of(namespace, "spa", "s4") == lexemes_of(said[2])  # the flagged turn is no one's context
+    wait_until(settled, what="the embeddings")
+    upgrade()
+    assert rescreen_outdated(namespace)
+    wait_until(settled, what="the rescreen")
+    assert found_lexically(namespace, "Blue Lagoon") == []
+    assert context_of(namespace, "spa", "s2") == lexemes_of(said[0])
+    assert context_of(namespace, "spa", "s4") == lexemes_of(said[3])
+    assert "s4" in found_lexically(namespace, "nightly build")

@@ -23,7 +23,7 @@ from models.stage_run import SUCCEEDED
 from ops.caller import OPERATOR
 from ops.registry import call
 from schedules.retention import plan_partitions
-from tests.integration.conftest import append, enable_logging
+from tests.integration.conftest import append, context_of, enable_logging, found_lexically
 from workers import ledger
 from workers.stages.retention import keep_partitions
 
@@ -216,3 +216,33 @@ def test_a_trim_killed_midway_is_finished_with_whole_counts(loom_env, monkeypatc
         s.execute(text("UPDATE stage_runs SET available_at = now() WHERE id = :id"), {"id": trim})
     deliver([trim])
     assert count(Turn, Turn.thread_id == "trimmed") == 0 and ledger.get(trim).result == {"turns": 5}
+
+
+def test_no_turn_is_found_by_an_expired_turns_words_in_its_context(loom_env, monkeypatch):
+    """A turn after an expired one held its words as context: rebuilt by the trim's batch, and for
+    a dropped month before its partition is detached (its turns leave every read there)."""
+    from pipelines import retention
+
+    said_at = {"f0": "2007-03-10", "f1": "2007-05-20", "g0": "2007-05-10", "g1": "2007-05-21"}
+    texts = {
+        "f0": "Which ferry crosses the Geirangerfjord?",
+        "f1": "The one at noon.",
+        "g0": "Who guides the Briksdal glacier walk?",
+        "g1": "Ola does.",
+    }
+    for msg, thread in (("f0", "fjord"), ("f1", "fjord"), ("g0", "glacier"), ("g1", "glacier")):
+        append(NS, thread, texts[msg], msg_id=msg, ts=f"{said_at[msg]}T12:00:00Z")
+    assert "f1" in found_lexically(NS, "Geirangerfjord") and "g1" in found_lexically(NS, "Briksdal glacier")
+    detached_with, real_detach = [], retention.detach
+
+    def detach(month):
+        detached_with.append((month.month, context_of(NS, "fjord", "f1")))
+        return real_detach(month)
+
+    monkeypatch.setattr(retention, "detach", detach)
+    loom_env(LOOM_RETENTION_CONVERSATIONS_DAYS="30")
+    with freeze_time("2007-06-15 18:30:00"):  # the cutoff: 2007-05-16
+        deliver(plan_partitions())
+        assert found_lexically(NS, "Geirangerfjord") == found_lexically(NS, "Briksdal glacier") == []
+    assert (3, None) in detached_with  # March's words were out of every context before it left
+    assert context_of(NS, "fjord", "f1") is None and context_of(NS, "glacier", "g1") is None

@@ -349,7 +349,61 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
             ).all()
         return tuple(events), turns_state(name)
 
+    from workers.stages import contexts
+
+    rebuilt: list[int] = []
+    real_rebuild = contexts._batch
+
+    def counting_rebuild(run, threads):  # the contexts stage's "provider": a batch of threads
+        rebuilt.append(len(threads))
+        if llm.mode == "fail":
+            raise RuntimeError("the rebuild is failing")
+        return real_rebuild(run, threads)
+
+    monkeypatch.setattr(contexts, "_batch", counting_rebuild)
+
+    def contexts_run(name: str) -> int:
+        """A month of its own holding a thread of three turns written, as before contexts
+        existed, without theirs."""
+        month = next(UNUSED_MONTHS)
+        for i in range(3):
+            append(
+                NS, name, f"{TURNS[i]} ({name})", ts=f"{month // 100}-{month % 100:02d}-0{i + 1}T10:00:00Z"
+            )
+        with db.session() as s:
+            s.exec(
+                text("UPDATE turns SET context_lexemes = NULL, context_length = 0 WHERE thread_id = :t"),
+                params={"t": name},
+            )
+            s.exec(
+                text(
+                    "UPDATE threads SET said_msg_id = NULL, said_lexemes = NULL, said_context = NULL "
+                    "WHERE thread_id = :t"
+                ),
+                params={"t": name},
+            )
+            return ledger.request(s, contexts.CONTEXTS, month, contexts.VERSION, {}).id
+
+    def contexts_state(name: str) -> tuple:
+        with db.session() as s:
+            turns = s.execute(
+                text(
+                    "SELECT msg_id, context_lexemes::text, context_length FROM turns WHERE thread_id = :t "
+                    "ORDER BY id"
+                ),
+                {"t": name},
+            ).all()
+            thread = s.execute(
+                text(
+                    "SELECT said_msg_id, said_lexemes::text, said_context::text FROM threads "
+                    "WHERE thread_id = :t"
+                ),
+                {"t": name},
+            ).one()
+        return tuple(turns), tuple(thread)
+
     return {
+        "contexts": Scenario(contexts_run, contexts_state, lambda: len(rebuilt)),
         "erasure": Scenario(erasure_run, erasure_state, lambda: len(batches)),
         "retention": Scenario(retention_run, retention_state, lambda: len(dropped)),
         "screening": Scenario(screening_run, screening_state, lambda: len(judged)),

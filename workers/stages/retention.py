@@ -4,9 +4,10 @@
 
 A run works on one month (``month:YYYYMM``): ``drop``, ``trim-<cutoff day>`` or
 ``warm-<tablespace>``. Each step is idempotent and each transaction bounded, so a run done twice
-removes nothing more and a run killed anywhere is finished by the next: a detach interrupted by a
-kill is finalised, the counts and the drop are one transaction, keys and trims go in batches of
-``LOOM_RETENTION_BATCH``."""
+removes nothing more and a run killed anywhere is finished by the next: a drop first rebuilds the
+lexical contexts of the month's threads (a batch of threads a transaction) without its turns, a
+detach interrupted by a kill is finalised, the counts and the drop are one transaction, keys and
+trims go in batches of ``LOOM_RETENTION_BATCH``."""
 
 import logging
 from datetime import datetime
@@ -14,7 +15,7 @@ from datetime import datetime
 from models import db, partitions
 from models.settings import get_settings
 from models.stage_run import SUCCEEDED, StageRun
-from pipelines import retention
+from pipelines import contexts, retention
 from workers import ledger
 from workers.bodies import close, counted, one_at_a_time
 from workers.stages import Stage, register
@@ -46,6 +47,11 @@ def _work(run: StageRun) -> None:
 
 
 def _drop(run: StageRun, month: datetime) -> None:
+    with db.session() as s:
+        threads = contexts.of_month(s, month)
+    for batch in contexts.batches(threads):
+        with db.session() as s:
+            retention.forget_contexts(s, month, batch)
     retention.detach(month)
     # The threads' counts, the drop and its count, together: a kill leaves all or none.
     counted(run, "turns", lambda s: retention.drop(s, month))
