@@ -340,6 +340,13 @@ VARIANTS += [
     for w, lam in ((1.0, 1.0), (0.5, 0.0), (1.0, 0.0), (0.5, 0.5))
 ]
 
+# Context words a little lighter than the turn's own, so a turn searched by its own text outranks
+# the next turn, whose context holds that text too.
+VARIANTS += [
+    Variant(f"prev whole if <= 200 w{w} lam{lam}", prev="whole", near_max=200, w=w, lam=lam)
+    for w, lam in ((0.9, 1.0), (0.8, 1.0), (0.9, 0.9), (0.8, 0.8))
+]
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -175,6 +175,7 @@ def search(
         table=documents.table,
         indexed=documents.indexed,
         words=documents.words,
+        tf=documents.tf,
         length=documents.length,
         holding=documents.holding(queries.QUERY),
         scope=scope,

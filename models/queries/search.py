@@ -49,6 +49,13 @@ SUBSTRING_INDEX_PREDICATE = text(
 # --- the lexical leg: what it ranks --------------------------------------------------------------
 
 
+# What a context's word counts for beside one of the turn's own, in tf and in length: a little
+# less, so a turn searched by its own text outranks the next turn, whose context holds that text
+# too (bench/README.md: recall is the same as at 1 on both development sets). A constant of the
+# documents' definition, written into their fragments as their column names are.
+CONTEXT_WEIGHT = 0.9
+
+
 @dataclass(frozen=True)
 class Documents:
     """What the leg ranks: a table with ``lexemes`` and ``lexical_length`` (aliased ``t``), the
@@ -65,15 +72,29 @@ class Documents:
 
     @property
     def words(self) -> str:
-        """The document's lexemes, each with its positions (its tf). Concatenated, a context's
-        positions follow the turn's, and a position past 16,383 counts as that one: only a turn
-        of some 16,000 words counts its context's words short, where they weigh nothing anyway."""
-        return "t.lexemes || coalesce(t.context_lexemes, '')" if self.context else "t.lexemes"
+        """The document's lexemes, each with its positions (its tf), a context's marked with
+        weight C (the turn's own are D). Concatenated, a context's positions follow the turn's,
+        and a position past 16,383 counts as that one: only a turn of some 16,000 words counts
+        its context's words short, where they weigh nothing anyway."""
+        if not self.context:
+            return "t.lexemes"
+        return "t.lexemes || setweight(coalesce(t.context_lexemes, ''), 'C')"
+
+    @property
+    def tf(self) -> str:
+        """A lexeme's tf in the document, a row of ``unnest(words)``: its positions, a context's
+        counted CONTEXT_WEIGHT each."""
+        tf = "coalesce(array_length(positions, 1), 1)"
+        if not self.context:
+            return tf
+        return f"{tf} - {1 - CONTEXT_WEIGHT} * cardinality(array_positions(weights, 'C'))"
 
     @property
     def length(self) -> str:
-        """The document's words (BM25's dl)."""
-        return "(t.lexical_length + t.context_length)" if self.context else "t.lexical_length"
+        """The document's words (BM25's dl), a context's counted CONTEXT_WEIGHT each."""
+        if not self.context:
+            return "t.lexical_length"
+        return f"(t.lexical_length + {CONTEXT_WEIGHT} * t.context_length)"
 
     def holding(self, query: str) -> str:
         """The condition that a document holds the tsquery ``query``: each column's own, so that
@@ -182,7 +203,7 @@ SELECT {number}, coalesce(avg({length}), 1) FROM {table} t WHERE {indexed} AND {
 # those {scope} admits: the candidates are the documents holding one of the :bringing lexemes (one
 # tsquery of them, QUERY, which the lexemes' indexes answer), and each is scored over all the
 # query's :lexemes, weighted by their idf (:weights); ties go to the higher id. {id_column},
-# {table}, {indexed}, {words}, {length} and {holding} are a Documents'.
+# {table}, {indexed}, {words}, {tf}, {length} and {holding} are a Documents'.
 BM25 = """
 WITH idf AS (SELECT * FROM unnest(CAST(:lexemes AS text[]), CAST(:weights AS float8[]))
              AS w(lexeme, w)),
@@ -192,8 +213,7 @@ SELECT {id_column} AS id, sum(
     idf.w * u.tf * (:k1 + 1) / (u.tf + :k1 * (1 - :b + :b * {length} / :avgdl))
 ) AS score
 FROM {table} t, q,
-     LATERAL (SELECT lexeme, coalesce(array_length(positions, 1), 1) AS tf
-              FROM unnest({words})) u
+     LATERAL (SELECT lexeme, {tf} AS tf FROM unnest({words})) u
      JOIN idf ON idf.lexeme = u.lexeme
 WHERE {holding} AND {indexed} AND {scope}
 GROUP BY 1

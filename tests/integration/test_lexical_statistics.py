@@ -4,11 +4,9 @@ turn first by its own text, in lexical and in the default (hybrid) mode."""
 
 import random
 
-import pytest
-
 from ops.caller import OPERATOR
 from ops.registry import call
-from tests.integration.conftest import append, enable_logging
+from tests.integration.conftest import append, enable_logging, settled, wait_until
 
 WORDS = (
     "harbor lantern orchard pepper violin glacier saddle thimble canyon ember walnut falcon "
@@ -17,18 +15,37 @@ WORDS = (
 ).split()
 
 
-@pytest.mark.parametrize("mode", ["lexical", "hybrid"])
-def test_a_namespace_searched_empty_then_filled_ranks_each_turn_first_by_its_own_text(mode):
-    namespace = f"fresh-{mode}"
-    enable_logging(namespace)
-    search = {"namespace": namespace, "limit": 5, "search_mode": mode}
-    assert call("conversation.search", OPERATOR, search | {"query": "harbor lantern"})["hits"] == []
+def fill(namespace: str, threads: int) -> list[str]:
+    """600 turns of six words of WORDS each, appended at once over ``threads`` threads."""
     pick = random.Random(7)
     texts = [" ".join(pick.sample(WORDS, 6)) + f" note {i}" for i in range(600)]
     for i, text in enumerate(texts):
-        append(namespace, f"t{i % 30}", text, msg_id=f"m{i}")
-    firsts = [
+        append(namespace, f"t{i % threads}", text, msg_id=f"m{i}")
+    return texts
+
+
+def firsts(search: dict, texts: list[str]) -> list[str]:
+    """The first hit of a search by each 30th turn's own text."""
+    return [
         call("conversation.search", OPERATOR, search | {"query": texts[i]})["hits"][0]["msg_id"]
-        for i in range(0, 600, 30)
+        for i in range(0, len(texts), 30)
     ]
-    assert firsts == [f"m{i}" for i in range(0, 600, 30)]
+
+
+def test_the_lexical_leg_of_a_namespace_searched_empty_then_filled_ranks_each_turn_first():
+    # A thread a turn: no turn's context holds another's words (WORDS are few, so a turn's
+    # successor would often share its words and hold the rest as context).
+    search = {"namespace": "fresh-lexical", "limit": 5, "search_mode": "lexical"}
+    enable_logging(search["namespace"])
+    assert call("conversation.search", OPERATOR, search | {"query": "harbor lantern"})["hits"] == []
+    texts = fill(search["namespace"], threads=600)
+    assert firsts(search, texts) == [f"m{i}" for i in range(0, 600, 30)]
+
+
+def test_the_default_search_of_a_namespace_searched_empty_then_filled_ranks_each_turn_first(worker):
+    search = {"namespace": "fresh-hybrid", "limit": 5}
+    enable_logging(search["namespace"])
+    assert call("conversation.search", OPERATOR, search | {"query": "harbor lantern"})["hits"] == []
+    texts = fill(search["namespace"], threads=30)
+    wait_until(settled, what="the turns' embeddings")  # seconds: within the minute statistics were kept
+    assert firsts(search, texts) == [f"m{i}" for i in range(0, 600, 30)]
