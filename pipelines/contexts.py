@@ -1,10 +1,10 @@
 """A said turn's lexical context: the words of the previous said turn of its thread, whole, when
 that turn has at most ``SHORT_CHARS`` characters (a longer one gives none, and the turn before it
-is not taken instead). The lexical leg of conversation.search counts them as the turn's own words,
-in its tf and its length (``models.queries.search.TURNS``), so that a short reply ("Yes, the one in
-Paris!") is found by what it answers. Measured on both development sets (bench/context_replica.py,
-bench/README.md): hybrid recall@10 0.717 to 0.917 on the dialogue set, 0.650 to 0.654 on
-LongMemEval.
+is not taken instead). The lexical leg of conversation.search counts each of them 0.9 of one of
+the turn's own words, in its tf and its length (``models.queries.search.CONTEXT_WEIGHT``), so that
+a short reply ("Yes, the one in Paris!") is found by what it answers. Measured on both development
+sets (bench/context_replica.py, bench/README.md): hybrid recall@10 0.717 to 0.917 on the dialogue
+set, 0.650 to 0.655 on LongMemEval.
 
 A said turn is a live user or assistant turn that does not read as high; only said turns have a
 context and only said turns are one (a compaction summary is neither). The append writes a turn's
