@@ -21,24 +21,12 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import embedded_database, log, percentile, rounded  # noqa: E402
+from harness import RECORDING, Spelling, embedded_database, log, percentile, rounded  # noqa: E402
 from longmemeval import DEFAULT_DATA, load_records, unique_sessions  # noqa: E402
-
-RECORDING = (
-    "INSERT INTO namespaces (name, conversation_logging_enabled, created_at, updated_at) "
-    "VALUES (:n, true, now(), now())"
-)
-
-
-@dataclass(frozen=True)
-class Spelling:
-    name: str = "embedding"
-    subject_kind: str = "embedding"
 
 
 class Timed:

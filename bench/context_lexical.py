@@ -16,24 +16,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from context_replica import DATA, load  # noqa: E402
-from harness import embedded_database, log  # noqa: E402
-
-RECORDING = (
-    "INSERT INTO namespaces (name, conversation_logging_enabled, created_at, updated_at) "
-    "VALUES (:n, true, now(), now())"
-)
-
-
-@dataclass(frozen=True)
-class Spelling:
-    name: str = "embedding"
-    subject_kind: str = "embedding"
+from harness import RECORDING, Spelling, embedded_database, log  # noqa: E402
 
 
 def recall_at_10(data) -> float:

@@ -22,6 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -491,3 +492,21 @@ def code_version() -> dict:
         if not line[3:].startswith("bench/")
     ]
     return {"commit": git("rev-parse", "--short", "HEAD") or None, "modified_files": changed}
+
+
+# --- writing turns in-process, as the append does -----------------------------------------------
+
+# A namespace that records, for benches that write through ``pipelines.appending`` themselves.
+RECORDING = (
+    "INSERT INTO namespaces (name, conversation_logging_enabled, created_at, updated_at) "
+    "VALUES (:n, true, now(), now())"
+)
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """How the append spells its embedding run (a ``workers.stages.Stage``'s name and subject
+    kind), without the stage's module."""
+
+    name: str = "embedding"
+    subject_kind: str = "embedding"

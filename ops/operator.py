@@ -112,16 +112,9 @@ class RunsAnswer(Answer):
 
 
 def run_row(run: StageRun) -> RunRow:
+    """The run as every op shows it (``runs.run_public``), with what the ledger's own views add."""
     return RunRow(
-        id=run.id,
-        stage=run.stage,
-        status=run.status,
-        reason=run.reason,
-        last_error=run.last_error,
-        attempts=run.attempts,
-        result=run.result,
-        created_at=run.created_at,
-        finished_at=run.finished_at,
+        **dict(runs.run_public(run)),
         subject=run.subject,
         params=run.params,
         updated_at=run.updated_at,
