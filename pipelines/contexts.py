@@ -11,7 +11,9 @@ context and only said turns are one (a compaction summary is neither). The appen
 context in its one statement (``models.queries.turns.APPEND_TURN``). Every path that hides a said
 turn (deletion, compaction, erasure, the retention TTL, re-screening) rebuilds the contexts of its
 threads in the transaction that hides it (``rebuild``), so that no word of a hidden turn makes
-another turn match; so does a save that stores a turn. The contexts stage fills the turns written
+another turn match; so does a save that stores a turn. Each locks the threads' rows (``lock``)
+before any of their turns, as appends and deletes do: a writer that took a turn first and a
+thread second could deadlock with a delete of that thread. The contexts stage fills the turns written
 before contexts existed, a month at a time (``workers/stages/contexts.py``).
 
 Saved messages and the memory corpora have no context: a user's saved message never carries
@@ -37,16 +39,25 @@ SHORT_CHARS = 200
 BATCH_THREADS = 100
 
 
+def lock(s: Session, threads: Iterable[tuple[str, str]]) -> dict:
+    """These threads' rows (``threads``: (namespace, thread_id) pairs) locked in the caller's
+    transaction, in id order; answers them as REBUILD's parameters."""
+    pairs = sorted(set(threads))
+    params = {"namespaces": [ns for ns, _ in pairs], "thread_ids": [thread for _, thread in pairs]}
+    if pairs:
+        s.execute(queries.LOCK_THREADS, params)
+    return params
+
+
 def rebuild(s: Session, threads: Iterable[tuple[str, str]], expired_before: datetime | None = None) -> int:
     """The contexts of these threads' said turns (``threads``: (namespace, thread_id) pairs)
     recomputed from their live said turns, in the caller's transaction, after their rows are
-    locked; a turn said before ``expired_before`` or the retention TTL's cutoff is no one's context.
-    Answers how many turns changed."""
-    pairs = sorted(set(threads))
-    if not pairs:
+    locked (``lock``: a caller that also writes their turns locks them first); a turn said before
+    ``expired_before`` or the retention TTL's cutoff is no one's context. Answers how many turns
+    changed."""
+    params = lock(s, threads)
+    if not params["namespaces"]:
         return 0
-    params = {"namespaces": [ns for ns, _ in pairs], "thread_ids": [thread for _, thread in pairs]}
-    s.execute(queries.LOCK_THREADS, params)
     cutoffs = [c for c in (expired_before, _retention_cutoff()) if c is not None]
     rebuilt = s.execute(
         queries.REBUILD, {**params, "short": SHORT_CHARS, "expired_before": max(cutoffs, default=None)}

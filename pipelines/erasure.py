@@ -62,9 +62,13 @@ def _their_memory_threads(s: Session, params: dict) -> int:
 
 def _their_turns(s: Session, params: dict) -> int:
     """One batch of the person's turns tombstoned, and the contexts of the threads they spoke in
-    rebuilt in the same transaction: no other turn is found by their words any more."""
-    n, threads = s.execute(queries.TOMBSTONE_THEIR_TURNS, params).one()
-    contexts.rebuild(s, [(params["namespace"], thread_id) for thread_id in threads])
+    rebuilt in the same transaction: no other turn is found by their words any more. The threads'
+    rows are locked before their turns (``contexts.lock``)."""
+    namespace = params["namespace"]
+    spoken_in = s.execute(queries.THREADS_OF_THEIR_TURNS, params).scalars()
+    locked = contexts.lock(s, [(namespace, thread_id) for thread_id in spoken_in])
+    n, threads = s.execute(queries.TOMBSTONE_THEIR_TURNS, {**params, **locked}).one()
+    contexts.rebuild(s, [(namespace, thread_id) for thread_id in threads])
     return n
 
 

@@ -37,11 +37,14 @@ class Judged:
 
 
 def judge_again(s: Session, ids: range, version: int, namespace: str | None) -> Judged:
-    """Judge the range's older turns again, in the caller's transaction (their rows locked)."""
-    chosen = select(Turn).where(Turn.id >= ids.start, Turn.id < ids.stop, Turn.screened_with < version)
+    """Judge the range's older turns again, in the caller's transaction: their threads' rows
+    locked first (``contexts.lock``: a turn locked before its thread could deadlock with a delete),
+    then theirs."""
+    older = [Turn.id >= ids.start, Turn.id < ids.stop, Turn.screened_with < version]
     if namespace is not None:
-        chosen = chosen.where(Turn.namespace == namespace)
-    turns = s.exec(chosen.with_for_update()).all()
+        older.append(Turn.namespace == namespace)
+    contexts.lock(s, s.exec(select(Turn.namespace, Turn.thread_id).where(*older).distinct()).all())
+    turns = s.exec(select(Turn).where(*older).with_for_update()).all()
     high, cleared = [], []
     for turn in turns:
         level = screening.screen(turn.content).level

@@ -118,9 +118,14 @@ def forget_keys(s: Session, month: datetime, n: int) -> int:
 
 def trim(s: Session, month: datetime, before: datetime, n: int) -> int:
     """A batch of at most ``n`` of the month's turns said before ``before`` deleted, with their keys
-    and their threads' counts and contexts; how many."""
-    statement = filled(queries.TRIM_BATCH, partition=queries.quoted(partitions.name_of(month)))
-    n, namespaces, thread_ids = s.execute(statement, {"before": before, "n": n}).one()
+    and their threads' counts and contexts; how many. The threads' rows are locked before their
+    turns (``contexts.lock``)."""
+    partition = queries.quoted(partitions.name_of(month))
+    chosen = s.execute(filled(queries.TRIM_CHOICE, partition=partition), {"before": before, "n": n}).all()
+    contexts.lock(s, [(namespace, thread_id) for _, namespace, thread_id in chosen])
+    ids = [turn_id for turn_id, _, _ in chosen]
+    statement = filled(queries.TRIM_BATCH, partition=partition)
+    n, namespaces, thread_ids = s.execute(statement, {"before": before, "ids": ids}).one()
     contexts.rebuild(s, zip(namespaces, thread_ids, strict=True), expired_before=before)
     return n
 

@@ -118,13 +118,23 @@ WITH chosen AS (
 SELECT count(*) FROM gone
 """)
 
-# Their turns; the threads they spoke in lose their title (it may quote them: the titler makes a
-# new one from what is left) and count the turns tombstoned no more. Answers how many, and those
-# threads (whose turns' contexts the caller rebuilds: they may hold their words).
+# The threads of their next batch of turns, which the caller locks before TOMBSTONE_THEIR_TURNS
+# takes the batch from them (a thread's row before its turns, as a delete locks them).
+THREADS_OF_THEIR_TURNS = text("""
+SELECT DISTINCT thread_id FROM (
+    SELECT thread_id FROM turns
+    WHERE namespace = :namespace AND user_id = :user_id AND deleted_at IS NULL
+    LIMIT :n) batch
+""")
+
+# Their turns in :thread_ids; the threads they spoke in lose their title (it may quote them: the
+# titler makes a new one from what is left) and count the turns tombstoned no more. Answers how
+# many, and those threads (whose turns' contexts the caller rebuilds: they may hold their words).
 TOMBSTONE_THEIR_TURNS = text("""
 WITH chosen AS (
     SELECT id, ts FROM turns
     WHERE namespace = :namespace AND user_id = :user_id AND deleted_at IS NULL
+      AND thread_id = ANY(:thread_ids)
     LIMIT :n FOR UPDATE
 ), gone AS (
     UPDATE turns t SET deleted_at = :now FROM chosen c WHERE t.id = c.id AND t.ts = c.ts

@@ -66,13 +66,19 @@ FORGET_KEYS = text(
     "SELECT ctid FROM turn_keys WHERE ts >= :start AND ts < :end LIMIT :n))"
 )
 
-# A batch (:n) of the month's turns said before the cutoff (:before), with their keys and their
-# threads' counts, in one statement; answers how many, and the threads that lost live turns
-# (namespaces and thread ids, pairs: the caller rebuilds their contexts).
+# A batch (:n) of the month's turns said before the cutoff (:before): their ids and threads, whose
+# rows the caller locks before TRIM_BATCH deletes them (a thread's row before its turns, as a
+# delete locks them).
+TRIM_CHOICE = """
+SELECT id, namespace, thread_id FROM {partition} WHERE ts < :before LIMIT :n
+"""
+
+# The chosen turns (:ids) still there deleted, with their keys and their threads' counts, in one
+# statement; answers how many, and the threads that lost live turns (namespaces and thread ids,
+# pairs: the caller rebuilds their contexts).
 TRIM_BATCH = """
 WITH gone AS (
-    DELETE FROM {partition} WHERE ctid = ANY(ARRAY(
-        SELECT ctid FROM {partition} WHERE ts < :before LIMIT :n))
+    DELETE FROM {partition} WHERE id = ANY(:ids) AND ts < :before
     RETURNING id, namespace, thread_id, agent, msg_id, deleted_at
 ), keys AS (
     DELETE FROM turn_keys k USING gone g
