@@ -73,13 +73,17 @@ def test_rescreening_locks_the_thread_before_its_turns():
     for i, content in enumerate(["the checkout is slow", CARD, "raise the timeout"]):
         append(NS, "rescreened", content, msg_id=f"m{i}")
     with db.session() as s:  # judged by an older build that missed the card number
-        ids = s.exec(
-            text(
-                "UPDATE turns SET sensitivity = 'none', screened_with = :old "
-                "WHERE namespace = :ns AND thread_id = 'rescreened' RETURNING id"
-            ),
-            params={"ns": NS, "old": screening.RULES_VERSION - 1},
-        ).scalars().all()
+        ids = (
+            s.exec(
+                text(
+                    "UPDATE turns SET sensitivity = 'none', screened_with = :old "
+                    "WHERE namespace = :ns AND thread_id = 'rescreened' RETURNING id"
+                ),
+                params={"ns": NS, "old": screening.RULES_VERSION - 1},
+            )
+            .scalars()
+            .all()
+        )
     span = range(min(ids), max(ids) + 1)
 
     def judge() -> None:
