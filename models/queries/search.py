@@ -72,29 +72,31 @@ class Documents:
 
     @property
     def words(self) -> str:
-        """The document's lexemes, each with its positions (its tf), a context's marked with
-        weight C (the turn's own are D). Concatenated, a context's positions follow the turn's,
-        and a position past 16,383 counts as that one: only a turn of some 16,000 words counts
-        its context's words short, where they weigh nothing anyway."""
+        """The query's lexemes (the statement's :lexemes) in the document, each with its positions
+        (its tf): the turn's own marked with weight A, a context's with B. Only they are kept
+        (``setweight`` marks the listed lexemes, ``ts_filter`` keeps the marked ones, both in C),
+        so a document's other words are never unnested: scoring 1,834 turns of some 105 words
+        took 350 ms unnested whole. Concatenated, a context's positions follow the turn's."""
+        own = "ts_filter(setweight(t.lexemes, 'A', CAST(:lexemes AS text[])), '{a}')"
         if not self.context:
-            return "t.lexemes"
-        return "t.lexemes || setweight(coalesce(t.context_lexemes, ''), 'C')"
+            return own
+        return f"{own} || ts_filter(setweight(coalesce(t.context_lexemes, ''), 'B', CAST(:lexemes AS text[])), '{{b}}')"
 
     @property
     def tf(self) -> str:
         """A lexeme's tf in the document, a row of ``unnest(words)``: its positions, a context's
         counted CONTEXT_WEIGHT each."""
-        tf = "coalesce(array_length(positions, 1), 1)"
         if not self.context:
-            return tf
-        return f"{tf} - {1 - CONTEXT_WEIGHT} * cardinality(array_positions(weights, 'C'))"
+            return "cardinality(positions)"
+        lighter = round(1 - CONTEXT_WEIGHT, 6)
+        return f"cardinality(positions) - CAST({lighter} AS float8) * cardinality(array_positions(weights, 'B'))"
 
     @property
     def length(self) -> str:
         """The document's words (BM25's dl), a context's counted CONTEXT_WEIGHT each."""
         if not self.context:
             return "t.lexical_length"
-        return f"(t.lexical_length + {CONTEXT_WEIGHT} * t.context_length)"
+        return f"(t.lexical_length + CAST({CONTEXT_WEIGHT} AS float8) * t.context_length)"
 
     def holding(self, query: str) -> str:
         """The condition that a document holds the tsquery ``query``: each column's own, so that
