@@ -80,7 +80,8 @@ class Documents:
         own = "ts_filter(setweight(t.lexemes, 'A', CAST(:lexemes AS text[])), '{a}')"
         if not self.context:
             return own
-        return f"{own} || ts_filter(setweight(coalesce(t.context_lexemes, ''), 'B', CAST(:lexemes AS text[])), '{{b}}')"
+        context = "coalesce(t.context_lexemes, '')"
+        return f"{own} || ts_filter(setweight({context}, 'B', CAST(:lexemes AS text[])), '{{b}}')"
 
     @property
     def tf(self) -> str:
@@ -88,8 +89,8 @@ class Documents:
         counted CONTEXT_WEIGHT each."""
         if not self.context:
             return "cardinality(positions)"
-        lighter = round(1 - CONTEXT_WEIGHT, 6)
-        return f"cardinality(positions) - CAST({lighter} AS float8) * cardinality(array_positions(weights, 'B'))"
+        lighter = f"CAST({round(1 - CONTEXT_WEIGHT, 6)} AS float8)"
+        return f"cardinality(positions) - {lighter} * cardinality(array_positions(weights, 'B'))"
 
     @property
     def length(self) -> str:
