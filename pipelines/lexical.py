@@ -147,6 +147,10 @@ def search(
     this query: a small corpus of its own, such as one user's saved messages or a loom."""
     if not lexemes:
         return []
+    # Planned for these very words: psycopg prepares a statement run 5 times on a connection, and
+    # PostgreSQL may then plan it once for any words, a plan that reads every partition for each
+    # word's df (706 ms against 105 ms at 31,000 turns).
+    s.execute(queries.CUSTOM_PLANS)
     if own_corpus is not None:
         within = own_corpus
         statement = filled(

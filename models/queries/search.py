@@ -31,11 +31,11 @@ EF_SEARCH = text("SELECT set_config('hnsw.ef_search', CAST(:ef_search AS text), 
 
 # --- the substring fallback ----------------------------------------------------------------------
 
-# Plan for this very term: a generic plan (psycopg prepares a statement run 5 times, and
-# PostgreSQL may then stop planning it per call) cannot tell a rare term, which the index
-# finds in a millisecond, from a 2-character one, which it cannot serve at all and which then
-# walks the whole index: 3.3 s against 1.0 s for a plain scan at 1,000,000 turns
-# (bench/substring.py).
+# Plan for this very term (or these words): a generic plan (psycopg prepares a statement run 5
+# times, and PostgreSQL may then stop planning it per call) cannot tell a rare term, which the
+# index finds in a millisecond, from a 2-character one, which it cannot serve at all and which
+# then walks the whole index: 3.3 s against 1.0 s for a plain scan at 1,000,000 turns
+# (bench/substring.py). The lexical leg's statements likewise (pipelines.lexical).
 CUSTOM_PLANS = text("SET LOCAL plan_cache_mode = force_custom_plan")
 
 # The predicate of the partial trigram index on turns.content (migration 0002), stated as literals:
