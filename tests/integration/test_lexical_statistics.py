@@ -65,9 +65,7 @@ def test_the_lexical_leg_is_planned_for_each_query_on_a_connection_that_ran_it_o
     with db.session() as s:
         for text in texts[:15]:
             assert search.by_lexical(s, text, search.Filters([namespace]), 5)
-        plans = s.exec(
-            sql("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements")
-        ).all()
+        plans = s.exec(sql("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements")).all()
     # The document frequencies and the BM25 ranking, each prepared once it ran 5 times.
     lexical = [row for row in plans if "FROM unnest(CAST(" in row.statement and "LIMIT" in row.statement]
     assert len(lexical) == 2, plans
