@@ -12,11 +12,11 @@ within a budget (``bringing``). Each is scored with BM25 proper, over all the qu
 with tf the lexeme's positions in the turn and its context and dl their words
 (``turns.lexical_length + turns.context_length``). The corpus is the turns of the search's
 namespaces: df per lexeme (the turns whose own words or context hold it) is counted per query
-(exactly up to ``EXACT_DF``, estimated past it from the turns' own lexemes); N and avgdl are counted
-per query too in a namespace of fewer than ``COUNTED_BELOW`` turns, and kept for ``CORPUS_SECONDS``
-in a larger one (which a minute's appends barely change), but counted again as soon as a fresh df
-exceeds the N kept: statistics kept from before a namespace filled up would rank every turn below
-zero.
+(exactly up to ``EXACT_DF``, estimated past it from the turns' own lexemes). N and avgdl, which
+counting reads every turn for, are kept while the namespaces' turns, as their threads count them
+(one row a thread), are within ``DRIFT`` of what they were when counted, and counted again as soon
+as they are not, or a fresh df exceeds the N kept: statistics kept from before a namespace filled
+up would rank every turn below zero.
 
 The same leg ranks the other documents with lexemes (``models.queries.search.Documents``): one
 user's saved messages, a loom's memory threads and the messages its extractions read, each a small
@@ -48,10 +48,13 @@ COMMON, COMMON_MIN_TURNS = 0.10, 100
 # (the rarest word always does), so the turns scored do not grow with the corpus:
 # bench/lexical_scale.py.
 CANDIDATE_BUDGET = 5_000
-CORPUS_SECONDS = 60.0
-COUNTED_BELOW = 20_000  # N and avgdl of a corpus this small are counted for each query (~ms)
+# N and avgdl are counted again once the namespaces' turns moved by more than this share since
+# they were counted: counting them cost 16 ms a query at 10,866 turns (LongMemEval), and grows with
+# the corpus.
+DRIFT = 0.01
+SHARES_SECONDS = 60.0  # the common lexemes' shares (``table_shares``) are read at most this often
 
-_corpus: dict[tuple[str, ...], tuple[float, int, float]] = {}  # namespaces -> (when, N, avgdl)
+_corpus: dict[tuple[str, ...], tuple[int, int, float]] = {}  # namespaces -> (turns, N, avgdl)
 _shares: tuple[float, dict[str, float]] = (float("-inf"), {})  # (when, lexeme -> share of turns)
 
 
@@ -67,13 +70,14 @@ def query_lexemes(s: Session, query: str) -> list[str]:
 
 
 def corpus(s: Session, namespaces: list[str], recount: bool = False) -> tuple[int, float]:
-    """(N, avgdl) of the indexed turns of these namespaces: kept at most CORPUS_SECONDS for a
-    corpus of COUNTED_BELOW turns or more, else (or when ``recount``) counted now."""
+    """(N, avgdl) of the indexed turns of these namespaces: as counted while their threads' turns
+    stay within DRIFT of what they were then, else (or when ``recount``) counted now."""
     key = tuple(sorted(namespaces))
+    turns = s.execute(queries.THREAD_TURNS, {"namespaces": list(key)}).scalar_one()
     seen = _corpus.get(key)
-    if recount or seen is None or seen[1] < COUNTED_BELOW or time.monotonic() - seen[0] > CORPUS_SECONDS:
+    if recount or seen is None or abs(turns - seen[0]) > DRIFT * seen[0]:
         n, avgdl = s.execute(queries.CORPUS, {"namespaces": list(key)}).one()
-        seen = _corpus[key] = (time.monotonic(), int(n), max(float(avgdl), 1.0))
+        seen = _corpus[key] = (turns, int(n), max(float(avgdl), 1.0))
     return seen[1], seen[2]
 
 
@@ -99,9 +103,9 @@ def bringing(dfs: dict[str, int], n: int) -> list[str]:
 
 
 def table_shares(s: Session) -> dict[str, float]:
-    """Each common lexeme's share of all turns, read at most every CORPUS_SECONDS."""
+    """Each common lexeme's share of all turns, read at most every SHARES_SECONDS."""
     global _shares
-    if time.monotonic() - _shares[0] > CORPUS_SECONDS:
+    if time.monotonic() - _shares[0] > SHARES_SECONDS:
         _shares = (
             time.monotonic(),
             {lexeme: float(share or 0) for lexeme, share in s.execute(queries.TABLE_SHARES)},

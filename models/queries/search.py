@@ -159,12 +159,16 @@ SAID_SINCE, SAID_UNTIL, IN_THREAD = " AND t.ts >= :since", " AND t.ts <= :until"
 # stemmed, without stop words.
 QUERY_LEXEMES = text("SELECT lexeme FROM unnest(to_tsvector('english', :q))")
 
-# N and avgdl of the indexed turns of :namespaces (TURNS, contexts counted), kept a while by the
-# caller: counting them reads every one.
+# N and avgdl of the indexed turns of :namespaces (TURNS, contexts counted), kept by the caller
+# while THREAD_TURNS barely moves: counting them reads every one.
 CORPUS = text(
     f"SELECT count(*), coalesce(avg({TURNS.length}), 1) FROM turns t "
     f"WHERE {IN_NAMESPACES} AND {TURNS.indexed}"
 )
+
+# The turns of :namespaces as their threads count them (every role, live ones): one row a thread,
+# read for each query to tell whether CORPUS's figures still stand.
+THREAD_TURNS = text("SELECT coalesce(sum(turn_count), 0) FROM threads WHERE namespace = ANY(:namespaces)")
 
 # The most common lexemes of each month's partition of turns, as ANALYZE (autovacuum's too) keeps
 # them: their share of the partition's turns, weighted by its size.

@@ -9,7 +9,7 @@ from sqlalchemy import text as sql
 from models import db
 from ops.caller import OPERATOR
 from ops.registry import call
-from pipelines import search
+from pipelines import lexical, search
 from tests.integration.conftest import append, enable_logging, settled, wait_until
 
 WORDS = (
@@ -70,3 +70,21 @@ def test_the_lexical_leg_is_planned_for_each_query_on_a_connection_that_ran_it_o
     lexical = [row for row in plans if "FROM unnest(CAST(" in row.statement and "LIMIT" in row.statement]
     assert len(lexical) == 2, plans
     assert all(row.custom_plans >= 10 and row.generic_plans == 0 for row in lexical), lexical
+
+
+def test_the_corpus_is_counted_again_once_its_turns_moved_by_more_than_the_drift():
+    namespace = "drifting-lexical"
+    enable_logging(namespace)
+    for i in range(200):
+        append(namespace, f"t{i % 10}", f"note {i} about the harbor", msg_id=f"m{i}")
+
+    def counted() -> int:
+        with db.session() as s:
+            return lexical.corpus(s, [namespace])[0]
+
+    assert counted() == 200
+    append(namespace, "t0", "one more note", msg_id="m200")
+    assert counted() == 200  # 0.5 % moved: the figures kept still stand
+    append(namespace, "t1", "and another", msg_id="m201")
+    append(namespace, "t2", "and a third", msg_id="m202")
+    assert counted() == 203  # 1.5 %: counted again
