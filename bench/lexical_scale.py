@@ -83,7 +83,7 @@ def brought(questions: list[str], budget: int) -> dict:
         for question in questions:
             lexemes = list(dict.fromkeys(lexical.query_lexemes(s, question)))
             for scope in SCOPES:
-                n, _ = lexical.corpus(s, [scope])
+                n = lexical.corpus(s, [scope]).n
                 dfs = lexical.frequencies(s, lexemes, "t.namespace = :ns", {"ns": scope}, n)
                 chosen = lexical.bringing(dfs, n) if dfs else []
                 holders = s.execute(

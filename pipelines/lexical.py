@@ -12,11 +12,12 @@ within a budget (``bringing``). Each is scored with BM25 proper, over all the qu
 with tf the lexeme's positions in the turn and its context and dl their words
 (``turns.lexical_length + turns.context_length``). The corpus is the turns of the search's
 namespaces: df per lexeme (the turns whose own words or context hold it) is counted per query
-(exactly up to ``EXACT_DF``, estimated past it from the turns' own lexemes). N and avgdl, which
-counting reads every turn for, are kept while the namespaces' turns, as their threads count them
-(one row a thread), are within ``DRIFT`` of what they were when counted, and counted again as soon
-as they are not, or a fresh df exceeds the N kept: statistics kept from before a namespace filled
-up would rank every turn below zero.
+(exactly up to ``EXACT_DF``, estimated past it from the turns' own lexemes). N, avgdl and the dfs
+counted are kept (``Corpus``) while the namespaces' turns, as their threads count them (one row a
+thread), are within ``DRIFT`` of what they were when counted, and counted again as soon as they are
+not, or a fresh df exceeds the N kept: statistics kept from before a namespace filled up would
+rank every turn below zero. Within the drift, a kept df is off by at most twice the turns that
+moved (a turn holds a word in its own text and in the next one's context).
 
 The same leg ranks the other documents with lexemes (``models.queries.search.Documents``): one
 user's saved messages, a loom's memory threads and the messages its extractions read, each a small
@@ -24,7 +25,7 @@ corpus of its own counted per query, with no context. Its statements are ``model
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlmodel import Session
 
@@ -54,7 +55,20 @@ CANDIDATE_BUDGET = 5_000
 DRIFT = 0.01
 SHARES_SECONDS = 60.0  # the common lexemes' shares (``table_shares``) are read at most this often
 
-_corpus: dict[tuple[str, ...], tuple[int, int, float]] = {}  # namespaces -> (turns, N, avgdl)
+KEPT_DFS = 50_000  # the dfs a corpus keeps at most (past it, they are counted afresh)
+
+
+@dataclass
+class Corpus:
+    """The statistics of the turns of some namespaces, as counted when they held ``turns``."""
+
+    turns: int  # as their threads count them (THREAD_TURNS)
+    n: int
+    avgdl: float
+    dfs: dict[str, int] = field(default_factory=dict)  # lexeme -> df, as counted since
+
+
+_corpus: dict[tuple[str, ...], Corpus] = {}  # by namespaces, sorted
 _shares: tuple[float, dict[str, float]] = (float("-inf"), {})  # (when, lexeme -> share of turns)
 
 
@@ -69,16 +83,16 @@ def query_lexemes(s: Session, query: str) -> list[str]:
     return list(lexemes.scalars())
 
 
-def corpus(s: Session, namespaces: list[str], recount: bool = False) -> tuple[int, float]:
-    """(N, avgdl) of the indexed turns of these namespaces: as counted while their threads' turns
-    stay within DRIFT of what they were then, else (or when ``recount``) counted now."""
+def corpus(s: Session, namespaces: list[str], recount: bool = False) -> Corpus:
+    """The statistics of the indexed turns of these namespaces: as counted while their threads'
+    turns stay within DRIFT of what they were then, else (or when ``recount``) counted now."""
     key = tuple(sorted(namespaces))
     turns = s.execute(queries.THREAD_TURNS, {"namespaces": list(key)}).scalar_one()
     seen = _corpus.get(key)
-    if recount or seen is None or abs(turns - seen[0]) > DRIFT * seen[0]:
+    if recount or seen is None or abs(turns - seen.turns) > DRIFT * seen.turns:
         n, avgdl = s.execute(queries.CORPUS, {"namespaces": list(key)}).one()
-        seen = _corpus[key] = (turns, int(n), max(float(avgdl), 1.0))
-    return seen[1], seen[2]
+        seen = _corpus[key] = Corpus(turns, int(n), max(float(avgdl), 1.0))
+    return seen
 
 
 def idf(n: int, df: int) -> float:
@@ -136,6 +150,17 @@ def frequencies(
     return counted
 
 
+def _turn_frequencies(s: Session, kept: Corpus, lexemes: list[str], params: dict) -> dict[str, int]:
+    """The lexemes' dfs among the turns ``kept`` counts: those it holds, the others counted now
+    (and kept, up to KEPT_DFS)."""
+    missing = [lexeme for lexeme in lexemes if lexeme not in kept.dfs]
+    counted = frequencies(s, missing, queries.IN_NAMESPACES, params, kept.n) if missing else {}
+    if len(kept.dfs) + len(counted) > KEPT_DFS:
+        kept.dfs.clear()
+    kept.dfs.update(counted)
+    return {lexeme: kept.dfs.get(lexeme, counted.get(lexeme, 0)) for lexeme in lexemes}
+
+
 def search(
     s: Session,
     lexemes: list[str],
@@ -156,7 +181,6 @@ def search(
     # word's df (706 ms against 105 ms at 31,000 turns).
     s.execute(queries.CUSTOM_PLANS)
     if own_corpus is not None:
-        within = own_corpus
         statement = filled(
             queries.OWN_CORPUS,
             number=documents.number,
@@ -167,12 +191,14 @@ def search(
         )
         n, avgdl = s.execute(statement, params).one()
         n, avgdl = int(n), max(float(avgdl), 1.0)
+        dfs = frequencies(s, lexemes, own_corpus, params, n, documents)
     else:
-        within = queries.IN_NAMESPACES
-        n, avgdl = corpus(s, params["namespaces"])
-    dfs = frequencies(s, lexemes, within, params, n, documents)
-    if own_corpus is None and max(dfs.values(), default=0) > n:  # the namespace grew since it was counted
-        n, avgdl = corpus(s, params["namespaces"], recount=True)
+        kept = corpus(s, params["namespaces"])
+        dfs = _turn_frequencies(s, kept, lexemes, params)
+        if max(dfs.values(), default=0) > kept.n:  # the namespace grew since it was counted
+            kept = corpus(s, params["namespaces"], recount=True)
+            dfs = _turn_frequencies(s, kept, lexemes, params)
+        n, avgdl = kept.n, kept.avgdl
     brought_by = bringing(dfs, n)
     if not brought_by:
         return []

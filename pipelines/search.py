@@ -141,7 +141,7 @@ def by_vector(
             .prefix_with("MATERIALIZED")
         )
         nearest = select(scoped).order_by(scoped.c.distance).limit(limit).subquery()
-        query = select(Turn, (1 - nearest.c.distance).label("similarity")).join(
+        query = select(*HIT_COLUMNS, (1 - nearest.c.distance).label("similarity")).join(
             nearest, nearest.c.turn_id == Turn.id
         )
     else:
@@ -149,7 +149,7 @@ def by_vector(
         s.exec(queries.ITERATIVE_SCAN)
         s.execute(queries.EF_SEARCH, {"ef_search": max(40, 2 * limit)})
         query = _filtered(
-            select(Turn, (1 - distance).label("similarity"))
+            select(*HIT_COLUMNS, (1 - distance).label("similarity"))
             .join(Embedding, Embedding.turn_id == Turn.id)
             .where(*embedded)
             .order_by(distance)
@@ -157,7 +157,7 @@ def by_vector(
             f,
         )
     rows = s.exec(query).all()
-    hits = [_hit(turn, float(similarity)) for turn, similarity in rows if similarity >= min_similarity]
+    hits = [_hit(row, float(row.similarity)) for row in rows if row.similarity >= min_similarity]
     return sorted(hits, key=lambda hit: -hit.similarity)
 
 
@@ -173,7 +173,7 @@ def by_substring(s: Session, query_text: str, f: Filters, limit: int) -> list[Hi
     newest first. ``ILIKE '%term%'`` is served by the trigram index for terms of 3+ characters."""
     s.exec(queries.CUSTOM_PLANS)  # planned for this very term
     query = (
-        select(Turn)
+        select(*HIT_COLUMNS)
         .where(
             queries.SUBSTRING_INDEX_PREDICATE,
             col(Turn.role).in_(EMBEDDED_ROLES),
@@ -189,7 +189,23 @@ def by_substring(s: Session, query_text: str, f: Filters, limit: int) -> list[Hi
     ]
 
 
-def _hit(turn: Turn, similarity: float | None, lexical_score: float | None = None) -> Hit:
+# What a hit is made of: a turn's columns, read as plain rows (not whole Turn objects, whose
+# metadata and other columns a search of 250 candidates would parse for nothing).
+HIT_COLUMNS = (
+    Turn.id,
+    Turn.namespace,
+    Turn.thread_id,
+    Turn.msg_id,
+    Turn.role,
+    Turn.agent,
+    Turn.ts,
+    Turn.content,
+    Turn.saved_at,
+)
+
+
+def _hit(turn, similarity: float | None, lexical_score: float | None = None) -> Hit:
+    """The hit of a row of HIT_COLUMNS."""
     return Hit(
         turn.namespace,
         turn.thread_id,
@@ -233,7 +249,7 @@ def by_lexical(s: Session, query_text: str, f: Filters, limit: int) -> list[Hit]
     scored = lexical.search(s, lexemes, scope, params, limit * COPIES_READ, own_corpus, documents)
     if not scored:
         return []
-    turns = {t.id: t for t in s.exec(select(Turn).where(col(Turn.id).in_([x.id for x in scored])))}
+    turns = {t.id: t for t in s.exec(select(*HIT_COLUMNS).where(col(Turn.id).in_([x.id for x in scored])))}
     hits: dict[tuple[str, str, str], Hit] = {}
     for x in scored:  # best first: the first copy of a message stands for it
         turn = turns[x.id]

@@ -131,7 +131,7 @@ def test_a_document_frequency_past_the_exact_count_is_estimated_from_the_tables_
     monkeypatch.setattr(lexical, "_shares", (float("-inf"), {}))  # read the statistics again
     monkeypatch.setattr(lexical, "_corpus", {})  # and count the corpus again
     with db.session() as s:
-        n, _ = lexical.corpus(s, [NS])
+        n = lexical.corpus(s, [NS]).n
         dfs = lexical.frequencies(
             s, ["appl", "tomato"], "t.namespace = ANY(:namespaces)", {"namespaces": [NS]}, n
         )

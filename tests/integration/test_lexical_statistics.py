@@ -80,7 +80,7 @@ def test_the_corpus_is_counted_again_once_its_turns_moved_by_more_than_the_drift
 
     def counted() -> int:
         with db.session() as s:
-            return lexical.corpus(s, [namespace])[0]
+            return lexical.corpus(s, [namespace]).n
 
     assert counted() == 200
     append(namespace, "t0", "one more note", msg_id="m200")
