@@ -67,7 +67,7 @@ model. Truth: an exact scan in numpy of every ``scale`` vector against the same 
    semantic only: the lexical mode has no walk).
 
 Progress goes to stderr; the last stdout line is one JSON object. Not part of the test suite.
-Figures: bench/README.md.
+Figures: see the issue note (not yet measured at full scale).
 """
 
 from __future__ import annotations
