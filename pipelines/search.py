@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 
 from models.conversation import EMBEDDED_ROLES, Embedding, Turn
 from models.queries import search as queries
+from models.settings import get_settings
 from pipelines import lexical
 
 
@@ -147,7 +148,9 @@ def by_vector(
     else:
         # Through the index, walking on until enough rows pass the filters.
         s.exec(queries.ITERATIVE_SCAN)
-        s.execute(queries.EF_SEARCH, {"ef_search": max(40, 2 * limit)})
+        # The walk keeps the configured candidates, at least twice the hits asked for.
+        ef_search = max(get_settings().conversation_search_ef_search, 2 * limit)
+        s.execute(queries.EF_SEARCH, {"ef_search": ef_search})
         query = _filtered(
             select(*HIT_COLUMNS, (1 - distance).label("similarity"))
             .join(Embedding, Embedding.turn_id == Turn.id)

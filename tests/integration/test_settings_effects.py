@@ -1,11 +1,13 @@
 """Settings other than the defaults, and the ``agent`` field, change the answers: the similarity
-floor of conversation.search, the excerpt length of search hits and thread listings, and which
-agent's turns search shows (threads: test_threads.py).
+floor of conversation.search, the candidates of its vector leg's HNSW walk, the excerpt length of
+search hits and thread listings, and which agent's turns search shows (threads: test_threads.py).
 
 Turns are embedded synchronously by the stage's function with the OpenAI-compatible fake (a
 deterministic bag of words), and every test writes into a namespace of its own."""
 
 import pytest
+from pydantic import ValidationError
+from sqlalchemy import event
 from sqlmodel import col, select
 
 from models import db
@@ -13,10 +15,12 @@ from models.settings import get_settings
 from models.stage_run import SUCCEEDED, StageRun
 from ops.caller import OPERATOR
 from ops.registry import call
+from pipelines import search as pipelines_search
 from tests.integration.conftest import append, embedding_subject, enable_logging
 
 FLOOR = "LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY"
 EXCERPT = "LOOM_CONVERSATION_SEARCH_EXCERPT_CHARS"
+EF_SEARCH = "LOOM_CONVERSATION_SEARCH_EF_SEARCH"
 SECRET = "password=Tr0ub4dor&3xyz"
 
 
@@ -29,7 +33,7 @@ def setting(monkeypatch):
         get_settings.cache_clear()
 
     yield set_to
-    for name in (FLOOR, EXCERPT):
+    for name in (FLOOR, EXCERPT, EF_SEARCH):
         monkeypatch.delenv(name, raising=False)
     get_settings.cache_clear()
 
@@ -82,6 +86,43 @@ def test_the_similarity_floor_setting_decides_which_hits_are_kept(openai_embedde
         assert [h["excerpt"] for h in search("floor", "invoices ledger")["hits"]] == kept(floor), floor
     setting(FLOOR, 0.999)
     assert [h["excerpt"] for h in search("floor", "invoices ledger")["hits"]] == ["invoices ledger"]
+
+
+def test_the_ef_search_setting_reaches_the_vector_legs_walk(openai_embedder, setting, monkeypatch):
+    embedded("walk", ("t", "invoices moved to the ledger", {}), ("t", "the garden ledger", {}))
+    monkeypatch.setattr(pipelines_search, "EXACT_SCAN_ROWS", 0)  # every scope through the index
+    walks: list[int] = []
+
+    def seen(conn, cursor, statement, parameters, context, executemany) -> None:
+        if "hnsw.ef_search" in statement:
+            walks.append(int(parameters["ef_search"]))
+
+    def walk(**body) -> int:
+        walks.clear()
+        hits = search("walk", "invoices ledger", **body)["hits"]
+        assert hits and hits[0]["excerpt"] == "invoices moved to the ledger"
+        (ef_search,) = walks
+        return ef_search
+
+    event.listen(db.get_engine(), "before_cursor_execute", seen)
+    try:
+        assert walk(limit=10) == 40  # the default
+        assert walk(limit=10, search_mode="hybrid") == 100  # its pool of 50, twice over
+        setting(EF_SEARCH, 123)
+        assert walk(limit=10) == 123
+        assert walk(limit=10, search_mode="hybrid") == 123
+        assert walk(limit=100) == 200  # twice the hits asked for, at least
+        setting(EF_SEARCH, 1)
+        assert walk(limit=10) == 20
+    finally:
+        event.remove(db.get_engine(), "before_cursor_execute", seen)
+
+
+def test_the_ef_search_setting_is_bounded_by_pgvectors_range(setting):
+    for value in (0, 1001):
+        setting(EF_SEARCH, value)
+        with pytest.raises(ValidationError):
+            get_settings()
 
 
 def test_the_excerpt_setting_cuts_search_hits_and_thread_listings(openai_embedder, setting):
