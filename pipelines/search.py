@@ -7,6 +7,7 @@ Every leg answers one hit per message: the vector leg one per live embedding row
 logged the same text share it), the others the best (or newest) copy of each message they read. A
 search scoped to an agent finds the messages of which that agent holds a live copy."""
 
+import math
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -127,8 +128,10 @@ def by_vector(
     # send a scope to the index, never a large one to an exact scan.
     counted = select(Embedding.id).where(*embedded, *([_held_by(f.agent, Embedding)] if f.agent else []))
     s.exec(queries.ONE_PROCESS)  # measured and scanned by one process
-    size = s.exec(select(func.count()).select_from(counted.limit(EXACT_SCAN_ROWS + 1).subquery())).one()
-    if size <= EXACT_SCAN_ROWS and size < SELECTIVE_SHARE * _indexed(s):
+    # Counted only as far as it decides: past either bound, the scope goes to the index.
+    exact_below = math.ceil(min(EXACT_SCAN_ROWS + 1, SELECTIVE_SHARE * _indexed(s)))
+    size = s.exec(select(func.count()).select_from(counted.limit(exact_below).subquery())).one()
+    if size < exact_below:
         # Distances computed in a materialised step cannot be read off the index in order: every
         # row of the scope is measured, and only the nearest are read in full.
         scoped = (
