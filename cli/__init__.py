@@ -1,35 +1,71 @@
 """The ``loom`` command: the processes (up, api, worker, scheduler, mcp) and the commands of
 operators, capture scripts and developers, one module a command group (mirroring ``ops/``). Thin:
 a command checks its options, reaches the servers (``services.running``, or ``cli.common.connected``
-for one that needs the running system) and calls an op as the operator, or starts a process."""
+for one that needs the running system) and calls an op as the operator, or starts a process.
 
+A command's module is imported only when that command runs (or ``--help`` lists them all): ``loom
+search`` loads what a search needs, not every command's imports (the op layer, the broker, the
+servers' packages)."""
+
+import importlib
+
+import click
 import typer
+from typer.core import TyperGroup
 
-from cli import (
-    briefs,
-    conversation,
-    db,
-    erasure,
-    namespaces,
-    passes,
-    processes,
-    runs,
-    status,
-    threads,
-    tokens,
-)
+# Each command: the module defining it and its Typer group or function, ``module:attribute``.
+COMMANDS = {
+    "up": "cli.processes:up",
+    "api": "cli.processes:api",
+    "worker": "cli.processes:worker",
+    "scheduler": "cli.processes:scheduler",
+    "mcp": "cli.processes:mcp",
+    "status": "cli.status:status",
+    "search": "cli.conversation:search",
+    "ingest-transcript": "cli.conversation:ingest_transcript",
+    "op": "cli.conversation:call_op",
+    "tokens": "cli.tokens:tokens_app",
+    "namespaces": "cli.namespaces:namespaces_app",
+    "runs": "cli.runs:runs_app",
+    "passes": "cli.passes:passes_app",
+    "screening": "cli.passes:screening_app",
+    "night-weave": "cli.passes:night_app",
+    "erasure": "cli.erasure:erasure_app",
+    "brief": "cli.briefs:brief_app",
+    "db": "cli.db:db_app",
+    "threads": "cli.threads:threads_app",
+    "login": "cli.threads:login",
+    "resume": "cli.threads:resume",
+    "share": "cli.threads:share",
+    "private": "cli.threads:private",
+}
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="Loom: conversation memory for AI agents.")
-app.add_typer(tokens.tokens_app, name="tokens")
-app.add_typer(runs.runs_app, name="runs")
-app.add_typer(db.db_app, name="db")
-app.add_typer(namespaces.namespaces_app, name="namespaces")
-app.add_typer(passes.passes_app, name="passes")
-app.add_typer(passes.screening_app, name="screening")
-app.add_typer(erasure.erasure_app, name="erasure")
-app.add_typer(passes.night_app, name="night-weave")
-app.add_typer(briefs.brief_app, name="brief")
-threads.register(app)  # loom threads …, loom login, loom resume / share / private
-processes.register(app)  # loom up, api, worker, scheduler, mcp
-conversation.register(app)  # loom ingest-transcript, search, op
-app.command()(status.status)
+
+class _Commands(TyperGroup):
+    """The commands of COMMANDS, each imported when asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, attribute = target.split(":")
+        found = getattr(importlib.import_module(module), attribute)
+        if isinstance(found, typer.Typer):  # a group, even of one command (``loom namespaces logging``)
+            command = typer.main.get_group(found)
+        else:  # a function: the one command of a Typer of its own
+            single = typer.Typer(add_completion=False)
+            single.command(cmd_name)(found)
+            command = typer.main.get_command(single)
+        command.name = cmd_name
+        return command
+
+
+app = typer.Typer(cls=_Commands, no_args_is_help=True, add_completion=False)
+
+
+@app.callback()
+def loom() -> None:
+    """Loom: conversation memory for AI agents."""

@@ -121,9 +121,3 @@ def call_op(
     with connected():
         answer = call(name, parsed)
     print(json.dumps(answer, indent=2))
-
-
-def register(app: typer.Typer) -> None:
-    app.command("ingest-transcript")(ingest_transcript)
-    app.command()(search)
-    app.command("op")(call_op)

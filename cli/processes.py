@@ -106,8 +106,3 @@ def mcp(
         else:
             caller = Caller(role=role, namespaces=(namespace,), who="mcp stdio")
         mcp_server.build(toolset, caller).run("stdio")
-
-
-def register(app: typer.Typer) -> None:
-    for command in (up, api, worker, scheduler, mcp):
-        app.command()(command)

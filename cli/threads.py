@@ -216,11 +216,3 @@ def _save_and_sync(store: SyncingThreadStore, thread: Thread) -> None:
 
 for command in (resume, share, private):
     threads_app.command(command.__name__)(command)
-
-
-def register(app: typer.Typer) -> None:
-    """``loom threads …``, ``loom login``, and the seed's ``loom resume / share / private``."""
-    app.add_typer(threads_app, name="threads")
-    app.command("login")(login)
-    for command in (resume, share, private):
-        app.command(command.__name__)(command)
