@@ -32,6 +32,14 @@ def shape(value: object) -> object:
     return type(value).__name__
 
 
+def succeeded(run_id: int) -> bool:
+    from models import db
+    from models.stage_run import SUCCEEDED, StageRun
+
+    with db.session() as s:
+        return s.get(StageRun, run_id).status == SUCCEEDED
+
+
 @pytest.fixture
 def answers(worker, llm) -> dict[str, object]:
     """One answer of every op (but the streamed export), on a namespace of its own."""
@@ -59,7 +67,6 @@ def answers(worker, llm) -> dict[str, object]:
     op("conversation.get", {"namespace": ns, "thread_id": "t", "include_messages": True, "limit": 1})
     op("conversation.list", {"namespace": ns, "thread_id": "t", "limit": 1})
     op("conversation.search", {"namespace": ns, "query": "hotel in Paris"})
-    op("conversation.compact", {"namespace": ns, "thread_id": "t", "keep_recent": 1, "min_to_compact": 1})
     op(
         "conversation.ingest",
         {"namespace": ns, "thread_id": "imported", "transcript": "# user\n\nhello\n", "wait": True},
@@ -71,6 +78,13 @@ def answers(worker, llm) -> dict[str, object]:
     op("conversation.list_saved_messages", {"namespace": ns, "user_id": "u"})
     op("conversation.search_saved_messages", {"namespace": ns, "user_id": "u", "query": "hotel"})
     op("conversation.unsave_message", saved)
+    compacting = op(
+        "conversation.compact", {"namespace": ns, "thread_id": "t", "keep_recent": 1, "min_to_compact": 1}
+    )
+    # The session's subjects (context.pack) are the senders of the thread's live turns: the
+    # compaction (after the saves: a saved message is a live one) must have hidden the user's
+    # turn first, retries included.
+    wait_until(lambda: succeeded(compacting["run"]["id"]), what="the compaction")
     loom = op("looms.create", {"namespace": ns, "name": "travel"})
     op("looms.list", {"namespace": ns})
     op("looms.update", {"namespace": ns, "weaving_mode": "Suggest"})
