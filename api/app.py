@@ -21,7 +21,7 @@ from api.bodies import read_body
 from api.errors import JSONErrors
 from models.settings import get_settings
 from ops import coding_threads, looms, registry, waiting
-from ops.caller import Caller, authenticate
+from ops.caller import Caller, authenticate, operator_key_hash
 from ops.errors import OpError, validation_error
 from ops.limits import parse_body
 from ops.schemas import Streamed
@@ -36,6 +36,7 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if warm_embedder:
             load_in_background()
+        operator_key_hash()  # the key exists once the API serves: `loom search` finds it and asks here
         async with endpoint.running(), waiting.listening():
             yield
 

@@ -21,7 +21,7 @@ COMMANDS = {
     "scheduler": "cli.processes:scheduler",
     "mcp": "cli.processes:mcp",
     "status": "cli.status:status",
-    "search": "cli.conversation:search",
+    "search": "cli.search:search",
     "ingest-transcript": "cli.conversation:ingest_transcript",
     "op": "cli.conversation:call_op",
     "tokens": "cli.tokens:tokens_app",

@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 import services
-from cli.common import call, connected, fail, given
+from cli.common import call, connected
+from cli.console import fail, given
 from ops.errors import OpError
 from ops.limits import parse_body
 

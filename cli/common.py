@@ -1,38 +1,22 @@
-"""What the command groups share: the consoles, the one-line refusal, an op called as the
-operator, the running system reached (its broker set up), an option's choice or range checked."""
+"""What the command groups share beyond ``cli.console``: an op called as the operator, the running
+system reached (its broker set up), an option's choice or range checked."""
 
 import contextlib
 import logging
 from collections.abc import Iterator
 from datetime import datetime
 
-import typer
-from rich.console import Console
-
 import services
+from cli.console import fail
 from ops import registry
 from ops.caller import OPERATOR
 from ops.errors import OpError
 from ops.schemas import Streamed
 from workers import broker
 
-out = Console()
-err = Console(stderr=True)
-
 
 def setup_logging() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-
-
-def fail(message: str, code: int = 2) -> typer.Exit:
-    """One line saying what is wrong, and a non-zero exit (2 unless said otherwise)."""
-    err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)  # one line, however long
-    return typer.Exit(code)
-
-
-def given(body: dict) -> dict:
-    """A body without the options left unset (the op's defaults apply)."""
-    return {name: value for name, value in body.items() if value is not None}
 
 
 def call(op: str, body: dict) -> dict | Streamed:

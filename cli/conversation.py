@@ -1,5 +1,5 @@
-"""The conversation from the shell: ``loom ingest-transcript`` (``conversation.ingest``),
-``loom search`` (``conversation.search``) and ``loom op`` (any op, as the operator)."""
+"""The conversation from the shell: ``loom ingest-transcript`` (``conversation.ingest``) and
+``loom op`` (any op, as the operator); ``loom search`` is ``cli.search``."""
 
 import json
 from pathlib import Path
@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-import services
-from cli.common import call, check_range, connected, fail, given, out
+from cli.common import call, check_range, connected
+from cli.console import fail, out
 from ops.errors import OpError
 from ops.limits import parse_body
 from pipelines.transcripts import TranscriptError, default_thread_id, parse_transcript
@@ -93,19 +93,6 @@ def ingest_transcript(
         raise fail(f"run {run['id']} is still {run['status']} after {timeout} s (loom runs show {run['id']})")
     else:
         raise fail(f"run {run['id']} {run['status']}: {run['reason']} {run['last_error'] or ''}".strip())
-
-
-def search(
-    namespace: str,
-    query: str,
-    limit: int = 10,
-    thread_id: Annotated[str | None, typer.Option()] = None,
-) -> None:
-    """conversation.search from the command line; prints the JSON answer."""
-    with services.running(start=services.DATABASE):  # the database and the in-process embedder
-        body = {"namespace": namespace, "query": query, "limit": limit, "thread_id": thread_id}
-        answer = call("conversation.search", given(body))
-    print(json.dumps(answer, indent=2))
 
 
 def call_op(

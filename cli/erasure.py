@@ -10,7 +10,8 @@ from rich import box
 from rich.table import Table
 
 import services
-from cli.common import call, check_range, out, when
+from cli.common import call, check_range, when
+from cli.console import out
 from ops.schemas import Streamed
 
 erasure_app = typer.Typer(no_args_is_help=True, help="Erasure: the log of requests, and a person's export.")

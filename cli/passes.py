@@ -13,7 +13,8 @@ from rich import box
 from rich.table import Table
 
 import services
-from cli.common import call, check_choice, check_range, connected, fail, out, when
+from cli.common import call, check_choice, check_range, connected, when
+from cli.console import fail, out
 from models.stage_run import PENDING, RUNNING
 from schedules.night_weaving import weave_night
 from schedules.record import PassBusy, fire

@@ -8,7 +8,8 @@ import typer
 import uvicorn
 
 import services
-from cli.common import check_choice, check_range, connected, fail, out, setup_logging
+from cli.common import check_choice, check_range, connected, setup_logging
+from cli.console import fail, out
 from models import db
 from models.namespace import ROLES
 from models.settings import get_settings

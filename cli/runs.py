@@ -10,7 +10,8 @@ import typer
 from rich.table import Table
 
 import services
-from cli.common import call, check_choice, check_range, connected, fail, given, out
+from cli.common import call, check_choice, check_range, connected
+from cli.console import fail, given, out
 from models.stage_run import FAILED, SKIPPED, STATUSES
 from workers import ledger, stages
 

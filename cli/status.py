@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 import services
-from cli.common import err, out
+from cli.console import err, out
 from models.settings import get_settings
 from ops import status as system
 

@@ -7,7 +7,7 @@ import typer
 from rich.table import Table
 
 import services
-from cli.common import fail, out
+from cli.console import fail, out
 from ops.caller import create_token, list_tokens, revoke_token
 from ops.errors import OpError
 

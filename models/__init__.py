@@ -1,26 +1,4 @@
-"""Tables, settings and the database session. Importing this registers every table."""
+"""Tables (``models.tables`` registers every one), settings and the database session.
 
-from models.conversation import Embedding, Thread, Turn
-from models.cursor_key import CursorKey
-from models.memory import Loom, LoomSession, MemoryEvidence, MemoryThread, NightWeaving
-from models.namespace import ApiToken, Namespace
-from models.pass_run import PassRun
-from models.stage_run import StageRun
-from models.transcript import Transcript
-
-__all__ = [
-    "ApiToken",
-    "CursorKey",
-    "Embedding",
-    "Loom",
-    "LoomSession",
-    "MemoryEvidence",
-    "MemoryThread",
-    "Namespace",
-    "NightWeaving",
-    "PassRun",
-    "StageRun",
-    "Thread",
-    "Transcript",
-    "Turn",
-]
+Importing the package imports nothing else, so that ``models.settings`` is cheap for a command that
+only needs to know where Loom runs (``loom search`` through the running API)."""

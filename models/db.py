@@ -11,6 +11,7 @@ from psycopg import sql
 from sqlalchemy import Engine, exc, make_url
 from sqlmodel import Session, create_engine
 
+import models.tables  # noqa: F401  every table registered before a session maps one
 from models.queries import embeddings, stage_runs
 from models.settings import get_settings
 

@@ -9,7 +9,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from apscheduler.triggers.cron import CronTrigger
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -139,8 +138,23 @@ class Settings(BaseSettings):
     @field_validator("night_weaving_cron")
     @classmethod
     def _a_crontab(cls, value: str) -> str:
+        # Imported here: the validator runs only when the variable is set, and `loom search` never.
+        from apscheduler.triggers.cron import CronTrigger
+
         CronTrigger.from_crontab(value, timezone="UTC")  # a ValueError names what is wrong
         return value
+
+    @property
+    def operator_key_file(self) -> Path:
+        """The operator key (``services.keys``): the API takes it as the operator's bearer token."""
+        return self.home / "operator.key"
+
+    @property
+    def local_api_url(self) -> str:
+        """Where a command on this host reaches the API ``loom up`` serves (a wildcard bind is
+        reached on the loopback)."""
+        host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(self.host, self.host)
+        return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
 
 
 @lru_cache

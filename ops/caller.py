@@ -1,6 +1,7 @@
 """Who is calling: a token's role and namespaces, or the local operator (the CLI)."""
 
 import hashlib
+import hmac
 import secrets
 import threading
 import time
@@ -13,7 +14,9 @@ from sqlmodel import select
 from models import db
 from models.base import utcnow
 from models.namespace import ROLES, ApiToken, name_problem, role_rank
+from models.settings import get_settings
 from ops.errors import forbidden, invalid, unauthorized
+from services import keys
 
 TOKEN_PREFIX = "loom_"
 
@@ -195,7 +198,9 @@ def authenticate(authorization: str | None) -> Caller:
 
 def by_token_hash(hashed: str) -> Caller:
     """The caller a token (by its hash: the dashboard's sessions keep only that) stands for; 401
-    when it is unknown or revoked."""
+    when it is unknown or revoked. The operator key of this data directory is the operator."""
+    if hmac.compare_digest(hashed, operator_key_hash()):
+        return OPERATOR
     bucket = int(time.monotonic() // TOKEN_CACHE_SECONDS)
     if _refused.get((hashed, bucket)):
         raise unauthorized()
@@ -204,6 +209,13 @@ def by_token_hash(hashed: str) -> Caller:
     except _UnknownToken:
         _refused.add((hashed, bucket))
         raise unauthorized() from None
+
+
+@lru_cache(maxsize=1)
+def operator_key_hash() -> str:
+    """The hash of ``<home>/operator.key`` (generated on first use): the key the CLI of this host
+    sends for the operator. Read once a process: a new key needs the API restarted."""
+    return token_hash(keys.kept(get_settings().operator_key_file))
 
 
 # A capture hook appends turn after turn with one token: remember what a token grants for a few

@@ -11,7 +11,6 @@ import contextlib
 import logging
 import os
 import pwd
-import secrets
 import signal
 import subprocess
 import tempfile
@@ -25,6 +24,7 @@ import psutil
 import psycopg
 from psycopg import sql
 
+from services import keys
 from services.ports import is_listening, locked, port_for
 
 log = logging.getLogger(__name__)
@@ -88,21 +88,7 @@ def _secret_path(home: Path) -> Path:
 
 def _secret(home: Path) -> str:
     """The superuser's password, generated on first use; only Loom's user may read the file."""
-    path = _secret_path(home)
-    home.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        if path.stat().st_mode & 0o077:
-            path.chmod(0o600)
-        secret = path.read_text().strip()
-        if secret:
-            return secret
-        # An empty file: a writer that died between creating and writing it. Write it now.
-        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
-    with os.fdopen(fd, "w") as f:
-        f.write(secrets.token_urlsafe(32) + "\n")
-    return path.read_text().strip()
+    return keys.kept(_secret_path(home))
 
 
 @contextlib.contextmanager

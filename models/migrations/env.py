@@ -4,7 +4,7 @@ from alembic import context
 from sqlalchemy import create_engine
 from sqlmodel import SQLModel
 
-import models  # noqa: F401  registers every table on the metadata
+import models.tables  # noqa: F401  registers every table on the metadata
 
 config = context.config
 engine = create_engine(config.get_main_option("sqlalchemy.url"))

@@ -4,6 +4,7 @@ HOME), while `loom up` runs. A test environment that exports more (LOOM_REDIS_UR
 the defects a user meets."""
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -53,6 +54,60 @@ def test_loom_mcp_serves_a_user_who_set_only_loom_home(loom):
     tools, saved = asyncio.run(session())
     assert tools == ["loom_brief_get", "loom_brief_list", "loom_brief_save", "loom_search"]
     assert not saved.is_error, saved.content
+
+
+def loom_search(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    """`loom search` with Python's import log on stderr (PYTHONPROFILEIMPORTTIME)."""
+    return subprocess.run(
+        [LOOM, "search", *args],
+        env={**env, "PYTHONPROFILEIMPORTTIME": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def imported(stderr: str) -> set[str]:
+    lines = [line for line in stderr.splitlines() if line.startswith("import time:")]
+    return {line.rsplit("|", 1)[-1].strip() for line in lines}
+
+
+def test_loom_search_asks_the_running_api_and_imports_no_database_driver_or_model(loom):
+    ns = "cli-search"
+    loom.cli("op", "conversation.set_logging", json.dumps({"namespace": ns, "enabled": True}))
+    for n, content in enumerate(["The ferry to Naxos leaves at seven.", "We keep the bikes in the shed."]):
+        turn = {"namespace": ns, "thread_id": "t", "role": "user", "content": content, "msg_id": f"m{n}"}
+        loom.cli("op", "conversation.append", json.dumps(turn))
+
+    def embedded() -> bool:
+        return loom.sql("SELECT count(*) FROM stage_runs WHERE status <> 'succeeded'")[0][0] == 0
+
+    wait_for(embedded, 60, "the turns' runs")
+    # A user who started `loom up` on another port sets it for their commands too.
+    env = {**users_env(loom), "LOOM_PORT": str(loom.port)}
+    fast = loom_search(env, ns, "when does the ferry leave")
+    assert fast.returncode == 0, fast.stderr[-2000:]
+    modules = imported(fast.stderr)
+    assert "loom._transport" in modules
+    assert not modules & {"sqlalchemy", "psycopg", "onnxruntime", "tokenizers", "ops", "services"}
+
+    # No API on the port: the same search in this process, answered alike.
+    alone = loom_search({**env, "LOOM_PORT": str(free_port())}, ns, "when does the ferry leave")
+    assert alone.returncode == 0, alone.stderr[-2000:]
+    assert {"sqlalchemy", "onnxruntime"} <= imported(alone.stderr)
+    hits = [json.loads(answer.stdout)["hits"] for answer in (fast, alone)]
+    assert hits[0][0]["msg_id"] == "m0"  # the ferry
+    assert [h["msg_id"] for h in hits[0]] == [h["msg_id"] for h in hits[1]]
+
+
+def test_loom_search_refuses_bad_input_from_the_api_in_one_line(loom):
+    env = {**users_env(loom), "LOOM_PORT": str(loom.port)}
+    for args in (["cli-search", "x" * 20_000], ["cli-search", "ferry", "--limit", "0"]):
+        refused = loom_search(env, *args)
+        assert refused.returncode == 2, refused.stderr[-2000:]
+        said = [line for line in refused.stderr.splitlines() if not line.startswith("import time:")]
+        assert len(said) == 1 and said[0].startswith("error: "), said
+        assert "sqlalchemy" not in imported(refused.stderr)  # the API refused it, not this process
 
 
 def test_ctrl_c_stops_a_worker_cleanly(loom):

@@ -1,0 +1,36 @@
+"""The operator key: generated once into the data directory, readable by Loom's user alone, and
+taken by the API as the operator's bearer token (what `loom search` sends to a running API)."""
+
+import stat
+
+from models.settings import get_settings
+from services import keys
+
+
+def operator_key() -> str:
+    return keys.kept(get_settings().operator_key_file)
+
+
+def test_the_key_is_generated_once_and_only_its_owner_reads_it():
+    key = operator_key()
+    mode = stat.S_IMODE(get_settings().operator_key_file.stat().st_mode)
+    assert mode == 0o600, oct(mode)
+    assert len(key) >= 40 and operator_key() == key
+
+
+def test_a_key_file_left_empty_by_a_dead_writer_is_filled(tmp_path):
+    path = tmp_path / "operator.key"
+    path.write_text("")
+    path.chmod(0o644)
+    key = keys.kept(path)
+    assert key and path.read_text().strip() == key
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_the_api_takes_the_key_as_the_operator_and_refuses_a_near_miss(client):
+    key = operator_key()
+    listed = client.post("/v1/namespaces.list", json={}, headers={"Authorization": f"Bearer {key}"})
+    assert listed.status_code == 200, listed.text
+    for wrong in (key[:-1], key + "x", key.upper()):
+        refused = client.post("/v1/namespaces.list", json={}, headers={"Authorization": f"Bearer {wrong}"})
+        assert refused.status_code == 401, (wrong, refused.text)
