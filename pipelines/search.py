@@ -164,7 +164,7 @@ def by_vector(
         )
     rows = s.exec(query).all()
     hits = [_hit(row, float(row.similarity)) for row in rows if row.similarity >= min_similarity]
-    return sorted(hits, key=lambda hit: -hit.similarity)
+    return newest_on_ties(hits, lambda hit: hit.similarity)
 
 
 def _escape_like(term: str) -> str:
@@ -260,7 +260,13 @@ def by_lexical(s: Session, query_text: str, f: Filters, limit: int) -> list[Hit]
     for x in scored:  # best first: the first copy of a message stands for it
         turn = turns[x.id]
         hits.setdefault((turn.namespace, turn.thread_id, turn.msg_id), _hit(turn, None, x.score))
-    return list(hits.values())[:limit]
+    return newest_on_ties(list(hits.values()), lambda hit: hit.lexical_score)[:limit]
+
+
+def newest_on_ties(hits: list[Hit], relevance: Callable[[Hit], float]) -> list[Hit]:
+    """Best first; among equally relevant hits (copies of one text, in threads of their own) the
+    newest first, as both legs rank them, so that fusing the legs keeps that order."""
+    return sorted(hits, key=lambda hit: (-relevance(hit), -hit.ts.timestamp(), hit.thread_id, hit.msg_id))
 
 
 H = TypeVar("H")  # a hit of a search: a Hit, or a memory thread found (pipelines.memory.Found)

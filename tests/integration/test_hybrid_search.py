@@ -36,6 +36,13 @@ def corpus(broker, database):
     append(NS, "incident", "OPS-7731 system note", role="system", msg_id="system")
     append(NS, "incident", SECRET, msg_id="secret")
     append(OTHER, "incident", "OPS-7731 is also mentioned over here.", msg_id="elsewhere")
+    # One text said in two threads, the newer copy appended first (the lower id): an import of
+    # older history after it, say.
+    for thread, said in (
+        ("copy-new", "2026-03-02T10:00:00+00:00"),
+        ("copy-old", "2026-03-01T10:00:00+00:00"),
+    ):
+        append(NS, thread, "The lighthouse keeper rows to Skellig at dawn.", msg_id="copy", ts=said)
     broker.flush_all()
     outbox.sweep(grace_seconds=-1)
     worker = new_worker(threads=2)
@@ -105,6 +112,16 @@ def test_the_lexical_weight_moves_the_fusion(corpus):
     all_semantic = search(query=query, search_mode="hybrid", lexical_weight=0.0, limit=20)["hits"]
     ranks = [h["semantic_rank"] for h in all_semantic if h["semantic_rank"] is not None]
     assert ranks == sorted(ranks) and ranks[0] == 1 and all_semantic[0]["semantic_rank"] == 1
+
+
+@pytest.mark.parametrize("mode", ["semantic", "lexical", "hybrid"])
+def test_of_equally_relevant_copies_of_a_text_the_newest_comes_first_in_every_mode(corpus, mode):
+    hits = search(query="The lighthouse keeper rows to Skellig at dawn.", search_mode=mode)["hits"]
+    assert [h["thread_id"] for h in hits[:2]] == ["copy-new", "copy-old"], hits[:2]
+    if mode != "lexical":
+        assert hits[0]["similarity"] == hits[1]["similarity"]
+    if mode != "semantic":
+        assert hits[0]["lexical_score"] == hits[1]["lexical_score"]
 
 
 def test_a_query_of_stop_words_only_finds_nothing_lexically(corpus):
