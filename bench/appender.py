@@ -124,6 +124,7 @@ class Appender:
                 "role": turn.role,
                 "content": turn.content,
                 "msg_id": turn.msg_id,
+                **({"ts": turn.said} if turn.said else {}),
             }
         ).encode()
         headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 DEFAULT_DATA = Path("/work/shared/data/longmemeval_oracle.json")
@@ -16,6 +17,7 @@ class Turn:
     index: int
     role: str
     content: str
+    said: str | None = None  # when it was said (ISO, UTC), for a bench that sends the data's times
 
     @property
     def msg_id(self) -> str:
@@ -50,18 +52,27 @@ def expanded(data: dict):
         }
 
 
-def unique_sessions(records: list[dict]) -> dict[str, list[Turn]]:
+def unique_sessions(records: list[dict], dated: bool = False) -> dict[str, list[Turn]]:
     """Every session once, by id, in order of first appearance; user/assistant turns only (the
-    index stays the turn's position in the session, so msg ids match the data set's)."""
+    index stays the turn's position in the session, so msg ids match the data set's). ``dated``:
+    each turn said at its session's date (the first record's, for the few sessions records date
+    apart), a second after the turn before it."""
     sessions: dict[str, list[Turn]] = {}
     for record in records:
-        for session_id, session in zip(
-            record["haystack_session_ids"], record["haystack_sessions"], strict=True
+        for session_id, date, session in zip(
+            record["haystack_session_ids"], record["haystack_dates"], record["haystack_sessions"], strict=True
         ):
             if session_id in sessions:
                 continue
+            began = datetime.strptime(date, "%Y/%m/%d (%a) %H:%M").replace(tzinfo=UTC)
             sessions[session_id] = [
-                Turn(session_id, i, t["role"], t["content"])
+                Turn(
+                    session_id,
+                    i,
+                    t["role"],
+                    t["content"],
+                    (began + timedelta(seconds=i)).isoformat() if dated else None,
+                )
                 for i, t in enumerate(session)
                 if t["role"] in ("user", "assistant")
             ]

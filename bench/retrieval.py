@@ -4,7 +4,8 @@
                                         [--precisions int8,fp32] [--keep-home]
 
 Every session of the file (deduplicated by session id) goes into one namespace over HTTP, one Loom
-thread per session (thread_id = session id, msg_id = ``<session_id>:<turn index>``), appended by
+thread per session (thread_id = session id, msg_id = ``<session_id>:<turn index>``, ts the
+session's date plus a second a turn, as the data dates it), appended by
 ``--clients`` concurrent clients; then the benchmark waits until the stage ledger has no pending or
 running run (turns that read as secrets are screened and never embedded: ``not_embedded``). Each
 question is then asked as ``conversation.search`` (limit 10, the default similarity floor). recall@k
@@ -251,7 +252,7 @@ def main(argv: list[str] | None = None) -> None:
     began = time.perf_counter()
     code = code_version()  # before Loom starts: the files may change while it runs
     records = load_records(args.data)
-    sessions = unique_sessions(records)
+    sessions = unique_sessions(records, dated=True)  # ties between copies of a text go to the newest
     if args.sessions is not None:
         sessions = dict(list(sessions.items())[: args.sessions])
     questions = [r for r in records if set(r["answer_session_ids"]) <= sessions.keys()]
