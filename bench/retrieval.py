@@ -1,11 +1,11 @@
 """LongMemEval (oracle) retrieval through Loom's own search: recall@5 and recall@10.
 
     .venv/bin/python bench/retrieval.py [--sessions N] [--clients 6] [--data PATH] [--details FILE]
-                                        [--precisions int8,fp32] [--keep-home]
+                                        [--precisions int8,fp32] [--keep-home] [--dated]
 
 Every session of the file (deduplicated by session id) goes into one namespace over HTTP, one Loom
-thread per session (thread_id = session id, msg_id = ``<session_id>:<turn index>``, ts the
-session's date plus a second a turn, as the data dates it), appended by
+thread per session (thread_id = session id, msg_id = ``<session_id>:<turn index>``; with
+``--dated``, ts the session's date plus a second a turn, as the data dates it), appended by
 ``--clients`` concurrent clients; then the benchmark waits until the stage ledger has no pending or
 running run (turns that read as secrets are screened and never embedded: ``not_embedded``). Each
 question is then asked as ``conversation.search`` (limit 10, the default similarity floor). recall@k
@@ -239,6 +239,11 @@ def main(argv: list[str] | None = None) -> None:
         "--exact", action="store_true", help="also brute-force recall over the stored vectors (no index)"
     )
     parser.add_argument("--keep-home", action="store_true", help="keep LOOM_HOME (logs, database)")
+    parser.add_argument(
+        "--dated",
+        action="store_true",
+        help="append each turn at its session's date (30 monthly partitions for LongMemEval)",
+    )
     parser.add_argument("--precisions", default=None, help="local-model precisions, e.g. int8,fp32")
     parser.add_argument(
         "--modes",
@@ -252,7 +257,7 @@ def main(argv: list[str] | None = None) -> None:
     began = time.perf_counter()
     code = code_version()  # before Loom starts: the files may change while it runs
     records = load_records(args.data)
-    sessions = unique_sessions(records, dated=True)  # ties between copies of a text go to the newest
+    sessions = unique_sessions(records, dated=args.dated)
     if args.sessions is not None:
         sessions = dict(list(sessions.items())[: args.sessions])
     questions = [r for r in records if set(r["answer_session_ids"]) <= sessions.keys()]
