@@ -2,16 +2,18 @@
 runs Loom's API (``loom up``).
 
 The command then asks that API as the operator, with the data directory's operator key
-(``services.keys``), and loads nothing but an HTTP client. Without a running API, or one that does
-not take this directory's key (another data directory's API on the port), it searches in this
-process: it starts the embedded PostgreSQL if need be and loads the embedder, which takes seconds."""
+(``services.keys``), and loads nothing but the standard library's HTTP client. Without a running
+API, or one that does not take this directory's key (another data directory's API on the port), it
+searches in this process: it starts the embedded PostgreSQL if need be and loads the embedder, which
+takes seconds."""
 
+import http.client
 import json
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import typer
 
-from cli.console import fail, given
 from models.settings import get_settings
 
 TIMEOUT = 60.0  # seconds: a search waits on the API's embedder while it loads after a start
@@ -24,7 +26,9 @@ def search(
     thread_id: Annotated[str | None, typer.Option()] = None,
 ) -> None:
     """conversation.search from the command line; prints the JSON answer."""
-    body = given({"namespace": namespace, "query": query, "limit": limit, "thread_id": thread_id})
+    body = {"namespace": namespace, "query": query, "limit": limit}
+    if thread_id is not None:
+        body["thread_id"] = thread_id
     answer = through_the_api(body)
     if answer is None:
         answer = in_this_process(body)
@@ -32,24 +36,34 @@ def search(
 
 
 def through_the_api(body: dict) -> dict | None:
-    """The running API's answer, or None when no API of this data directory answers."""
-    from loom._transport import SyncTransport  # httpx: what the in-process path would not need
-    from loom.errors import ConnectionFailed, LoomError, Unauthorized, Unavailable
-
+    """The running API's answer, or None when no API of this data directory answers (refused,
+    401 to this directory's key, 503 or another 5xx: this process then decides). The standard
+    library's client: httpx and its TLS context would cost this command a fifth of a second."""
     settings = get_settings()
     try:
         key = settings.operator_key_file.read_text().strip()
     except OSError:  # no key yet (the API never started here), or not this user's directory
         return None
-    transport = SyncTransport(settings.local_api_url, key, max_retries=0, timeout=TIMEOUT)
+    address = urlsplit(settings.local_api_url)
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=TIMEOUT)
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
     try:
-        return transport.call("conversation.search", body)
-    except (ConnectionFailed, Unauthorized, Unavailable):
-        return None  # no API, another directory's, or its database away: this process decides
-    except LoomError as exc:
-        raise fail(exc.reason) from exc
+        connection.request("POST", "/v1/conversation.search", json.dumps(body), headers)
+        response = connection.getresponse()
+        answer = json.loads(response.read())
+    except (OSError, http.client.HTTPException, ValueError):
+        return None
     finally:
-        transport.close()
+        connection.close()
+    if response.status == 200:
+        return answer
+    if 400 <= response.status < 500 and response.status != 401:
+        from cli.console import fail  # rich: loaded only to say what is wrong
+
+        raise fail(
+            answer.get("error", f"HTTP {response.status}") if isinstance(answer, dict) else str(answer)
+        )
+    return None
 
 
 def in_this_process(body: dict) -> dict:

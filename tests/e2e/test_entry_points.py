@@ -88,8 +88,8 @@ def test_loom_search_asks_the_running_api_and_imports_no_database_driver_or_mode
     fast = loom_search(env, ns, "when does the ferry leave")
     assert fast.returncode == 0, fast.stderr[-2000:]
     modules = imported(fast.stderr)
-    assert "loom._transport" in modules
-    assert not modules & {"sqlalchemy", "psycopg", "onnxruntime", "tokenizers", "ops", "services"}
+    assert "http.client" in modules
+    assert not modules & {"sqlalchemy", "psycopg", "onnxruntime", "tokenizers", "ops", "services", "httpx"}
 
     # No API on the port: the same search in this process, answered alike.
     alone = loom_search({**env, "LOOM_PORT": str(free_port())}, ns, "when does the ferry leave")
