@@ -20,6 +20,7 @@ from models.transcript import Transcript
 from ops.caller import OPERATOR
 from ops.errors import OpError
 from ops.registry import call
+from pipelines import erasure as erasure_pipeline
 from tests.integration.conftest import (
     append,
     context_of,
@@ -117,8 +118,11 @@ def test_no_turn_is_found_by_an_erased_persons_words_in_its_context(worker):
     assert context_of(NS, "cabin", "cabin-dana-2") == lexemes_of(said[0][1])
 
 
-def test_the_export_streams_a_persons_turns_tombstoned_ones_unless_asked_not_to(client, make_token, worker):
-    for i in range(1200):  # more than one fetch of the server-side cursor
+def test_the_export_streams_a_persons_turns_tombstoned_ones_unless_asked_not_to(
+    client, make_token, worker, monkeypatch
+):
+    monkeypatch.setattr(erasure_pipeline, "EXPORT_FETCH", 50)
+    for i in range(120):  # more than two fetches of the server-side cursor
         append(NS, "diary", f"carol's note {i}", user_id="carol", msg_id=f"carol-{i}")
     append(NS, "diary", "someone else's note", user_id="dave")
     erase(namespace=NS, user_id="carol")
@@ -129,7 +133,7 @@ def test_the_export_streams_a_persons_turns_tombstoned_ones_unless_asked_not_to(
         assert r.status_code == 200 and r.headers["content-type"] == "application/json"
         chunks = list(r.iter_bytes())
     exported = json.loads(b"".join(chunks))
-    assert exported["count"] == 1200 and len(exported["turns"]) == 1200
+    assert exported["count"] == 120 and len(exported["turns"]) == 120
     assert {t["user_id"] for t in exported["turns"]} == {"carol"}
     assert all(t["deleted_at"] for t in exported["turns"]) and "vector" not in exported["turns"][0]
     live_only = client.post(
@@ -147,7 +151,7 @@ def test_the_export_streams_a_persons_turns_tombstoned_ones_unless_asked_not_to(
     with db.session() as s:
         logged = s.exec(select(ErasureEvent).where(ErasureEvent.event == "exported")).all()
     assert [(e.actor.startswith("token "), e.rows) for e in logged[-2:]] == [
-        (True, {"turns": 1200, "complete": True}),
+        (True, {"turns": 120, "complete": True}),
         (True, {"turns": 0, "complete": True}),
     ]
 
