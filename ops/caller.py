@@ -2,6 +2,7 @@
 
 import hashlib
 import hmac
+import logging
 import secrets
 import threading
 import time
@@ -17,6 +18,8 @@ from models.namespace import ROLES, ApiToken, name_problem, role_rank
 from models.settings import get_settings
 from ops.errors import forbidden, invalid, unauthorized
 from services import keys
+
+log = logging.getLogger(__name__)
 
 TOKEN_PREFIX = "loom_"
 
@@ -199,7 +202,8 @@ def authenticate(authorization: str | None) -> Caller:
 def by_token_hash(hashed: str) -> Caller:
     """The caller a token (by its hash: the dashboard's sessions keep only that) stands for; 401
     when it is unknown or revoked. The operator key of this data directory is the operator."""
-    if hmac.compare_digest(hashed, operator_key_hash()):
+    operator = operator_key_hash()
+    if operator is not None and hmac.compare_digest(hashed, operator):
         return OPERATOR
     bucket = int(time.monotonic() // TOKEN_CACHE_SECONDS)
     if _refused.get((hashed, bucket)):
@@ -212,10 +216,16 @@ def by_token_hash(hashed: str) -> Caller:
 
 
 @lru_cache(maxsize=1)
-def operator_key_hash() -> str:
+def operator_key_hash() -> str | None:
     """The hash of ``<home>/operator.key`` (generated on first use): the key the CLI of this host
-    sends for the operator. Read once a process: a new key needs the API restarted."""
-    return token_hash(keys.kept(get_settings().operator_key_file))
+    sends for the operator. Read once a process: a new key needs the API restarted. None where the
+    data directory cannot hold it (an API host with a read-only home): no operator key there."""
+    path = get_settings().operator_key_file
+    try:
+        return token_hash(keys.kept(path))
+    except OSError as exc:
+        log.warning("no operator key (loom search on this host runs in process): %s: %s", path, exc)
+        return None
 
 
 # A capture hook appends turn after turn with one token: remember what a token grants for a few

@@ -3,7 +3,11 @@ taken by the API as the operator's bearer token (what `loom search` sends to a r
 
 import stat
 
+import pytest
+
 from models.settings import get_settings
+from ops.caller import by_token_hash, operator_key_hash, token_hash
+from ops.errors import OpError
 from services import keys
 
 
@@ -34,3 +38,20 @@ def test_the_api_takes_the_key_as_the_operator_and_refuses_a_near_miss(client):
     for wrong in (key[:-1], key + "x", key.upper()):
         refused = client.post("/v1/namespaces.list", json={}, headers={"Authorization": f"Bearer {wrong}"})
         assert refused.status_code == 401, (wrong, refused.text)
+
+
+def test_a_data_directory_that_cannot_hold_the_key_leaves_the_operator_key_off(tmp_path, monkeypatch):
+    blocked = tmp_path / "a-file"  # LOOM_HOME naming a file: no directory, no key, no crash
+    blocked.write_text("")
+    monkeypatch.setenv("LOOM_HOME", str(blocked))
+    get_settings.cache_clear()
+    operator_key_hash.cache_clear()
+    try:
+        assert operator_key_hash() is None
+        with pytest.raises(OpError) as refused:
+            by_token_hash(token_hash(""))
+        assert refused.value.status == 401
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+        operator_key_hash.cache_clear()
