@@ -103,11 +103,9 @@ FROM live
 # CRC-32) instead of racing CREATE TABLE IF NOT EXISTS.
 LOCK_MONTH = "SELECT pg_advisory_xact_lock(%s)"
 
-# A month's partition of turns, [start, next month). A row of up to a page stays whole, its words
-# in it (storage MAIN, migration 0033): BM25 reads every candidate's words.
+# A month's partition of turns, [start, next month).
 CREATE_MONTH = sql.SQL(
     "CREATE TABLE IF NOT EXISTS {partition} PARTITION OF {parent} FOR VALUES FROM ({start}) TO ({end})"
-    " WITH (toast_tuple_target = 8160)"
 )
 
 # The partitions of the parent table, with their tablespace (NULL: the database's default).
