@@ -60,9 +60,8 @@ def through_the_api(body: dict) -> dict | None:
     if 400 <= response.status < 500 and response.status != 401:
         from cli.console import fail  # rich: loaded only to say what is wrong
 
-        raise fail(
-            answer.get("error", f"HTTP {response.status}") if isinstance(answer, dict) else str(answer)
-        )
+        reason = answer.get("error") if isinstance(answer, dict) else None
+        raise fail(reason or f"HTTP {response.status}")
     return None
 
 
