@@ -4,7 +4,7 @@ is built (issue 23; the results are in bench/README.md).
 
     .venv/bin/python bench/context_replica.py [--data FILE ...] [--variants NAME,...] [--by-type]
 
-The replica is the shipped search but exact: BM25 (k1 1.5, b 0.9) over PostgreSQL's own English
+The replica is the shipped search but exact: BM25 (k1 1.5, b 1.0) over PostgreSQL's own English
 tsvectors of each text (an embedded PostgreSQL tokenizes, as ``turns.lexemes`` does), the int8
 MiniLM vectors Loom stores (cosine, no floor: the hybrid's semantic leg), pools of 50, RRF k 10,
 lexical weight 0.6, one hit per turn. A variant says what a turn's lexical document holds beside
@@ -41,7 +41,7 @@ DATA = {
     "dialogues": Path(__file__).resolve().parent / "dialogues" / "short_turns.json",
 }
 CACHE = Path.home() / ".cache" / "loom-bench"
-K1, B = 1.5, 0.9
+K1, B = 1.5, 1.0
 POOL, RRF_K, WEIGHT = 50, 10, 0.6
 KS = (5, 10, 25)
 EMBED_CHARS = 2048

@@ -106,8 +106,8 @@ def test_the_ef_search_setting_reaches_the_vector_legs_walk(openai_embedder, set
 
     event.listen(db.get_engine(), "before_cursor_execute", seen)
     try:
-        assert walk(limit=10) == 40  # the default
-        assert walk(limit=10, search_mode="hybrid") == 100  # its pool of 50, twice over
+        assert walk(limit=10) == 100  # the default
+        assert walk(limit=10, search_mode="hybrid") == 100  # the default, and its pool of 50 twice over
         setting(EF_SEARCH, 123)
         assert walk(limit=10) == 123
         assert walk(limit=10, search_mode="hybrid") == 123
