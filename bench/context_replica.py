@@ -3,6 +3,7 @@ conversation.search's hybrid, by exact scans, to try variants on both developmen
 is built (issue 23; the results are in bench/README.md).
 
     .venv/bin/python bench/context_replica.py [--data FILE ...] [--variants NAME,...] [--by-type]
+        [--k1 1.5] [--b 1.0]
 
 The replica is the shipped search but exact: BM25 (k1 1.5, b 1.0) over PostgreSQL's own English
 tsvectors of each text (an embedded PostgreSQL tokenizes, as ``turns.lexemes`` does), the int8
@@ -349,6 +350,7 @@ VARIANTS += [
 
 
 def main() -> None:
+    global K1, B
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--data", nargs="*", default=list(DATA), help="data sets by name (longmemeval, dialogues)"
@@ -356,7 +358,10 @@ def main() -> None:
     parser.add_argument("--variants", default="", help="comma-separated names (default: all)")
     parser.add_argument("--by-type", action="store_true")
     parser.add_argument("--floor", type=float, help="keep a vector-only hit at this cosine or above")
+    parser.add_argument("--k1", type=float, default=K1, help="BM25's k1")
+    parser.add_argument("--b", type=float, default=B, help="BM25's b")
     args = parser.parse_args()
+    K1, B = args.k1, args.b
     chosen = [v for v in VARIANTS if not args.variants or v.name in args.variants.split(",")]
     sets = [load(name, DATA[name]) for name in args.data]
     results: dict[str, dict] = defaultdict(dict)
