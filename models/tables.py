@@ -7,6 +7,7 @@ from models.namespace import ApiToken, Namespace
 from models.pass_run import PassRun
 from models.stage_run import StageRun
 from models.transcript import Transcript
+from models.working_memory import WorkingMemory, WorkingMemoryRevision
 
 __all__ = [
     "ApiToken",
@@ -23,4 +24,6 @@ __all__ = [
     "Thread",
     "Transcript",
     "Turn",
+    "WorkingMemory",
+    "WorkingMemoryRevision",
 ]

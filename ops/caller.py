@@ -40,10 +40,19 @@ USER_BOUNDED_OPS = frozenset(
 )
 
 
-# Session briefs are the one plane a token bounded to a user or a session may use in full: each
-# of its briefs is stored under its bounds' prefix (``ops.briefs``).
-BRIEF_OPS = frozenset(
-    {"session.brief_save", "session.brief_get", "session.brief_list", "session.brief_delete"}
+# Session briefs and working memory are the planes a token bounded to a user or a session may use
+# in full: each of its briefs is stored under its bounds' prefix (``ops.briefs``), and its working
+# memory is its user's (``ops.working_memory``).
+BOUNDED_PLANE_OPS = frozenset(
+    {
+        "session.brief_save",
+        "session.brief_get",
+        "session.brief_list",
+        "session.brief_delete",
+        "working_memory.get",
+        "working_memory.set",
+        "working_memory.list",
+    }
 )
 
 
@@ -60,7 +69,7 @@ class Caller:
     speaks_for: str | None = None
 
     def may_call(self, op: str) -> None:
-        if op in BRIEF_OPS:
+        if op in BOUNDED_PLANE_OPS:
             return
         if self.read_scope == OWN_SESSION:
             raise forbidden(

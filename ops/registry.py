@@ -23,6 +23,7 @@ from ops import (
     operator,
     search,
     waiting,
+    working_memory,
 )
 from ops.caller import Caller
 from ops.errors import OpError, invalid, not_found, validation_error
@@ -140,6 +141,15 @@ OPS: dict[str, Op] = {
     "session.brief_delete": Op("writer", briefs.DeleteRequest, briefs.DeleteAnswer, briefs.delete_brief),
     "memory.recall": Op(
         "viewer", memory_extraction.RecallRequest, memory_extraction.RecallAnswer, memory_extraction.recall
+    ),
+    "working_memory.get": Op(
+        "viewer", working_memory.GetRequest, working_memory.BlockAnswer, working_memory.get
+    ),
+    "working_memory.set": Op(
+        "writer", working_memory.SetRequest, working_memory.SetAnswer, working_memory.set_block
+    ),
+    "working_memory.list": Op(
+        "viewer", working_memory.ListRequest, working_memory.ListAnswer, working_memory.list_blocks
     ),
 }
 

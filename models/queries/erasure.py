@@ -68,6 +68,16 @@ WITH gone AS (
 SELECT count(*) FROM gone
 """)
 
+# Their working memory blocks, with every revision.
+DELETE_THEIR_WORKING_MEMORY = text("""
+WITH gone AS (
+    DELETE FROM working_memory WHERE id IN (
+        SELECT id FROM working_memory WHERE namespace = :namespace AND user_id = :user_id LIMIT :n)
+    RETURNING 1
+)
+SELECT count(*) FROM gone
+""")
+
 # The coding-session threads they own (their turns go with the person's turns, TOMBSTONE_THEIR_TURNS).
 DELETE_THEIR_CODING_THREADS = text("""
 WITH gone AS (
@@ -197,6 +207,7 @@ DELETED = {
         ("looms", "id"),
         ("session_briefs", "id"),  # with their revisions, saves and windows
         ("coding_threads", "row_id"),
+        ("working_memory", "id"),  # with its revisions
     )
 }
 

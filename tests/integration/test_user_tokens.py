@@ -120,7 +120,7 @@ def test_an_unpinned_own_user_token_names_the_user_of_each_request(app, worker):
     assert named.status_code == 200 and named.json()["saved"]
 
 
-@pytest.mark.parametrize("op", sorted(set(OPS) - caller.USER_BOUNDED_OPS - caller.BRIEF_OPS))
+@pytest.mark.parametrize("op", sorted(set(OPS) - caller.USER_BOUNDED_OPS - caller.BOUNDED_PLANE_OPS))
 def test_an_own_user_token_is_refused_every_other_op_even_as_admin(app, op):
     token = create_token(["shop"], "admin", "own_user", read_user_id="ana")
     refused = post(app, op, token, {"namespace": "shop"})  # refused before the body is read
