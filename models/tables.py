@@ -4,6 +4,7 @@ from models.conversation import Embedding, Thread, Turn
 from models.cursor_key import CursorKey
 from models.memory import Loom, LoomSession, MemoryEvidence, MemoryThread, NightWeaving
 from models.namespace import ApiToken, Namespace
+from models.observation import Observation
 from models.pass_run import PassRun
 from models.stage_run import StageRun
 from models.transcript import Transcript
@@ -19,6 +20,7 @@ __all__ = [
     "MemoryThread",
     "Namespace",
     "NightWeaving",
+    "Observation",
     "PassRun",
     "StageRun",
     "Thread",

@@ -20,6 +20,7 @@ from ops import (
     memory,
     memory_extraction,
     memory_suggest,
+    observe,
     operator,
     search,
     waiting,
@@ -141,6 +142,10 @@ OPS: dict[str, Op] = {
     "session.brief_delete": Op("writer", briefs.DeleteRequest, briefs.DeleteAnswer, briefs.delete_brief),
     "memory.recall": Op(
         "viewer", memory_extraction.RecallRequest, memory_extraction.RecallAnswer, memory_extraction.recall
+    ),
+    "observe.record": Op("writer", observe.RecordRequest, observe.RecordAnswer, observe.record),
+    "observe.crystallize": Op(
+        "writer", observe.CrystallizeRequest, observe.CrystallizeAnswer, observe.crystallize
     ),
     "working_memory.get": Op(
         "viewer", working_memory.GetRequest, working_memory.BlockAnswer, working_memory.get

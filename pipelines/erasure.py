@@ -10,12 +10,12 @@ titles of those threads are cleared (a title may quote them; the titler makes a 
 is left). Their memory goes from disk: the evidence of their messages, every memory thread citing
 it or naming them as a subject (with its line in any tapestry), the pending proposals of the
 sessions in threads they spoke in, and their name in sessions' subjects; the session briefs a token
-bounded to them stored, their working memory, and the coding-session threads they own. By
-namespace, every turn, embedding row and thread is tombstoned and the raw transcripts handed over
-whole are deleted; with ``purge`` turns, their keys, embedding rows, threads and transcripts are
-deleted from disk. Either way the namespace's memory plane (looms, memory threads, evidence,
-sessions, their night weavings), its session briefs, working memory and coding-session threads are
-deleted: nothing exports them."""
+bounded to them stored, their working memory and observations, and the coding-session threads they
+own. By namespace, every turn, embedding row and thread is tombstoned and the raw transcripts
+handed over whole are deleted; with ``purge`` turns, their keys, embedding rows, threads and
+transcripts are deleted from disk. Either way the namespace's memory plane (looms, memory threads,
+evidence, sessions, their night weavings), its session briefs, working memory, observations and
+coding-session threads are deleted: nothing exports them."""
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -79,6 +79,7 @@ BY_USER: dict[str, Step] = {
     "session_subjects": queries.FORGET_THEM_AS_SUBJECT,
     "session_briefs": queries.DELETE_THEIR_BRIEFS,
     "working_memory": queries.DELETE_THEIR_WORKING_MEMORY,
+    "observations": queries.DELETE_THEIR_OBSERVATIONS,
     "coding_threads": queries.DELETE_THEIR_CODING_THREADS,
     # Before the evidence: a thread is known as theirs by the evidence it cites.
     "memory_threads": _their_memory_threads,
@@ -111,6 +112,7 @@ def _by_namespace(purge: bool) -> dict[str, Step]:
     steps["session_briefs"] = deleted["session_briefs"]  # with their revisions, saves and windows
     steps["coding_threads"] = deleted["coding_threads"]
     steps["working_memory"] = deleted["working_memory"]  # with its revisions
+    steps["observations"] = deleted["observations"]
     if purge:
         steps["threads_removed"] = deleted["threads"]
     return steps

@@ -68,6 +68,16 @@ WITH gone AS (
 SELECT count(*) FROM gone
 """)
 
+# The tool actions recorded for them (their evidence goes with DELETE_THEIR_EVIDENCE).
+DELETE_THEIR_OBSERVATIONS = text("""
+WITH gone AS (
+    DELETE FROM observations WHERE id IN (
+        SELECT id FROM observations WHERE namespace = :namespace AND user_id = :user_id LIMIT :n)
+    RETURNING 1
+)
+SELECT count(*) FROM gone
+""")
+
 # Their working memory blocks, with every revision.
 DELETE_THEIR_WORKING_MEMORY = text("""
 WITH gone AS (
@@ -208,6 +218,7 @@ DELETED = {
         ("session_briefs", "id"),  # with their revisions, saves and windows
         ("coding_threads", "row_id"),
         ("working_memory", "id"),  # with its revisions
+        ("observations", "id"),
     )
 }
 

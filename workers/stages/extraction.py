@@ -1,10 +1,13 @@
-"""The extraction stage: one run a batch of messages handed to memory.set_from_messages (its
-subject the batch's first evidence row, its version the digest of all of them). The work is
-``pipelines.extraction``'s; the model is asked outside any transaction, and without a provider the
-run is skipped (the stock fake provider extracts nothing). In a loom that weaves in ``Suggest``
-mode the facts are proposed to the agent's session (``pendingProposals``) instead of written."""
+"""The extraction stage: one run a batch of messages handed to memory.set_from_messages, or of a
+session's observations handed over by observe.crystallize (``episodes``), its subject the batch's
+first evidence row, its version the digest of all of them. The work is ``pipelines.extraction``'s
+(``pipelines.episodes``' for observations); the model is asked outside any transaction. Without a
+provider a batch of messages is skipped (the stock fake provider extracts nothing), and a batch of
+observations gets the deterministic builder's episodes. In a loom that weaves in ``Suggest`` mode
+the memories are proposed to the agent's session (``pendingProposals``) instead of written."""
 
 import logging
+from dataclasses import replace
 from uuid import UUID
 
 from sqlmodel import Session
@@ -14,7 +17,7 @@ from models.base import utcnow
 from models.memory import SUGGEST, Loom
 from models.settings import get_settings
 from models.stage_run import SKIPPED, SUCCEEDED, StageRun
-from pipelines import extraction, keys, memory, screening, sessions
+from pipelines import episodes, extraction, keys, memory, screening, sessions
 from providers import llm
 from workers import ledger, outbox
 from workers.bodies import close, one_at_a_time, retry_later
@@ -34,24 +37,35 @@ EXTRACTION = register(Stage(STAGE, extract, subject_kind="evidence", chunk=1))
 
 
 def request(
-    s: Session, loom: Loom, evidence_ids: list[int], thread_id: str, agent: str, run_id: str | None
+    s: Session,
+    loom: Loom,
+    evidence_ids: list[int],
+    thread_id: str,
+    agent: str,
+    run_id: str | None,
+    episodes: bool = False,
 ) -> StageRun:
-    """The run of one batch (asking twice for the same messages is one run)."""
+    """The run of one batch (asking twice for the same messages is one run); ``episodes``: a
+    session's observations, made into Episodic memories."""
     params = {
         "loom_id": str(loom.id),
         "evidence_ids": evidence_ids,
         "thread_id": thread_id,
         "agent": agent,
         "run_id": run_id,
+        **({"episodes": True} if episodes else {}),
     }
     version = keys.digest(*(str(i) for i in evidence_ids))[:16]
     return ledger.request(s, EXTRACTION, evidence_ids[0], version, params, revive=True)
 
 
 def _work(run: StageRun) -> None:
+    loom_id, agent, run_id = UUID(run.params["loom_id"]), run.params["agent"], run.params["run_id"]
     with db.session() as s:
         evidence = extraction.load(s, run.params["evidence_ids"])
-    budget = get_settings().llm_prompt_max_chars - len(extraction.INSTRUCTIONS) - 200
+        batch = episodes.batch(s, evidence) if run.params.get("episodes") else None
+    instructions = extraction.INSTRUCTIONS if batch is None else episodes.INSTRUCTIONS
+    budget = get_settings().llm_prompt_max_chars - len(instructions) - 200
     prompt, sent = extraction.prompt(evidence, budget)
     if not sent:
         return close(run, SKIPPED, reason="nothing-to-send")
@@ -59,13 +73,17 @@ def _work(run: StageRun) -> None:
         return close(run, SKIPPED, reason="prompt-high-sensitivity")
     try:
         with ledger.leased([run]):
-            facts = llm.get_llm().ask(extraction.Facts, extraction.INSTRUCTIONS, prompt)
+            facts = llm.get_llm().ask(extraction.Facts, instructions, prompt)
+        new = extraction.memories(loom_id, facts, sent, agent, run_id)
+        if batch is not None:
+            new = [replace(item, kind="Episodic") for item in new]
     except llm.NoProvider:
-        return close(run, SKIPPED, reason=llm.NO_PROVIDER_REASON)
+        if batch is None:
+            return close(run, SKIPPED, reason=llm.NO_PROVIDER_REASON)
+        facts = None
+        new = episodes.built(loom_id, run.params["thread_id"], batch.where, batch.actions, agent, run_id)
     except llm.LLMFailed as exc:
         return retry_later(EXTRACTION, run, f"extraction failed: {exc}")
-    loom_id = UUID(run.params["loom_id"])
-    new = extraction.memories(loom_id, facts, sent, run.params["agent"], run.params["run_id"])
     with db.session() as s:
         loom = s.get(Loom, loom_id)
         now = utcnow()
@@ -78,7 +96,7 @@ def _work(run: StageRun) -> None:
             threads = [thread for item in new if (thread := memory.write(s, loom, item, now)) is not None]
             runs = [ledger.request(s, MEMORY_EMBEDDING, t.row_id, t.digest[:16], {}) for t in threads]
         result = {
-            "facts": len(facts.facts),
+            "facts": len(facts.facts) if facts is not None else len(new),
             "memories": len({t.id for t in threads}),
             "proposed": proposed,
             "sent": len(sent),
