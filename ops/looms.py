@@ -17,7 +17,7 @@ from models import db
 from models.base import utcnow
 from models.memory import AUTO, WEAVING_MODES, Loom, LoomSession, MemoryThread
 from models.settings import get_settings
-from ops import cursors
+from ops import cursors, working_memory
 from ops.caller import Caller
 from ops.errors import invalid
 from ops.memory import LoomOp, ThreadShape, shown, the_loom
@@ -251,6 +251,11 @@ class PackRequest(LoomOp):
     run_id: str | None = Field(default=None, min_length=1, max_length=256)
     # The interaction's subject inputs; whoever sent messages in the thread is added.
     subjects: list[str] = Field(default_factory=list, max_length=32)
+    # A (user, session) scope (the SDK's Session.resume): the user is the first subject, and their
+    # working memory of the project and branch comes with the pack.
+    user_id: str | None = Field(default=None, min_length=1, max_length=200)
+    project: str = working_memory.Name
+    branch: str = working_memory.Name
 
 
 class PackAnswer(Answer):
@@ -259,6 +264,7 @@ class PackAnswer(Answer):
     tapestry: str | None
     gifts: list[ThreadShape]  # given by another agent of the run, offered now
     proposals: list[ProposedThread]
+    working_memory: working_memory.BlockAnswer | None  # the scope's "where was I" block, if any
 
 
 def pack(caller: Caller, req: PackRequest) -> PackAnswer:
@@ -272,7 +278,7 @@ def pack(caller: Caller, req: PackRequest) -> PackAnswer:
         session = sessions.open_session(s, loom, sessions.Where(req.thread_id, req.run_id, req.agent), now)
         if session.tapestry_woven_at is None:
             senders = sessions.senders(s, loom.namespace, req.thread_id)
-            subjects = list(dict.fromkeys([*senders, *req.subjects]))
+            subjects = list(dict.fromkeys([*([req.user_id] if req.user_id else []), *senders, *req.subjects]))
             threads = s.exec(
                 select(MemoryThread).where(MemoryThread.loom_id == loom.id, *memory.live(now))
             ).all()
@@ -297,10 +303,12 @@ def pack(caller: Caller, req: PackRequest) -> PackAnswer:
             session.date_updated = now
             s.add(session)
         s.flush()
+        block = working_memory.block_of(s, loom.namespace, req.user_id or "", req.project, req.branch)
         return PackAnswer(
             namespace=loom.namespace,
             session=session_object(session),
             tapestry=session.tapestry,
             gifts=[shown(thread) for thread in gifts],
             proposals=proposals,
+            working_memory=block,
         )

@@ -11,7 +11,7 @@ only; a namespace-wide token names ``user_id``, or none for the block of no one 
 
 from pydantic import Field
 from sqlalchemy.dialects.postgresql import insert
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from models import db
 from models.base import utcnow
@@ -78,7 +78,7 @@ class ListAnswer(Answer):
     blocks: list[BlockLine]
 
 
-def _user(caller: Caller, requested: str | None) -> str:
+def user_of(caller: Caller, requested: str | None) -> str:
     """Whose block: a bounded token's own user, else the one named ('' for none)."""
     if caller.read_scope == NAMESPACE_WIDE:
         return requested or ""
@@ -105,19 +105,19 @@ def _answer(block: WorkingMemory, revision: WorkingMemory | WorkingMemoryRevisio
     }
 
 
-def _where(namespace: str, user: str, req: BlockOp) -> list:
+def _where(namespace: str, user: str, project: str, branch: str) -> list:
     return [
         WorkingMemory.namespace == namespace,
         WorkingMemory.user_id == user,
-        WorkingMemory.project == req.project,
-        WorkingMemory.branch == req.branch,
+        WorkingMemory.project == project,
+        WorkingMemory.branch == branch,
     ]
 
 
 def get(caller: Caller, req: GetRequest) -> BlockAnswer:
-    namespace, user = caller.namespace(req.namespace), _user(caller, req.user_id)
+    namespace, user = caller.namespace(req.namespace), user_of(caller, req.user_id)
     with db.session() as s:
-        block = s.exec(select(WorkingMemory).where(*_where(namespace, user, req))).first()
+        block = s.exec(select(WorkingMemory).where(*_where(namespace, user, req.project, req.branch))).first()
         if block is None:
             raise not_found("no working memory for this user, project and branch")
         revision: WorkingMemory | WorkingMemoryRevision = block
@@ -133,8 +133,16 @@ def get(caller: Caller, req: GetRequest) -> BlockAnswer:
         return BlockAnswer(**_answer(block, revision))
 
 
+def block_of(s: Session, namespace: str, user: str, project: str, branch: str) -> BlockAnswer | None:
+    """The block of a user, project and branch as it reads now (context.pack's), if there is one."""
+    block = s.exec(
+        select(WorkingMemory).where(*_where(namespace, user, project, branch), WorkingMemory.revision > 0)
+    ).first()
+    return None if block is None else BlockAnswer(**_answer(block, block))
+
+
 def set_block(caller: Caller, req: SetRequest) -> SetAnswer:
-    namespace, user = caller.namespace(req.namespace), _user(caller, req.user_id)
+    namespace, user = caller.namespace(req.namespace), user_of(caller, req.user_id)
     now = utcnow()
     sensitivity = screening.screen(req.content).level
     with db.session() as s:
@@ -156,7 +164,9 @@ def set_block(caller: Caller, req: SetRequest) -> SetAnswer:
             )
             .on_conflict_do_nothing()
         )
-        block = s.exec(select(WorkingMemory).where(*_where(namespace, user, req)).with_for_update()).one()
+        block = s.exec(
+            select(WorkingMemory).where(*_where(namespace, user, req.project, req.branch)).with_for_update()
+        ).one()
         if req.if_revision is not None and block.revision != req.if_revision:
             raise OpError(409, f"the block is at revision {block.revision}, not {req.if_revision}")
         if block.revision > 0 and block.content == req.content:
@@ -184,7 +194,7 @@ def list_blocks(caller: Caller, req: ListRequest) -> ListAnswer:
     namespace = caller.namespace(req.namespace)
     query = select(WorkingMemory).where(WorkingMemory.namespace == namespace, WorkingMemory.revision > 0)
     if caller.read_scope != NAMESPACE_WIDE or req.user_id is not None:
-        query = query.where(WorkingMemory.user_id == _user(caller, req.user_id))
+        query = query.where(WorkingMemory.user_id == user_of(caller, req.user_id))
     if req.project is not None:
         query = query.where(WorkingMemory.project == req.project)
     with db.session() as s:

@@ -105,7 +105,22 @@ def answers(worker, llm) -> dict[str, object]:
         {"namespace": ns, "thread_id": "t", "messages": [{"role": "user", "content": "I live in Lyon."}]},
     )
     op("memory.recall", {"namespace": ns, "query": "Lyon"})
+    block = {"namespace": ns, "user_id": "u", "project": "p", "branch": "b"}
+    op("working_memory.set", block | {"content": "halfway through the login fix"})
+    op("working_memory.get", block)
+    op("working_memory.list", {"namespace": ns})
     op("context.pack", {"namespace": ns, "thread_id": "t"})
+    op("context.pack", block | {"thread_id": "t2"}, "context.pack+working_memory")
+    action = {
+        "tool": "Bash",
+        "input_sha256": "0" * 64,
+        "summary": "pytest -q",
+        "outcome": "error",
+        "error": "1 failed",
+    }
+    op("observe.record", {"namespace": ns, "session_id": "s", "actions": [action]})
+    op("observe.crystallize", {"namespace": ns, "session_id": "s"})
+    op("observe.crystallize", {"namespace": ns, "session_id": "s"}, "observe.crystallize+nothing_new")
     brief = {"namespace": ns, "user_id": "u", "brief_key": "b", "project": "p"}
     op("session.brief_save", brief | {"events": [{"kind": "user", "text": "fix the login bug"}]})
     op("session.brief_get", brief)

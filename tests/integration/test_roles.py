@@ -82,6 +82,14 @@ BODIES: dict[str, Callable[[str], dict]] = {
     "session.brief_get": lambda unique: {"brief_key": a_brief(unique)},
     "session.brief_list": lambda unique: {"limit": 1},
     "session.brief_delete": lambda unique: {"brief_key": unique},
+    "working_memory.set": lambda unique: {"project": unique, "content": f"where was I {unique}"},
+    "working_memory.get": lambda unique: {"project": a_block(unique)},
+    "working_memory.list": lambda unique: {"limit": 1},
+    "observe.record": lambda unique: {
+        "session_id": unique,
+        "actions": [{"tool": "Bash", "input_sha256": "0" * 64, "summary": f"echo {unique}"}],
+    },
+    "observe.crystallize": lambda unique: {"session_id": unique},
     "namespaces.list": lambda unique: {},
     "runs.list": lambda unique: {"limit": 1},
     "runs.get": lambda unique: {"run_id": a_failed_run(unique)},
@@ -102,6 +110,12 @@ def a_brief(unique: str) -> str:
     """A brief of MINE to read (a token of OTHER is refused before it is looked up)."""
     body = {"namespace": MINE, "brief_key": f"brief-{unique}", "sections": {"goal": "to read"}}
     return call("session.brief_save", OPERATOR, body)["brief_key"]
+
+
+def a_block(unique: str) -> str:
+    """A working memory block of MINE to read, by its project."""
+    body = {"namespace": MINE, "project": f"block-{unique}", "content": "to read"}
+    return call("working_memory.set", OPERATOR, body)["project"]
 
 
 def a_failed_run(unique: str) -> int:

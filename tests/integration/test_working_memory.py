@@ -150,3 +150,20 @@ def test_erasure_takes_a_persons_blocks_and_a_namespaces_all(ns, worker):
         ).all()
     whole = call("erasure.request", OPERATOR, {"namespaces": [ns], "wait": True})["run"]
     assert whole["result"]["working_memory"] == 1 and not op(ns, "working_memory.list")["blocks"]
+
+
+def test_context_pack_for_a_user_and_session_brings_the_users_block_and_names_the_user_first(ns):
+    op(
+        ns,
+        "working_memory.set",
+        user_id="u1",
+        project="billing",
+        branch="ledger",
+        content="halfway: export job",
+    )
+    op(ns, "working_memory.set", user_id="u2", project="billing", branch="ledger", content="not u1's")
+    pack = op(ns, "context.pack", thread_id="thread-42", user_id="u1", project="billing", branch="ledger")
+    assert pack["working_memory"]["content"] == "halfway: export job"
+    assert pack["working_memory"]["user_id"] == "u1"
+    assert pack["session"]["subjects"][0] == "u1"
+    assert op(ns, "context.pack", thread_id="thread-43")["working_memory"] is None

@@ -29,8 +29,8 @@ def _one(op: str, body: dict) -> Plan:
 @dataclass
 class Resumed:
     """What ``Session.resume`` brings back: the agent's context for the session (its tapestry, the
-    LoomSession, gifts and proposals offered once), the transcript's tail (oldest first), and the
-    memory threads the query finds."""
+    LoomSession, gifts and proposals offered once, the user's working memory), the transcript's
+    tail (oldest first), and the memory threads the query finds."""
 
     tapestry: str | None
     session: dict
@@ -38,6 +38,7 @@ class Resumed:
     proposals: list[dict] = field(default_factory=list)
     tail: list[dict] = field(default_factory=list)
     memories: list[dict] = field(default_factory=list)
+    working_memory: dict | None = None
 
 
 class _Agent:
@@ -203,7 +204,8 @@ class Session:
             raise
 
     def _resume(self, query: str | None, tail: int) -> Plan:
-        pack = yield ("context.pack", self.agent.scoped({"thread_id": self.thread_id, "run_id": self.run_id}))
+        scope = {"thread_id": self.thread_id, "run_id": self.run_id, "user_id": self.user_id}
+        pack = yield ("context.pack", self.agent.scoped(scope))
         read = {"thread_id": self.thread_id, "include_messages": True, "order": "desc", "limit": tail}
         try:
             newest = (yield ("conversation.get", self.agent.scoped(read)))["messages"] or []
@@ -219,6 +221,7 @@ class Session:
             proposals=pack["proposals"],
             tail=list(reversed(newest)),
             memories=memories,
+            working_memory=pack.get("working_memory"),
         )
 
 
