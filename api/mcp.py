@@ -1,11 +1,14 @@
 """Loom over MCP, with the official ``mcp`` package: ``loom mcp`` (stdio) and ``/mcp`` on the API
 (streamable HTTP, bearer auth like every op).
 
-The tools are the document's: ``loom_search`` (its conversation and memory sections: the
-``conversation.search`` op itself is not listed), ``loom_brief_get``, ``loom_brief_save`` and
+The tools are the document's: ``loom_search`` (the unified search: its conversation, memory and
+briefs sections; the briefs section names them and never loads one), the memory tools
+(``loom_memory_search``, ``loom_memory_set``, ``loom_context_pack``, ``loom_working_memory_get``
+and ``loom_working_memory_set``), and ``loom_brief_get``, ``loom_brief_save`` and
 ``loom_brief_list``; ``loom_conversation_append`` only in the ``all`` toolset (``/mcp?toolset=all``,
 ``loom mcp --toolset all``), since nothing in the core listing should prompt a model to log turns.
-Each tool is a thin call of the ops (``ops.registry.call``) as the request's caller.
+Each tool is a thin call of the ops (``ops.registry.call``) as the request's caller; a write a
+viewer's token may not make is a tool error saying so.
 
 An MCP session has an implicit run: the ``run_id`` its appends carry and the ``session_id`` its
 brief saves default to. It closes after ``LOOM_MCP_SESSION_RUN_IDLE_SECONDS`` without a call: the
@@ -13,6 +16,7 @@ session's next call starts a new one. A session is the handshake protocol's (``m
 the stateless protocol (2026-07-28) has none, so there one bearer token's calls are one session."""
 
 import hashlib
+import re
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -37,9 +41,23 @@ TOOLSETS = (CORE, ALL)
 STDIO = "stdio"
 INSTRUCTIONS = (
     "Loom keeps this team's conversations, memories and session briefs. Use loom_search to find "
-    "what was said or remembered; load a brief with loom_brief_get only when the person asks to "
-    "resume a line of work, and save one with loom_brief_save at a milestone."
+    "what was said or remembered; remember a durable fact with loom_memory_set; keep your own "
+    "'where was I' note with loom_working_memory_set. Load a brief with loom_brief_get only when "
+    "the person asks to resume a line of work, and save one with loom_brief_save at a milestone."
 )
+HIT_KEYS = ("namespace", "thread_id", "msg_id", "role", "ts", "score", "excerpt")
+MEMORY_KEYS = ("id", "content", "kind", "subjects", "score")
+BRIEF_KEYS = ("brief_key", "project", "branch", "updated_at")
+
+
+def _words(text: str) -> set[str]:
+    return {word for word in re.split(r"[^0-9a-z]+", text.casefold()) if len(word) >= 3}
+
+
+def _names(query: str, brief: dict) -> bool:
+    """The query names the brief: a word of its key, project or branch (three letters or more)."""
+    named = " ".join(brief.get(key) or "" for key in ("brief_key", "project", "branch"))
+    return bool(_words(query) & _words(named))
 
 
 def _given(body: dict) -> dict:
@@ -102,28 +120,119 @@ def build(toolset: str = CORE, caller: Caller | None = None) -> MCPServer:
         thread_id: str | None = None,
         limit: int = 10,
     ) -> dict[str, Any]:
-        """Search what Loom keeps. The conversation section: turns said in the namespace's threads
-        (hybrid BM25 and vector search; read a whole thread with its id). The memory section: the
-        remembered facts and episodes of the namespace's loom."""
-        said = await op(
-            ctx,
-            "conversation.search",
-            {"namespace": namespace, "query": query, "thread_id": thread_id, "limit": limit},
-        )
-        remembered = await op(ctx, "memory.search", {"namespace": namespace, "query": query, "limit": limit})
+        """Search everything Loom keeps, in three sections. conversation: turns said in the
+        namespace's threads, best first (hybrid BM25 and vector search; each with its thread_id
+        and an excerpt). memory: remembered facts and episodes (id, content, kind). briefs: the
+        names and dates of session briefs whose project matches, never their contents (load one
+        with loom_brief_get only when the person asks to resume it)."""
+        body = {"namespace": namespace, "query": query, "limit": limit}
+        said = await op(ctx, "conversation.search", body | {"thread_id": thread_id})
+        remembered = await op(ctx, "memory.search", body)
+        briefs = await op(ctx, "session.brief_list", {"namespace": namespace, "limit": 50})
         return {
-            "conversation": [
-                {
-                    key: hit.get(key)
-                    for key in ("namespace", "thread_id", "msg_id", "role", "ts", "score", "excerpt")
-                }
-                for hit in said["hits"]
-            ],
-            "memory": [
-                {key: hit.get(key) for key in ("id", "content", "kind", "subjects", "score")}
-                for hit in remembered["hits"]
-            ],
+            "conversation": [{key: hit.get(key) for key in HIT_KEYS} for hit in said["hits"]],
+            "memory": [{key: hit.get(key) for key in MEMORY_KEYS} for hit in remembered["hits"]],
+            "briefs": [
+                {key: brief.get(key) for key in BRIEF_KEYS}
+                for brief in briefs["briefs"]
+                if _names(query, brief)
+            ][:limit],
         }
+
+    @server.tool()
+    async def loom_memory_search(
+        query: str,
+        ctx: Context,
+        kinds: list[Literal["Semantic", "Episodic", "Procedural"]] | None = None,
+        limit: int = 10,
+        namespace: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Search the remembered facts (Semantic), episodes of past work (Episodic) and how-tos
+        (Procedural) of the namespace's loom, best first. Call it before answering from memory:
+        each hit has id, content, kind, subjects and score."""
+        body = {"namespace": namespace, "query": query, "kinds": kinds, "limit": limit}
+        return [
+            {key: hit.get(key) for key in MEMORY_KEYS}
+            for hit in (await op(ctx, "memory.search", body))["hits"]
+        ]
+
+    @server.tool()
+    async def loom_memory_set(
+        content: str,
+        ctx: Context,
+        kind: Literal["Semantic", "Episodic", "Procedural"] = "Semantic",
+        subjects: list[str] | None = None,
+        namespace: str | None = None,
+    ) -> dict[str, Any]:
+        """Remember one durable fact (Semantic), something that happened (Episodic) or how to do a
+        thing (Procedural), as one self-contained sentence naming who or what it is about. Needs a
+        writer's token. Answers stored (false, with the reason, when it reads as a secret)."""
+        body = {"namespace": namespace, "content": content, "kind": kind, "subjects": subjects}
+        answer = await op(ctx, "memory.set", body)
+        thread = answer.get("thread") or {}
+        return {"stored": answer["stored"], "reason": answer.get("reason"), "id": thread.get("id")}
+
+    @server.tool()
+    async def loom_context_pack(
+        thread_id: str,
+        ctx: Context,
+        user_id: str | None = None,
+        project: str = "",
+        branch: str = "",
+        namespace: str | None = None,
+    ) -> dict[str, Any]:
+        """Your context for this conversation, at its start: the tapestry (the memories chosen for
+        this thread and user, as text), memories another agent gave you, and the user's working
+        memory of the project and branch. Call it once when a conversation starts or resumes."""
+        body = {
+            "namespace": namespace,
+            "thread_id": thread_id,
+            "run_id": run_of(ctx),
+            "user_id": user_id,
+            "project": project,
+            "branch": branch,
+        }
+        pack = await op(ctx, "context.pack", body)
+        return {
+            "tapestry": pack["tapestry"],
+            "gifts": [{key: gift.get(key) for key in MEMORY_KEYS} for gift in pack["gifts"]],
+            "working_memory": pack["working_memory"],
+        }
+
+    @server.tool()
+    async def loom_working_memory_get(
+        ctx: Context,
+        project: str = "",
+        branch: str = "",
+        user_id: str | None = None,
+        namespace: str | None = None,
+    ) -> dict[str, Any]:
+        """Your "where was I" note for a project and branch: content, revision and when it was
+        written. A note that held a secret is withheld (blank content, withheld true)."""
+        body = {"namespace": namespace, "project": project, "branch": branch, "user_id": user_id}
+        return await op(ctx, "working_memory.get", body)
+
+    @server.tool()
+    async def loom_working_memory_set(
+        content: str,
+        ctx: Context,
+        project: str = "",
+        branch: str = "",
+        user_id: str | None = None,
+        namespace: str | None = None,
+    ) -> dict[str, Any]:
+        """Replace your "where was I" note for a project and branch (at most 4,000 characters):
+        what you are doing, what is next, what to watch. Write it when you pause or hand over;
+        every revision is kept. Needs a writer's token."""
+        body = {
+            "namespace": namespace,
+            "project": project,
+            "branch": branch,
+            "user_id": user_id,
+            "content": content,
+            "session_id": run_of(ctx),
+        }
+        return await op(ctx, "working_memory.set", body)
 
     @server.tool()
     async def loom_brief_get(

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from services import postgres, redis
 from services.ports import free_port
@@ -41,19 +43,86 @@ def users_env(loom: Loom) -> dict[str, str]:
     return {"PATH": os.environ["PATH"], "HOME": str(home), "LOOM_HOME": str(loom.home)}
 
 
+CORE_TOOLS = [
+    "loom_brief_get",
+    "loom_brief_list",
+    "loom_brief_save",
+    "loom_context_pack",
+    "loom_memory_search",
+    "loom_memory_set",
+    "loom_search",
+    "loom_working_memory_get",
+    "loom_working_memory_set",
+]
+# One call of every core tool, in an order where each finds what an earlier one wrote.
+CALLS = [
+    ("loom_brief_save", {"project": "billing", "branch": "ledger", "sections": {"goal": "Move invoices"}}),
+    ("loom_brief_list", {"project": "billing"}),
+    ("loom_brief_get", {"project": "billing"}),
+    ("loom_memory_set", {"content": "The export job reads the ledger every night."}),
+    ("loom_memory_search", {"query": "export job ledger", "limit": 5}),
+    (
+        "loom_working_memory_set",
+        {"project": "billing", "branch": "ledger", "content": "next: the export job"},
+    ),
+    ("loom_working_memory_get", {"project": "billing", "branch": "ledger"}),
+    ("loom_context_pack", {"thread_id": "billing", "project": "billing", "branch": "ledger"}),
+    ("loom_search", {"query": "billing ledger export"}),
+]
+
+
+async def every_tool(client: Client) -> tuple[list[str], dict[str, str]]:
+    """The tools listed, and each call's error text (none when every call answered)."""
+    tools = sorted(tool.name for tool in (await client.list_tools()).tools)
+    errors = {}
+    for name, arguments in CALLS:
+        result = await client.call_tool(name, arguments)
+        if result.is_error:
+            errors[name] = result.content[0].text
+    return tools, errors
+
+
 def test_loom_mcp_serves_a_user_who_set_only_loom_home(loom):
     token = loom.cli("tokens", "create", "--namespace", "mcp", "--role", "writer").strip()
     server = StdioServerParameters(command=LOOM, args=["mcp"], env={**users_env(loom), "LOOM_TOKEN": token})
 
     async def session():
         async with Client(server) as client:
-            tools = sorted(tool.name for tool in (await client.list_tools()).tools)
-            saved = await client.call_tool("loom_brief_save", {"brief_key": "k", "sections": {"goal": "g"}})
-            return tools, saved
+            return await every_tool(client)
 
-    tools, saved = asyncio.run(session())
-    assert tools == ["loom_brief_get", "loom_brief_list", "loom_brief_save", "loom_search"]
-    assert not saved.is_error, saved.content
+    tools, errors = asyncio.run(session())
+    assert tools == CORE_TOOLS and not errors, errors
+
+
+def test_mcp_over_http_serves_every_tool(loom):
+    token = loom.cli("tokens", "create", "--namespace", "mcp-http", "--role", "writer").strip()
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+
+    async def session():
+        async with Client(
+            streamable_http_client(f"http://127.0.0.1:{loom.port}/mcp", http_client=http)
+        ) as client:
+            return await every_tool(client)
+
+    tools, errors = asyncio.run(session())
+    assert tools == CORE_TOOLS and not errors, errors
+
+
+def test_loom_mcp_without_a_running_loom_is_one_line_and_exit_75(tmp_path):
+    home = tmp_path / "home"
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "LOOM_HOME": str(home)}
+    stopped = subprocess.run(
+        [LOOM, "mcp", "--namespace", "dev"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert stopped.returncode == 75, stopped.stderr[-2000:]
+    said = stopped.stderr.strip().splitlines()
+    assert len(said) == 1 and said[0].startswith("error: ") and "Traceback" not in stopped.stderr, said
+    assert stopped.stdout == ""  # stdout is the MCP channel: nothing a client would misread
 
 
 def loom_search(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:

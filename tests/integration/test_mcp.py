@@ -21,7 +21,19 @@ from ops.registry import call
 from tests.integration.conftest import append, enable_logging, settled, wait_until
 
 NS = "mcp"
-CORE_TOOLS = ["loom_brief_get", "loom_brief_list", "loom_brief_save", "loom_search"]
+CORE_TOOLS = sorted(
+    [
+        "loom_brief_get",
+        "loom_brief_list",
+        "loom_brief_save",
+        "loom_context_pack",
+        "loom_memory_search",
+        "loom_memory_set",
+        "loom_search",
+        "loom_working_memory_get",
+        "loom_working_memory_set",
+    ]
+)
 
 
 @pytest.fixture(scope="module")
@@ -68,9 +80,10 @@ def test_the_core_listing_searches_both_sections_and_keeps_briefs(live_api, said
             markdown = payload(await client.call_tool("loom_brief_get", {"project": "billing"}))
             listed = payload(await client.call_tool("loom_brief_list", {"project": "billing"}))
             refused = await client.call_tool("loom_brief_get", {"brief_key": "no such brief"})
-            return tools, found, saved, markdown, listed, refused
+            named = payload(await client.call_tool("loom_search", {"query": "resume the billing work"}))
+            return tools, found, saved, markdown, listed, refused, named
 
-    tools, found, saved, markdown, listed, refused = asyncio.run(session())
+    tools, found, saved, markdown, listed, refused, named = asyncio.run(session())
     assert tools == CORE_TOOLS  # conversation.search is not listed, nor the append
     assert found["conversation"][0]["excerpt"].startswith("We moved the invoices")
     assert found["memory"][0]["content"] == "The export job reads the ledger every night."
@@ -78,6 +91,42 @@ def test_the_core_listing_searches_both_sections_and_keeps_briefs(live_api, said
     assert markdown.startswith("# Brief auto/billing/ledger") and "Move invoices" in markdown
     assert [b["brief_key"] for b in listed] == ["auto/billing/ledger"]
     assert refused.is_error and "422" in refused.content[0].text
+    assert found["briefs"] == []  # the query names no brief
+    # The briefs section names a brief its words name, with its date, and never its contents.
+    (brief,) = named["briefs"]
+    assert brief["brief_key"] == "auto/billing/ledger" and brief["updated_at"]
+    assert set(brief) == {"brief_key", "project", "branch", "updated_at"}
+
+
+def test_the_memory_tools_remember_search_pack_and_keep_the_working_memory(live_api, said, worker):
+    token, viewer = create_token([NS], "writer"), create_token([NS], "viewer")
+
+    async def session():
+        async with over_http(live_api, token) as client:
+            fact = "The billing export runs at 02:00 UTC from the ledger replica."
+            kept = payload(
+                await client.call_tool("loom_memory_set", {"content": fact, "subjects": ["billing"]})
+            )
+            wait_until(settled, what="the memory's embedding")
+            found = payload(
+                await client.call_tool("loom_memory_search", {"query": "when does the export run"})
+            )
+            note = {"project": "billing", "branch": "ledger", "user_id": "ana"}
+            written = payload(
+                await client.call_tool("loom_working_memory_set", note | {"content": "next: the export"})
+            )
+            read = payload(await client.call_tool("loom_working_memory_get", note))
+            pack = payload(await client.call_tool("loom_context_pack", note | {"thread_id": "billing"}))
+        async with over_http(live_api, viewer) as client:
+            refused = await client.call_tool("loom_memory_set", {"content": "a viewer's fact"})
+        return kept, found, written, read, pack, refused
+
+    kept, found, written, read, pack, refused = asyncio.run(session())
+    assert kept["stored"] and kept["id"]
+    assert found[0]["id"] == kept["id"] and found[0]["kind"] == "Semantic"
+    assert written["revision"] == 1 and read["content"] == "next: the export"
+    assert pack["working_memory"]["content"] == "next: the export" and "tapestry" in pack
+    assert refused.is_error and "403" in refused.content[0].text
 
 
 # The stateless protocol: a session is a token's calls; the handshake: each client's own session.
