@@ -9,7 +9,23 @@ import time
 from pathlib import Path
 
 import pytest
-from loom import Agent, Conflict, ConnectionFailed, Forbidden, Invalid, SyncAgent, Unauthorized, Unavailable
+from loom import (
+    Agent,
+    Conflict,
+    ConnectionFailed,
+    Forbidden,
+    Hit,
+    Invalid,
+    Memory,
+    Pack,
+    Recalled,
+    Remembered,
+    SearchResult,
+    SyncAgent,
+    Unauthorized,
+    Unavailable,
+    WorkingMemory,
+)
 
 from services import postgres, redis
 from services.ports import free_port
@@ -91,6 +107,37 @@ def test_the_documents_example_runs_as_written(live, monkeypatch):
     assert again.tail[0]["user_id"] == "u1" and again.tail[0]["metadata"]["deployment"] == "local"
     assert saved["brief_key"] == "auto/billing/ledger-move" and saved["revision"] == 1
     assert brief["sections"]["next_steps"] == ["Update the export job"]
+
+
+def test_memory_search_context_and_working_memory_answer_typed_results(live):
+    async def calls():
+        async with Agent("dev", "local", "support-bot", base_url=url(live), token=token(live)) as bot:
+            kept = await bot.memory.set("Ana prefers invoices in EUR.", subjects=["ana"])
+            session = bot.session("typed", user_id="ana")
+            await session.append({"role": "user", "content": "Send the EUR invoices."})
+            await session.close()  # the turn kept as evidence: memory.recall reads it
+            note = await bot.working_memory.set("next: the EUR export", project="billing", user_id="ana")
+            same = await bot.working_memory.set("next: the EUR export", project="billing", user_id="ana")
+            missing = await bot.working_memory.get(project="no-such-project", user_id="ana")
+            pack = await bot.context.pack("typed", user_id="ana", project="billing")
+            remembered = await bot.memory.search("which currency does Ana want", search_mode="lexical")
+            found = await bot.search("EUR invoices", search_mode="lexical")
+            recalled = await bot.memory.recall("EUR invoices")
+            return kept, note, same, missing, pack, remembered, found, recalled
+
+    kept, note, same, missing, pack, remembered, found, recalled = asyncio.run(calls())
+    assert isinstance(kept, Remembered) and kept.stored and isinstance(kept.memory, Memory)
+    assert isinstance(note, WorkingMemory) and note.revision == 1 and note.changed
+    assert same.revision == 1 and same.changed is False and missing is None
+    assert isinstance(pack, Pack) and pack.working_memory.content == "next: the EUR export"
+    assert pack.session["subjects"][0] == "ana"
+    assert [m.id for m in remembered] == [kept.memory.id] and remembered[0].kind == "Semantic"
+    assert isinstance(found, SearchResult) and found.mode == "lexical"
+    assert isinstance(found.hits[0], Hit) and found.hits[0].thread_id == "typed"
+    assert found.hits[0].ts.tzinfo is not None
+    assert (
+        isinstance(recalled[0], Recalled) and recalled[0].thread_id == "typed" and recalled[0].role == "user"
+    )
 
 
 def test_the_sync_client_flushes_every_n_turns_and_says_when_nothing_is_recorded(live):

@@ -10,7 +10,7 @@
 The token comes from ``token=`` or ``LOOM_TOKEN``; the address from ``base_url=``, ``LOOM_URL``
 or http://127.0.0.1:7777."""
 
-from loom.agent import Agent, Briefs, Resumed, Session, SyncAgent
+from loom.agent import Agent, Briefs, Context, Memories, Resumed, Session, SyncAgent, WorkingMemories
 from loom.errors import (
     Conflict,
     ConnectionFailed,
@@ -21,19 +21,30 @@ from loom.errors import (
     Unauthorized,
     Unavailable,
 )
+from loom.results import Hit, Memory, Pack, Recalled, Remembered, SearchResult, WorkingMemory
 
 __all__ = [
     "Agent",
     "Briefs",
     "Conflict",
     "ConnectionFailed",
+    "Context",
     "Forbidden",
+    "Hit",
     "Invalid",
     "LoomError",
+    "Memories",
+    "Memory",
     "NotFound",
+    "Pack",
+    "Recalled",
+    "Remembered",
     "Resumed",
+    "SearchResult",
     "Session",
     "SyncAgent",
     "Unauthorized",
     "Unavailable",
+    "WorkingMemories",
+    "WorkingMemory",
 ]

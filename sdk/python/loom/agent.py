@@ -6,10 +6,12 @@ so its methods return awaitables; ``SyncAgent`` drives them over a sync one and 
 """
 
 import os
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+from loom import results
 from loom._transport import AsyncTransport, SyncTransport
 from loom.errors import LoomError, NotFound
 
@@ -24,6 +26,22 @@ def _given(body: dict) -> dict:
 
 def _one(op: str, body: dict) -> Plan:
     return (yield (op, body))
+
+
+def _typed(op: str, body: dict, convert: Callable[[dict], Any]) -> Plan:
+    return convert((yield (op, body)))
+
+
+def _or_none(plan: Plan) -> Plan:
+    """The plan's value, or None where Loom has no such thing (404)."""
+    try:
+        return (yield from plan)
+    except NotFound:
+        return None
+
+
+def _iso(moment: datetime | str | None) -> str | None:
+    return moment.isoformat() if isinstance(moment, datetime) else moment
 
 
 @dataclass
@@ -62,6 +80,9 @@ class _Agent:
         self.token = token or os.environ.get("LOOM_TOKEN")
         self.flush_every = flush_every
         self.briefs = Briefs(self)
+        self.memory = Memories(self)
+        self.context = Context(self)
+        self.working_memory = WorkingMemories(self)
         self._max_retries, self._timeout = max_retries, timeout
 
     def scoped(self, body: dict) -> dict:
@@ -74,6 +95,18 @@ class _Agent:
     def call(self, op: str, **body):
         """Any op of the HTTP API in this agent's namespace, as this agent."""
         return self._run(_one(op, self.scoped(body)))
+
+    def search(self, query: str, **filters):
+        """``conversation.search``: what was said in the namespace's threads, best first (hybrid by
+        default; ``search_mode``, ``thread_id``, ``role``, ``limit`` and the op's other filters).
+        A ``results.SearchResult``::
+
+            found = await bot.search("where did the invoices go", limit=5)
+            for hit in found.hits:
+                print(hit.thread_id, hit.score, hit.excerpt)
+        """
+        body = self.scoped({"query": query, **filters})
+        return self._run(_typed("conversation.search", body, results.SearchResult.from_answer))
 
     def _run(self, plan: Plan):
         raise NotImplementedError
@@ -223,6 +256,100 @@ class Session:
             memories=memories,
             working_memory=pack.get("working_memory"),
         )
+
+
+class Memories:
+    """The namespace's loom (``memory.*``), as this agent: ``bot.memory``."""
+
+    def __init__(self, agent: _Agent) -> None:
+        self.agent = agent
+
+    def set(self, content: str, kind: str = "Semantic", **fields):
+        """Remember one fact (``Semantic``), episode (``Episodic``) or how-to (``Procedural``); a
+        ``results.Remembered`` (``stored`` false when it reads as a secret)::
+
+            kept = await bot.memory.set("Ana prefers invoices in EUR", subjects=["ana"])
+        """
+        body = self.agent.scoped({"content": content, "kind": kind, **fields})
+        return self.agent._run(_typed("memory.set", body, results.Remembered.from_answer))
+
+    def search(self, query: str, kinds: list[str] | None = None, limit: int = 10, **fields):
+        """The memories ``query`` finds, best first: a list of ``results.Memory``::
+
+        for memory in await bot.memory.search("invoice currency", kinds=["Semantic"]):
+            print(memory.content, memory.score)
+        """
+        body = self.agent.scoped({"query": query, "kinds": kinds, "limit": limit, **fields})
+        return self.agent._run(
+            _typed("memory.search", body, lambda a: [results.Memory.from_answer(h) for h in a["hits"]])
+        )
+
+    def recall(
+        self,
+        query: str | None = None,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        limit: int = 20,
+        **fields,
+    ):
+        """The messages extraction read, by their words or, without ``query``, by time: a list of
+        ``results.Recalled``::
+
+            said = await bot.memory.recall("ledger", since=datetime(2026, 3, 1, tzinfo=UTC))
+        """
+        body = self.agent.scoped(
+            {"query": query, "since": _iso(since), "until": _iso(until), "limit": limit, **fields}
+        )
+        return self.agent._run(
+            _typed("memory.recall", body, lambda a: [results.Recalled.from_answer(h) for h in a["hits"]])
+        )
+
+
+class Context:
+    """``bot.context``: the agent's context for a conversation."""
+
+    def __init__(self, agent: _Agent) -> None:
+        self.agent = agent
+
+    def pack(self, thread_id: str, user_id: str | None = None, project: str = "", branch: str = "", **fields):
+        """``context.pack`` for a conversation (and a user): a ``results.Pack`` (the tapestry, gifts,
+        proposals and the user's working memory of the project and branch)::
+
+            pack = await bot.context.pack("thread-42", user_id="u1", project="billing")
+            prompt = (pack.tapestry or "") + (pack.working_memory.content if pack.working_memory else "")
+        """
+        body = self.agent.scoped(
+            {"thread_id": thread_id, "user_id": user_id, "project": project, "branch": branch, **fields}
+        )
+        return self.agent._run(_typed("context.pack", body, results.Pack.from_answer))
+
+
+class WorkingMemories:
+    """``bot.working_memory``: the "where was I" block of a user, project and branch."""
+
+    def __init__(self, agent: _Agent) -> None:
+        self.agent = agent
+
+    def get(self, project: str = "", branch: str = "", user_id: str | None = None, **fields):
+        """The block as a ``results.WorkingMemory``, or None when there is none::
+
+        note = await bot.working_memory.get(project="billing", branch="ledger-move")
+        """
+        body = self.agent.scoped({"project": project, "branch": branch, "user_id": user_id, **fields})
+        return self.agent._run(
+            _or_none(_typed("working_memory.get", body, results.WorkingMemory.from_answer))
+        )
+
+    def set(self, content: str, project: str = "", branch: str = "", user_id: str | None = None, **fields):
+        """Replace the block (at most 4,000 characters; ``if_revision`` to compare and set); the
+        block written, ``changed`` false when it already held this content::
+
+            await bot.working_memory.set("next: the export job", project="billing", branch="ledger-move")
+        """
+        body = self.agent.scoped(
+            {"content": content, "project": project, "branch": branch, "user_id": user_id, **fields}
+        )
+        return self.agent._run(_typed("working_memory.set", body, results.WorkingMemory.from_answer))
 
 
 class Briefs:
