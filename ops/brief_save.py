@@ -77,6 +77,9 @@ class SaveRequest(Addressed):
     event_cursor: str | None = Field(default=None, min_length=1, max_length=256)
     if_revision: int | None = Field(default=None, ge=0, le=2**31 - 1)
     use_llm: bool = True  # false: no model is asked (events alone then revise nothing)
+    # With no model to call (none configured, or use_llm false), the deterministic builder condenses
+    # the events instead of no one: the coding plugins' saves, which must leave a brief either way.
+    deterministic_fallback: bool = False
     wait_seconds: float = Field(default=30, ge=0, le=120)
 
 
@@ -134,7 +137,7 @@ def _events_author(req: SaveRequest) -> str | None:
     if not settings.session_brief_llm:
         return DETERMINISTIC
     if not req.use_llm or isinstance(llm.get_brief_llm(), llm.FakeLLM):
-        return None
+        return DETERMINISTIC if req.deterministic_fallback else None
     return LLM
 
 

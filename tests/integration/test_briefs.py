@@ -143,6 +143,27 @@ def test_events_alone_with_no_model_to_call_write_nothing(how, ns, llm, loom_env
     assert missing.value.status == 404
 
 
+@pytest.mark.parametrize("how", ["no-model", "use_llm-false"])
+def test_with_no_model_to_call_a_save_asking_for_the_fallback_is_built_from_its_events(
+    how, ns, llm, worker, loom_env
+):
+    edits = [{"kind": "edit", "text": f"src/{name}.py", "path": f"src/{name}.py"} for name in ("a", "b")]
+    body = {"brief_key": "plugin", "events": edits, "deterministic_fallback": True}
+    if how == "no-model":
+        loom_env(LOOM_LLM_PROVIDER="fake")
+        providers_llm.reset_llm()
+    else:
+        body["use_llm"] = False
+    answer = op(ns, "session.brief_save", **body)
+    assert answer["changed"] and answer["revision"] == 1 and answer["author"] == "deterministic"
+    key_files = op(ns, "session.brief_get", brief_key="plugin")["sections"]["key_files"]
+    assert key_files == ["src/b.py", "src/a.py"]  # the newest first
+    assert not llm.chat_calls
+    loom_env(LOOM_SESSION_BRIEF_MODEL_CALLS="off")  # the operator's switch stops the builder too
+    off = op(ns, "session.brief_save", **body | {"brief_key": "plugin-off"})
+    assert (off["changed"], off["reason"]) == (False, "not-revised")
+
+
 def test_switched_off_after_a_window_the_revised_windows_stay(ns, llm, worker, loom_env):
     loom_env(LOOM_SESSION_BRIEF_WINDOW_CHARS="600")
 

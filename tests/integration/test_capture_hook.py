@@ -1,10 +1,9 @@
-"""The Claude Code Stop hook as Claude Code runs it (a process reading its input on stdin),
-against the real API over HTTP and a real worker: each Stop hands the new lines over in one
+"""The Claude Code plugin's Stop hook as Claude Code runs it (hooks.json's command, its input on
+stdin), against the real API over HTTP and a real worker: each Stop hands the new lines over in one
 conversation.ingest request, and the worker appends them as turns keyed by the entries' uuids."""
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from sqlmodel import col, select
@@ -14,8 +13,8 @@ from models.conversation import Turn
 from models.transcript import Transcript
 from ops.caller import create_token
 from tests.integration.conftest import enable_logging, wait_until
+from tests.support.claude_code import run_hook as run_plugin_hook
 
-HOOK = Path(__file__).resolve().parents[2] / "integrations" / "claude-code" / "loom_stop_hook.py"
 SESSION = "5f0c1d2e-aaaa-4bbb-8ccc-ddddeeeeffff"
 
 
@@ -36,12 +35,10 @@ def run_hook(live_api: str, transcript: Path, tmp_path: Path, token: str) -> sub
         "LOOM_TOKEN": token,
         "LOOM_HOOK_STATE_DIR": str(tmp_path / "state"),
         "PATH": "/usr/bin:/bin",
-        "no_proxy": "127.0.0.1",
+        "HOME": str(tmp_path),
     }
-    stdin = json.dumps({"session_id": SESSION, "transcript_path": str(transcript), "hook_event_name": "Stop"})
-    return subprocess.run(
-        [sys.executable, str(HOOK)], input=stdin, env=env, capture_output=True, text=True, timeout=60
-    )
+    payload = {"session_id": SESSION, "transcript_path": str(transcript)}
+    return run_plugin_hook("Stop", payload, env, tmp_path)
 
 
 def stored() -> list[tuple[str, str, str, str]]:
@@ -83,16 +80,14 @@ def test_each_stop_hands_the_new_lines_over_once_and_the_worker_appends_them(liv
     with transcript.open("a") as f:
         f.write(json.dumps(entry("u-2", "user", "Thanks")) + "\n")
     # A request sent again (a hook killed after sending, before clearing its spool) adds nothing.
-    spool = next((tmp_path / "state").glob("spool-*"))
+    (spool,) = (tmp_path / "state").glob("*/spool")
     assert run_hook(live_api, transcript, tmp_path, token).returncode == 0
     assert [json.loads(raw)["uuid"] for raw in requests_made()[1].splitlines()] == ["u-2"]
-    (spool / "00000000000000000001-resent.json").write_text(
+    (spool / "000000000000001-000000-1.json").write_text(
         json.dumps(
             {
-                "namespace": "cc",
-                "agent": "claude-code",
-                "thread_id": SESSION,
-                "transcript": requests_made()[1],
+                "op": "conversation.ingest",
+                "body": {"agent": "claude-code", "thread_id": SESSION, "transcript": requests_made()[1]},
             }
         )
     )

@@ -1,0 +1,286 @@
+"""The Claude Code plugin (integrations/claude-code/loom) against `loom up`: each hook run as Claude
+Code runs it (hooks/hooks.json's command under sh -c, JSON on stdin, CLAUDE_PLUGIN_ROOT and
+CLAUDE_PLUGIN_DATA, in a git repository), on transcripts in Claude Code's format, with only what
+the README tells a user to set (LOOM_URL, LOOM_TOKEN)."""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from services import postgres, redis
+from services.ports import free_port
+from tests.e2e.conftest import Loom, wait_for
+from tests.support.claude_code import MARKETPLACE, PLUGIN, Transcript, git_repo, run_hook
+
+pytestmark = pytest.mark.e2e
+
+NS = "cc"
+
+
+@pytest.fixture(scope="module")
+def live():
+    scratch = Path(tempfile.mkdtemp(prefix="loom-cc-"))
+    loom = Loom(scratch / "home", free_port())
+    try:
+        loom.up()
+        loom.cli("namespaces", "logging", NS, "--on")
+        yield loom
+    finally:
+        if loom.proc and loom.proc.poll() is None:
+            loom.stop()
+        postgres.stop(loom.home)
+        redis.stop(loom.home)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+@pytest.fixture
+def user(live, scratch):
+    """A user's machine: a git repository to work in, and the environment Claude Code passes on."""
+    token = live.cli("tokens", "create", "--namespace", NS, "--role", "writer").strip()
+    repo = git_repo(scratch / "billing-service", "git@github.com:acme/billing-service.git", "ledger-move")
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(scratch),
+        "LOOM_URL": f"http://127.0.0.1:{live.port}",
+        "LOOM_TOKEN": token,
+        "CLAUDE_PLUGIN_DATA": str(scratch / "plugin-data"),
+    }
+    session = str(uuid.uuid4())
+    transcript = Transcript(scratch / f"{session}.jsonl", session, repo, "ledger-move")
+    return env, repo, transcript
+
+
+def hook(event: str, user, **extra) -> subprocess.CompletedProcess:
+    env, repo, transcript = user
+    payload = {"session_id": transcript.session_id, "transcript_path": str(transcript.path), "cwd": str(repo)}
+    ran = run_hook(event, payload | extra, env, repo)
+    assert ran.returncode == 0, ran.stderr
+    return ran
+
+
+def turns(live: Loom, session: str) -> list[tuple]:
+    return live.sql(
+        "SELECT msg_id, role, content FROM turns WHERE namespace = %s AND thread_id = %s ORDER BY seq",
+        NS,
+        session,
+    )
+
+
+def op(live: Loom, token: str, name: str, body: dict) -> dict:
+    import httpx
+
+    answer = httpx.post(
+        f"http://127.0.0.1:{live.port}/v1/{name}",
+        json=body,
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    )
+    assert answer.status_code < 500, answer.text
+    return answer.json()
+
+
+def test_stop_stores_each_turn_once_across_repeated_runs_new_lines_and_an_outage(live, user):
+    env, repo, t = user
+    t.user("Move the invoices to the new ledger.")
+    t.thinking_then_text("The ledger module first.", "I'll start with src/ledger.py.")
+    t.tool("Read", {"file_path": str(repo / "src/ledger.py")}, "class Ledger: ...")
+    t.metadata()
+    assert hook("Stop", user).stderr == ""
+    hook("Stop", user)  # again, nothing new
+    wait_for(lambda: len(turns(live, t.session_id)) == 2, 60, "the first two turns")
+    t.user("Now the export job.")
+    t.text("Done: the export reads the new ledger.")
+    hook("Stop", user)
+    wait_for(lambda: len(turns(live, t.session_id)) == 4, 60, "the next two turns")
+
+    live.stop()  # Loom is down: the hook says so in one line and keeps the lines for later
+    try:
+        t.user("Run the tests.")
+        down = hook("Stop", user)
+        assert down.stderr.count("\n") == 1 and "cannot reach" in down.stderr
+    finally:
+        live.up()
+    t.text("All 212 tests pass.")
+    assert hook("Stop", user).stderr == ""
+    wait_for(lambda: len(turns(live, t.session_id)) == 6, 60, "the turns of the outage")
+    stored = turns(live, t.session_id)
+    assert [role for _, role, _ in stored] == ["user", "assistant"] * 3
+    assert len({msg_id for msg_id, _, _ in stored}) == 6  # each entry once
+    assert "src/ledger.py" in stored[1][2]
+
+
+def test_briefs_at_compaction_and_session_end_with_extraction_and_episodes(live, user):
+    env, repo, t = user
+    token = env["LOOM_TOKEN"]
+    t.user("Move the invoices to the new ledger; the export job must keep working.")
+    t.text("Plan: change src/ledger.py, then run the ledger tests.")
+    edited = {"file_path": str(repo / "src/ledger.py"), "old_string": "a", "new_string": "b"}
+    edit = t.tool("Edit", edited, "The file was updated.")
+    failing = t.tool(
+        "Bash", {"command": "pytest -q tests/test_ledger.py"}, "AssertionError: totals differ", True
+    )
+    for call_id, name, tool_input, response in (
+        (edit, "Edit", edited, {"filePath": edited["file_path"]}),
+        (
+            failing,
+            "Bash",
+            {"command": "pytest -q tests/test_ledger.py"},
+            {"error": "AssertionError: totals differ"},
+        ),
+    ):
+        hook(
+            "PostToolUse",
+            user,
+            tool_name=name,
+            tool_input=tool_input,
+            tool_response=response,
+            tool_use_id=call_id,
+        )
+    hook(
+        "PostToolUse", user, tool_name="Edit", tool_input=edited, tool_response={}, tool_use_id=edit
+    )  # again
+    t.compaction("We were moving invoices to the new ledger; the ledger tests fail on totals.")
+    assert hook("PreCompact", user, trigger="manual", custom_instructions="").stderr == ""
+
+    key = "auto/billing-service/ledger-move"
+
+    def brief() -> dict:
+        return op(live, token, "session.brief_get", {"brief_key": key, "full": True})
+
+    first = wait_for(lambda: (b := brief()).get("revision") == 1 and b, 60, "the brief's first revision")
+    assert first["author"] == "deterministic" and first["project"] == "billing-service"
+    assert first["sections"]["goal"] and any("src/ledger.py" in f for f in first["sections"]["key_files"])
+    assert any("totals differ" in e for e in first["sections"]["errors"])
+    assert "the ledger tests fail on totals" in first["client_summary"]
+    saves = live.sql("SELECT count(*) FROM session_brief_saves")[0][0]
+    hook("PreCompact", user, trigger="auto", custom_instructions="")  # nothing new: nothing written
+    assert live.sql("SELECT count(*) FROM session_brief_saves")[0][0] == saves and brief()["revision"] == 1
+    note = op(live, token, "working_memory.get", {"project": "billing-service", "branch": "ledger-move"})
+    assert note["content"].startswith("Where was I: billing-service/ledger-move")
+
+    t.user("Fix the totals.")
+    t.tool("Bash", {"command": "pytest -q tests/test_ledger.py"}, "3 passed")
+    t.text("Fixed: totals are summed in cents now.")
+    started = time.monotonic()
+    hook("SessionEnd", user, reason="other")
+    assert time.monotonic() - started < 1.5  # Claude Code's budget for SessionEnd hooks
+    wait_for(lambda: brief().get("revision") == 2, 60, "the brief's revision at session end")
+    runs = wait_for(
+        lambda: (
+            live.sql(
+                "SELECT params->>'episodes', status FROM stage_runs "
+                "WHERE stage = 'extraction' AND params->>'thread_id' = %s",
+                t.session_id,
+            )
+            or None
+        ),
+        60,
+        "the extraction runs",
+    )
+    assert {episodes for episodes, _ in runs} == {None, "true"}  # the turns' extraction and the episodes
+    episodes = wait_for(
+        lambda: (
+            live.sql("SELECT content FROM memory_threads WHERE namespace = %s AND kind = 'Episodic'", NS)
+            or None
+        ),
+        60,
+        "the session's episodes",
+    )
+    assert any("billing-service/ledger-move" in content for (content,) in episodes)
+    actions = live.sql("SELECT count(*) FROM observations WHERE session_id = %s", t.session_id)[0][0]
+    assert actions == 2  # the Edit sent twice is one action
+
+
+def test_the_session_start_primer_names_the_saved_briefs_and_working_memory_and_no_content(live, user):
+    env, repo, t = user
+    token = env["LOOM_TOKEN"]
+    goal = f"Move invoices {uuid.uuid4().hex[:6]}"
+    op(
+        live,
+        token,
+        "session.brief_save",
+        {"project": "billing-service", "branch": "primer", "sections": {"goal": goal}},
+    )
+    secret_note = f"note {uuid.uuid4().hex[:6]}"
+    op(
+        live,
+        token,
+        "working_memory.set",
+        {"project": "billing-service", "branch": "primer", "content": secret_note},
+    )
+    started = hook("SessionStart", user, source="startup")
+    assert (
+        "auto/billing-service/primer" in started.stdout
+        and "working memory billing-service/primer" in started.stdout
+    )
+    assert goal not in started.stdout and secret_note not in started.stdout
+    assert "loom-session" in started.stdout and started.stderr == ""
+
+
+def test_recording_off_is_said_once_and_what_was_said_meanwhile_is_never_sent(live, user):
+    env, repo, t = user
+    quiet = f"quiet-{uuid.uuid4().hex[:6]}"
+    live.cli("namespaces", "logging", quiet, "--off")
+    env = env | {"LOOM_TOKEN": live.cli("tokens", "create", "--namespace", quiet, "--role", "writer").strip()}
+    user = (env, repo, t)
+    t.user("Said while recording is off.")
+    first = hook("Stop", user)
+    assert first.stderr == "loom: recording is off for the token's namespace\n"
+    t.user("Also said while it is off.")
+    assert hook("Stop", user).stderr == ""  # said once
+    live.cli("namespaces", "logging", quiet, "--on")
+    # A minute later the cached verdict has lapsed (moved back here, not waited for).
+    (verdict,) = Path(env["CLAUDE_PLUGIN_DATA"]).glob("*/verdict.json")
+    cached = json.loads(verdict.read_text())
+    verdict.write_text(json.dumps(cached | {"at": cached["at"] - 61_000}))
+    t.user("Said once recording is back on.")
+    assert hook("Stop", user).stderr == ""
+    stored = wait_for(
+        lambda: live.sql("SELECT content FROM turns WHERE namespace = %s", quiet) or None,
+        60,
+        "the turn said after",
+    )
+    assert [content for (content,) in stored] == ["Said once recording is back on."]
+
+
+@pytest.mark.skipif(
+    shutil.which("npm") is None, reason="npm is not installed: Claude Code's own check cannot run"
+)
+def test_claude_codes_own_validator_accepts_the_plugin_and_the_marketplace():
+    """`claude plugin validate` (no account needed) from the npm registry's Claude Code, kept in
+    the user's cache between runs."""
+    prefix = Path.home() / ".cache" / "loom-tests" / "claude-code-2.1.197"
+    claude = prefix / "node_modules" / ".bin" / "claude"
+    if not claude.exists():
+        subprocess.run(
+            [
+                "npm",
+                "install",
+                "--prefix",
+                str(prefix),
+                "--no-audit",
+                "--no-fund",
+                "@anthropic-ai/claude-code@2.1.197",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+    for target in (PLUGIN, MARKETPLACE):
+        checked = subprocess.run(
+            [str(claude), "plugin", "validate", "--strict", str(target)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={"PATH": os.environ["PATH"], "HOME": tempfile.mkdtemp()},
+        )
+        assert checked.returncode == 0 and "Validation passed" in checked.stdout, (
+            checked.stdout + checked.stderr
+        )
