@@ -10,8 +10,9 @@
 #
 # LOOM_NAMESPACE   namespace to record into (required)
 # LOOM_AGENT       agent name stored with the turns (default: cursor)
-# LOOM_BIN         path of the loom command (default: loom on PATH)
-# LOOM_PYTHON      a Python 3 to read the hook's JSON input (default: python3)
+# LOOM_URL, LOOM_TOKEN  a Loom on another host: pieces go over HTTP (conversation.ingest)
+# LOOM_BIN         path of the loom command on the Loom host (default: loom on PATH)
+# LOOM_PYTHON      a Python 3 to read the hook's JSON input, and to send over HTTP (default: python3)
 # LOOM_HOOK_STATE_DIR  offsets, spool and set-aside pieces (default: ~/.cache/loom/cursor)
 # LOOM_CAPTURE_CONVERSATIONS  false/0/no/off: do nothing
 #
@@ -34,6 +35,14 @@ esac
 loom=${LOOM_BIN:-loom}
 python=${LOOM_PYTHON:-python3}
 agent=${LOOM_AGENT:-cursor}
+# The sender: over HTTP to a Loom on another host, else the local command as the operator. Both
+# end with ingest-transcript's exit codes.
+if [ -n "${LOOM_URL:-}" ]; then
+    [ -n "${LOOM_TOKEN:-}" ] || { say "LOOM_TOKEN is not set (a writer token of the namespace, with LOOM_URL)"; finish; }
+    send() { "$python" "$(dirname "$0")/../generic/loom_ingest.py" "$@"; }
+else
+    send() { "$loom" ingest-transcript "$@"; }
+fi
 
 fields=$("$python" -c '
 import json, sys
@@ -109,7 +118,7 @@ for piece in "$spool"/*--*--*; do
     first=${name##*--}
     first=${first%%.*}
     thread=${rest%--*}
-    "$loom" ingest-transcript "--namespace=$LOOM_NAMESPACE" "--file=$piece" "--thread-id=$thread" \
+    send "--namespace=$LOOM_NAMESPACE" "--file=$piece" "--thread-id=$thread" \
         "--agent=$agent" "--first-line=$first" >/dev/null 2>"$dir/last-error"
     case $? in
     0) rm -f "$piece" ;;

@@ -38,7 +38,9 @@ def run_hook(
     transcript: Path, tmp_path: Path, loom: Path, conversation: str | None = None
 ) -> subprocess.CompletedProcess:
     env = {
-        **os.environ,
+        **{
+            k: v for k, v in os.environ.items() if k not in ("LOOM_URL", "LOOM_TOKEN")
+        },  # the Loom host's path
         "LOOM_NAMESPACE": NS,
         "LOOM_BIN": str(loom),
         "LOOM_PYTHON": sys.executable,
