@@ -1,5 +1,5 @@
 """Parse an exported conversation transcript into turns: Markdown (``# user`` sections), a JSON array
-of ``{role, content, ts?}``, a Claude Code or Cursor session file (JSON lines), or Cursor's chat
+of ``{role, content, ts?}``, a Claude Code, Codex or Cursor session file (JSON lines), or Cursor's chat
 export (``**User**`` / ``**Cursor**`` sections). Each format is a module of this package; this one
 tells them apart and names the turns.
 

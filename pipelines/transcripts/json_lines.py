@@ -1,5 +1,6 @@
-"""JSON-lines transcripts, one entry a line: Claude Code session files (entries with a ``type``)
-and Cursor agent transcripts (entries with a ``role``), told apart line by line. A piece of a
+"""JSON-lines transcripts, one entry a line: Claude Code session files (entries with a ``type``),
+Codex rollout files (records with a ``type`` and a ``payload``) and Cursor agent transcripts
+(entries with a ``role``), told apart line by line. A piece of a
 session file (a capture hook sends the lines after the last it delivered) names the line it starts
 at (``first_line``), so errors name the file's line and Cursor turns keep their keys."""
 
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from pipelines.transcripts import claude_code, cursor
+from pipelines.transcripts import claude_code, codex, cursor
 from pipelines.transcripts.common import TranscriptError, TranscriptTurn, json_type, unreadable
 
 
@@ -32,6 +33,8 @@ def parse(text: str, source: str, first_line: int = 1) -> list[TranscriptTurn]:
             raise TranscriptError(f"entry is {json_type(entry)}, expected an object", number, source)
         if cursor.is_entry(entry):
             turn = cursor.turn(entry, number, source)
+        elif codex.is_record(entry):
+            turn = codex.turn(entry, number, source)
         elif isinstance(entry.get("type"), str):
             turn = claude_code.turn(entry, carried, number, source)
         else:
