@@ -27,21 +27,23 @@ function refused(error) {
   return REFUSED.has(error.status) && !(error.status === 422 && SETUP_FIELDS.has(error.field));
 }
 
-export function settings(env = process.env) {
+// The settings of a client's hooks (`client`: its name, the default agent, and its state's folder).
+export function settings(env = process.env, client = "claude-code") {
   const url = (env.LOOM_URL || "http://127.0.0.1:7777").replace(/\/+$/, "");
   const namespace = env.LOOM_NAMESPACE || null;
   const home = env.HOME || os.homedir();
   const off = ["0", "false", "no", "off"];
+  const data = client === "claude-code" ? env.CLAUDE_PLUGIN_DATA : null;
   return {
     url,
     token: env.LOOM_TOKEN || "",
     namespace,
-    agent: env.LOOM_AGENT || "claude-code",
+    agent: env.LOOM_AGENT || client,
     user: env.LOOM_USER || null,
     capture: !off.includes((env.LOOM_CAPTURE_CONVERSATIONS || "true").trim().toLowerCase()),
     // Offsets, verdicts and the spool belong to one Loom URL and namespace.
     state: path.join(
-      env.LOOM_HOOK_STATE_DIR || env.CLAUDE_PLUGIN_DATA || path.join(home, ".cache", "loom", "claude-code"),
+      env.LOOM_HOOK_STATE_DIR || data || path.join(home, ".cache", "loom", client),
       digest(`${url}\n${namespace || ""}`).slice(0, 16),
     ),
   };
@@ -218,9 +220,10 @@ function setAside(config, file) {
   return target;
 }
 
-// A detached sender for what is spooled (SessionEnd's budget is too short to wait for Loom).
-export function sendLater(pluginRoot) {
-  const child = spawn(process.execPath, [path.join(pluginRoot, "hooks", "loom-send.mjs")], {
+// A detached sender for what is spooled (a SessionEnd's budget is too short to wait for Loom): the
+// node script `script` with `args`, which flushes the spool.
+export function sendLater(script, args = []) {
+  const child = spawn(process.execPath, [script, ...args], {
     detached: true,
     stdio: "ignore",
     env: process.env,
@@ -335,16 +338,12 @@ export function say(problem) {
   process.stderr.write(`loom: ${clip(String(problem).replace(/\s+/g, " "), 300)}\n`);
 }
 
-// Run a hook's body: every failure is one line on stderr, the exit status always 0, and the run
-// ends by RUN_SECONDS whatever it waits on.
+// Run a hook's body: every failure is one line on stderr, the exit status 0 (unless the body set
+// another), and the run ends by RUN_SECONDS whatever it waits on.
 export function hook(body) {
-  const timer = setTimeout(() => process.exit(0), RUN_SECONDS * 1000);
+  const timer = setTimeout(() => process.exit(process.exitCode ?? 0), RUN_SECONDS * 1000);
   timer.unref();
-  body()
-    .catch((error) => say(`unexpected error: ${error?.message || error}`))
-    .finally(() => {
-      process.exitCode = 0;
-    });
+  body().catch((error) => say(error?.message || error));
 }
 
 export function report(problems) {

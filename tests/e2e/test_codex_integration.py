@@ -1,0 +1,279 @@
+"""The Codex integration (integrations/codex/loom-codex.mjs) against `loom up`: run as Codex runs
+its `notify` program (the configured argv plus the notification's JSON as the last argument) and
+its hooks (JSON on stdin), and as the person runs `end`, on rollout files in Codex's format, with
+only what the README tells a user to set."""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+
+from services import postgres, redis
+from services.ports import free_port
+from tests.e2e.conftest import Loom, wait_for
+from tests.support.claude_code import git_repo
+
+pytestmark = pytest.mark.e2e
+
+SCRIPT = Path(__file__).resolve().parents[2] / "integrations" / "codex" / "loom-codex.mjs"
+NOTIFY = ["node", str(SCRIPT), "notify"]  # the `notify` setting of the README
+NS = "codex"
+
+
+@pytest.fixture(scope="module")
+def live():
+    scratch = Path(tempfile.mkdtemp(prefix="loom-codex-"))
+    loom = Loom(scratch / "home", free_port())
+    try:
+        loom.up()
+        loom.cli("namespaces", "logging", NS, "--on")
+        yield loom
+    finally:
+        if loom.proc and loom.proc.poll() is None:
+            loom.stop()
+        postgres.stop(loom.home)
+        redis.stop(loom.home)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+class Rollout:
+    """A Codex session's rollout file, written record by record as Codex 0.171 writes them."""
+
+    def __init__(self, codex_home: Path, cwd: Path) -> None:
+        self.session = str(uuid.uuid4())
+        day = datetime.now().strftime("%Y/%m/%d")
+        stamp = datetime.now().strftime("%Y-%m-%dT%H-%M-%S")
+        self.path = codex_home / "sessions" / day / f"rollout-{stamp}-{self.session}.jsonl"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.ordinal = 0
+        meta = {"id": self.session, "session_id": self.session, "cwd": str(cwd), "cli_version": "0.171.0"}
+        self.record("session_meta", meta | {"base_instructions": {"text": "You are a coding agent…"}})
+
+    def record(self, kind: str, payload: dict, **extra) -> None:
+        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        line = {"timestamp": stamp, "ordinal": self.ordinal, "type": kind, "payload": payload, **extra}
+        self.ordinal += 1
+        with self.path.open("a") as fh:
+            fh.write(json.dumps(line) + "\n")
+
+    def user(self, text: str) -> None:
+        kinds = {"content_item_kinds": ["user.text"]}
+        self.record(
+            "response_item",
+            {"type": "message", "id": f"msg_{uuid.uuid4()}", "role": "user",
+             "content": [{"type": "input_text", "text": text}],
+             "internal_chat_message_metadata_passthrough": kinds},
+        )  # fmt: skip
+
+    def harness(self) -> None:
+        kinds = {"content_item_kinds": ["environments.environment_context"]}
+        self.record(
+            "response_item",
+            {"type": "message", "id": f"msg_{uuid.uuid4()}", "role": "user",
+             "content": [{"type": "input_text", "text": "<environment_context>\n  <cwd>/repo</cwd>"}],
+             "internal_chat_message_metadata_passthrough": kinds},
+        )  # fmt: skip
+
+    def assistant(self, text: str) -> None:
+        content = [{"type": "output_text", "text": text}]
+        self.record(
+            "response_item", {"type": "message", "id": "msg_1", "role": "assistant", "content": content}
+        )
+
+    def command(self, cmd: str, code: int, output: str) -> None:
+        call = f"call_{uuid.uuid4().hex[:8]}"
+        args = json.dumps({"cmd": cmd})
+        self.record(
+            "response_item",
+            {"type": "function_call", "name": "exec_command", "arguments": args, "call_id": call},
+        )
+        text = (
+            f"Chunk ID: 0963cd\nWall time: 0.19 seconds\nProcess exited with code {code}\nOutput:\n{output}\n"
+        )
+        self.record("response_item", {"type": "function_call_output", "call_id": call, "output": text})
+
+    def patch(self, path: str) -> None:
+        call = f"call_{uuid.uuid4().hex[:8]}"
+        patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n"
+        self.record(
+            "response_item",
+            {"type": "custom_tool_call", "call_id": call, "name": "apply_patch", "input": patch},
+        )
+        self.record(
+            "response_item", {"type": "custom_tool_call_output", "call_id": call, "output": "Success."}
+        )
+
+    def turn_done(self) -> None:
+        self.record(
+            "event_msg", {"type": "token_count", "info": {"total_token_usage": {"total_tokens": 120}}}
+        )
+        self.record("event_msg", {"type": "task_complete", "turn_id": "t", "last_agent_message": "done"})
+
+
+@pytest.fixture
+def codex(live, scratch):
+    token = live.cli("tokens", "create", "--namespace", NS, "--role", "writer").strip()
+    repo = git_repo(scratch / "ledger-api", "https://github.com/acme/ledger-api.git", "fix-totals")
+    home = scratch / "codex-home"
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(scratch),
+        "CODEX_HOME": str(home),
+        "LOOM_URL": f"http://127.0.0.1:{live.port}",
+        "LOOM_TOKEN": token,
+    }
+    return env, repo, Rollout(home, repo)
+
+
+def notify(codex, messages: list[str]) -> subprocess.CompletedProcess:
+    env, repo, rollout = codex
+    note = {"type": "agent-turn-complete", "thread-id": rollout.session, "turn-id": "t", "cwd": str(repo),
+            "client": "codex_exec", "input-messages": messages, "last-assistant-message": "done"}  # fmt: skip
+    ran = subprocess.run(
+        [*NOTIFY, json.dumps(note)], env=env, cwd=repo, capture_output=True, text=True, timeout=30
+    )
+    assert ran.returncode == 0, ran.stderr
+    return ran
+
+
+def turns(live: Loom, session: str) -> list[tuple]:
+    return live.sql(
+        "SELECT msg_id, role, content FROM turns WHERE namespace = %s AND thread_id = %s ORDER BY seq",
+        NS,
+        session,
+    )
+
+
+def test_notify_captures_each_turn_once_and_records_the_tool_actions(live, codex):
+    env, repo, rollout = codex
+    rollout.harness()
+    rollout.user("The invoice totals are off by a cent.")
+    rollout.command("pytest -q tests/test_totals.py", 1, "FAILED tests/test_totals.py::test_cents")
+    rollout.patch("src/totals.py")
+    rollout.assistant("Rounded in cents; the test passes now.")
+    rollout.turn_done()
+    assert notify(codex, ["The invoice totals are off by a cent."]).stderr == ""
+    notify(codex, ["The invoice totals are off by a cent."])  # again: nothing new
+    rollout.user("Thanks, now the export.")
+    rollout.assistant("The export uses the same rounding.")
+    rollout.turn_done()
+    notify(codex, ["The invoice totals are off by a cent.", "Thanks, now the export."])
+    stored = wait_for(
+        lambda: (rows := turns(live, rollout.session)) and len(rows) == 4 and rows, 60, "four turns"
+    )
+    assert [role for _, role, _ in stored] == ["user", "assistant", "user", "assistant"]
+    assert stored[0][2] == "The invoice totals are off by a cent." and len({m for m, _, _ in stored}) == 4
+    actions = live.sql(
+        "SELECT tool, outcome, files FROM observations WHERE session_id = %s ORDER BY ts", rollout.session
+    )
+    assert actions == [("exec_command", "error", []), ("apply_patch", "ok", ["src/totals.py"])]
+
+
+def test_end_saves_the_brief_and_hands_the_session_to_extraction_and_episodes(live, codex):
+    env, repo, rollout = codex
+    rollout.user("Make the totals exact.")
+    rollout.command("pytest -q", 1, "AssertionError: 10.01 != 10.00")
+    rollout.patch("src/totals.py")
+    rollout.assistant("Totals are exact now.")
+    rollout.turn_done()
+    ended = subprocess.run(
+        ["node", str(SCRIPT), "end", rollout.session],
+        env=env,
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ended.returncode == 0 and ended.stdout == f"loom: session {rollout.session} saved\n", ended.stderr
+    headers = {"Authorization": f"Bearer {env['LOOM_TOKEN']}"}
+
+    def brief() -> dict:
+        body = {"brief_key": "auto/ledger-api/fix-totals"}
+        return httpx.post(f"{env['LOOM_URL']}/v1/session.brief_get", json=body, headers=headers).json()
+
+    saved = wait_for(lambda: (b := brief()).get("revision") == 1 and b, 60, "the brief")
+    assert "src/totals.py" in saved["sections"]["key_files"] and any(
+        "10.01" in e for e in saved["sections"]["errors"]
+    )
+    runs = wait_for(
+        lambda: (
+            live.sql(
+                "SELECT params->>'episodes' FROM stage_runs "
+                "WHERE stage = 'extraction' AND params->>'thread_id' = %s",
+                rollout.session,
+            )
+            or None
+        ),
+        60,
+        "the extraction runs",
+    )
+    assert sorted(str(e) for (e,) in runs) == ["None", "true"]
+    again = subprocess.run(
+        ["node", str(SCRIPT), "end", rollout.session],
+        env=env,
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert again.returncode == 0 and brief()["revision"] == 1  # nothing new: nothing written
+
+
+def test_the_session_start_hook_prints_the_primer(live, codex):
+    env, repo, rollout = codex
+    headers = {"Authorization": f"Bearer {env['LOOM_TOKEN']}"}
+    body = {"project": "ledger-api", "branch": "primer", "sections": {"goal": "secret goal text"}}
+    assert (
+        httpx.post(f"{env['LOOM_URL']}/v1/session.brief_save", json=body, headers=headers).status_code == 200
+    )
+    stdin = json.dumps({"session_id": rollout.session, "transcript_path": str(rollout.path), "cwd": str(repo),
+                        "hook_event_name": "SessionStart", "source": "startup"})  # fmt: skip
+    ran = subprocess.run(
+        ["node", str(SCRIPT), "hook"],
+        input=stdin,
+        env=env,
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert (
+        ran.returncode == 0
+        and "auto/ledger-api/primer" in ran.stdout
+        and "secret goal text" not in ran.stdout
+    )
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed: Codex's own check cannot run")
+def test_codex_reads_the_readmes_config_without_an_account(scratch):
+    """`codex mcp list` (no account, no network) type-checks config.toml, from the npm registry's
+    Codex kept in the user's cache between runs."""
+    prefix = Path.home() / ".cache" / "loom-tests" / "codex-0.171.0"
+    codex_bin = prefix / "node_modules" / ".bin" / "codex"
+    if not codex_bin.exists():
+        npm = ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "@openai/codex@0.171.0"]
+        subprocess.run(npm, check=True, capture_output=True, timeout=900)
+    home = scratch / "codex-home"
+    home.mkdir()
+    readme = (SCRIPT.parent / "README.md").read_text()
+    config = (
+        readme.split("```toml\n", 1)[1].split("```", 1)[0].replace("/path/to/loom", str(SCRIPT.parents[2]))
+    )
+    (home / "config.toml").write_text(config)
+    env = {"PATH": os.environ["PATH"], "HOME": str(scratch), "CODEX_HOME": str(home)}
+    listed = subprocess.run(
+        [str(codex_bin), "mcp", "list", "--json"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert listed.returncode == 0, listed.stderr
+    (loom,) = [server for server in json.loads(listed.stdout) if server["name"] == "loom"]
+    assert (
+        loom["transport"]["url"].endswith("/mcp")
+        and loom["transport"]["bearer_token_env_var"] == "LOOM_TOKEN"
+    )
