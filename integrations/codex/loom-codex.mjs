@@ -23,7 +23,7 @@ import {
   flush,
   gitState,
   hook,
-  readStdin,
+  hookInput,
   recordingOffUntil,
   report,
   say,
@@ -115,13 +115,8 @@ if (command === "notify") {
   });
 } else if (command === "hook") {
   hook(async () => {
-    let input;
-    try {
-      input = JSON.parse(await readStdin());
-    } catch {
-      return say("hook input is not JSON");
-    }
-    if (!input?.session_id) return say("hook input has no session_id");
+    const input = await hookInput("session_id");
+    if (!input) return;
     const sessionId = String(input.session_id);
     const event = input.hook_event_name;
     if (event === "SessionStart") {

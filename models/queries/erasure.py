@@ -68,35 +68,21 @@ WITH gone AS (
 SELECT count(*) FROM gone
 """)
 
+# A batch of the rows a person owns in a table ({owner} their column, {key} a row's), deleted.
+DELETE_THEIRS = """
+WITH gone AS (
+    DELETE FROM {table} WHERE {key} IN (
+        SELECT {key} FROM {table} WHERE namespace = :namespace AND {owner} = :user_id LIMIT :n)
+    RETURNING 1
+)
+SELECT count(*) FROM gone
+"""
 # The tool actions recorded for them (their evidence goes with DELETE_THEIR_EVIDENCE).
-DELETE_THEIR_OBSERVATIONS = text("""
-WITH gone AS (
-    DELETE FROM observations WHERE id IN (
-        SELECT id FROM observations WHERE namespace = :namespace AND user_id = :user_id LIMIT :n)
-    RETURNING 1
-)
-SELECT count(*) FROM gone
-""")
-
+DELETE_THEIR_OBSERVATIONS = filled(DELETE_THEIRS, table="observations", key="id", owner="user_id")
 # Their working memory blocks, with every revision.
-DELETE_THEIR_WORKING_MEMORY = text("""
-WITH gone AS (
-    DELETE FROM working_memory WHERE id IN (
-        SELECT id FROM working_memory WHERE namespace = :namespace AND user_id = :user_id LIMIT :n)
-    RETURNING 1
-)
-SELECT count(*) FROM gone
-""")
-
+DELETE_THEIR_WORKING_MEMORY = filled(DELETE_THEIRS, table="working_memory", key="id", owner="user_id")
 # The coding-session threads they own (their turns go with the person's turns, TOMBSTONE_THEIR_TURNS).
-DELETE_THEIR_CODING_THREADS = text("""
-WITH gone AS (
-    DELETE FROM coding_threads WHERE row_id IN (
-        SELECT row_id FROM coding_threads WHERE namespace = :namespace AND owner = :user_id LIMIT :n)
-    RETURNING 1
-)
-SELECT count(*) FROM gone
-""")
+DELETE_THEIR_CODING_THREADS = filled(DELETE_THEIRS, table="coding_threads", key="row_id", owner="owner")
 
 # The memory threads of a person: those citing evidence of their messages, and those about them.
 # Locked: their tapestries' lines go in the same transaction (``pipelines.erasure``), then

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -102,6 +104,26 @@ def _pid(path: Path) -> int | None:
         return int(path.read_text().split()[0])
     except (OSError, ValueError, IndexError):
         return None
+
+
+@contextmanager
+def running_loom(prefix: str, recording: tuple[str, ...] = (), **env: str) -> Iterator[Loom]:
+    """`loom up` in a data directory of its own (with ``env`` set), recording turned on in the
+    ``recording`` namespaces; stopped and removed, servers included, whatever happened."""
+    scratch = Path(tempfile.mkdtemp(prefix=prefix))
+    loom = Loom(scratch / "home", free_port())
+    loom.env.update(env)
+    try:
+        loom.up()
+        for namespace in recording:
+            loom.cli("namespaces", "logging", namespace, "--on")
+        yield loom
+    finally:
+        if loom.proc and loom.proc.poll() is None:
+            loom.stop()
+        postgres.stop(loom.home)
+        redis.stop(loom.home)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @pytest.fixture

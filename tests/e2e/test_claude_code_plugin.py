@@ -14,9 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from services import postgres, redis
-from services.ports import free_port
-from tests.e2e.conftest import Loom, wait_for
+from tests.e2e.conftest import Loom, running_loom, wait_for
 from tests.support.claude_code import MARKETPLACE, PLUGIN, Transcript, git_repo, run_hook
 
 pytestmark = pytest.mark.e2e
@@ -26,18 +24,8 @@ NS = "cc"
 
 @pytest.fixture(scope="module")
 def live():
-    scratch = Path(tempfile.mkdtemp(prefix="loom-cc-"))
-    loom = Loom(scratch / "home", free_port())
-    try:
-        loom.up()
-        loom.cli("namespaces", "logging", NS, "--on")
+    with running_loom("loom-cc-", recording=(NS,)) as loom:
         yield loom
-    finally:
-        if loom.proc and loom.proc.poll() is None:
-            loom.stop()
-        postgres.stop(loom.home)
-        redis.stop(loom.home)
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @pytest.fixture

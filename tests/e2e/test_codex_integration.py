@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,9 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services import postgres, redis
-from services.ports import free_port
-from tests.e2e.conftest import Loom, wait_for
+from tests.e2e.conftest import Loom, running_loom, wait_for
 from tests.support.claude_code import git_repo
 
 pytestmark = pytest.mark.e2e
@@ -29,18 +26,8 @@ NS = "codex"
 
 @pytest.fixture(scope="module")
 def live():
-    scratch = Path(tempfile.mkdtemp(prefix="loom-codex-"))
-    loom = Loom(scratch / "home", free_port())
-    try:
-        loom.up()
-        loom.cli("namespaces", "logging", NS, "--on")
+    with running_loom("loom-codex-", recording=(NS,)) as loom:
         yield loom
-    finally:
-        if loom.proc and loom.proc.poll() is None:
-            loom.stop()
-        postgres.stop(loom.home)
-        redis.stop(loom.home)
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 class Rollout:
@@ -132,15 +119,36 @@ def codex(live, scratch):
     return env, repo, Rollout(home, repo)
 
 
-def notify(codex, messages: list[str]) -> subprocess.CompletedProcess:
-    env, repo, rollout = codex
-    note = {"type": "agent-turn-complete", "thread-id": rollout.session, "turn-id": "t", "cwd": str(repo),
-            "client": "codex_exec", "input-messages": messages, "last-assistant-message": "done"}  # fmt: skip
+def run(codex, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """The script as Codex (or the person) starts it, in the session's repository."""
+    env, repo, _ = codex
     ran = subprocess.run(
-        [*NOTIFY, json.dumps(note)], env=env, cwd=repo, capture_output=True, text=True, timeout=30
+        ["node", str(SCRIPT), *args],
+        input=stdin,
+        env=env,
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert ran.returncode == 0, ran.stderr
     return ran
+
+
+def notify(codex, messages: list[str]) -> subprocess.CompletedProcess:
+    """As Codex runs its `notify` program: the configured argv, the notification's JSON last."""
+    _, repo, rollout = codex
+    note = {"type": "agent-turn-complete", "thread-id": rollout.session, "turn-id": "t", "cwd": str(repo),
+            "client": "codex_exec", "input-messages": messages, "last-assistant-message": "done"}  # fmt: skip
+    return run(codex, *NOTIFY[2:], json.dumps(note))
+
+
+def op(codex, name: str, body: dict) -> dict:
+    env, _, _ = codex
+    headers = {"Authorization": f"Bearer {env['LOOM_TOKEN']}"}
+    answer = httpx.post(f"{env['LOOM_URL']}/v1/{name}", json=body, headers=headers, timeout=30)
+    assert answer.status_code < 500, answer.text
+    return answer.json()
 
 
 def turns(live: Loom, session: str) -> list[tuple]:
@@ -183,20 +191,10 @@ def test_end_saves_the_brief_and_hands_the_session_to_extraction_and_episodes(li
     rollout.patch("src/totals.py")
     rollout.assistant("Totals are exact now.")
     rollout.turn_done()
-    ended = subprocess.run(
-        ["node", str(SCRIPT), "end", rollout.session],
-        env=env,
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert ended.returncode == 0 and ended.stdout == f"loom: session {rollout.session} saved\n", ended.stderr
-    headers = {"Authorization": f"Bearer {env['LOOM_TOKEN']}"}
+    assert run(codex, "end", rollout.session).stdout == f"loom: session {rollout.session} saved\n"
 
     def brief() -> dict:
-        body = {"brief_key": "auto/ledger-api/fix-totals"}
-        return httpx.post(f"{env['LOOM_URL']}/v1/session.brief_get", json=body, headers=headers).json()
+        return op(codex, "session.brief_get", {"brief_key": "auto/ledger-api/fix-totals"})
 
     saved = wait_for(lambda: (b := brief()).get("revision") == 1 and b, 60, "the brief")
     assert "src/totals.py" in saved["sections"]["key_files"] and any(
@@ -215,40 +213,21 @@ def test_end_saves_the_brief_and_hands_the_session_to_extraction_and_episodes(li
         "the extraction runs",
     )
     assert sorted(str(e) for (e,) in runs) == ["None", "true"]
-    again = subprocess.run(
-        ["node", str(SCRIPT), "end", rollout.session],
-        env=env,
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert again.returncode == 0 and brief()["revision"] == 1  # nothing new: nothing written
+    run(codex, "end", rollout.session)
+    assert brief()["revision"] == 1  # nothing new: nothing written
 
 
 def test_the_session_start_hook_prints_the_primer(live, codex):
-    env, repo, rollout = codex
-    headers = {"Authorization": f"Bearer {env['LOOM_TOKEN']}"}
-    body = {"project": "ledger-api", "branch": "primer", "sections": {"goal": "secret goal text"}}
-    assert (
-        httpx.post(f"{env['LOOM_URL']}/v1/session.brief_save", json=body, headers=headers).status_code == 200
+    _, repo, rollout = codex
+    op(
+        codex,
+        "session.brief_save",
+        {"project": "ledger-api", "branch": "primer", "sections": {"goal": "secret goal"}},
     )
     stdin = json.dumps({"session_id": rollout.session, "transcript_path": str(rollout.path), "cwd": str(repo),
                         "hook_event_name": "SessionStart", "source": "startup"})  # fmt: skip
-    ran = subprocess.run(
-        ["node", str(SCRIPT), "hook"],
-        input=stdin,
-        env=env,
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    assert (
-        ran.returncode == 0
-        and "auto/ledger-api/primer" in ran.stdout
-        and "secret goal text" not in ran.stdout
-    )
+    started = run(codex, "hook", stdin=stdin)
+    assert "auto/ledger-api/primer" in started.stdout and "secret goal" not in started.stdout
 
 
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed: Codex's own check cannot run")

@@ -21,6 +21,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from services import postgres, redis
 from services.ports import free_port
 from tests.e2e.conftest import Loom, wait_for
+from tests.support.mcp_tools import CORE_TOOLS
 
 pytestmark = pytest.mark.e2e
 
@@ -43,17 +44,6 @@ def users_env(loom: Loom) -> dict[str, str]:
     return {"PATH": os.environ["PATH"], "HOME": str(home), "LOOM_HOME": str(loom.home)}
 
 
-CORE_TOOLS = [
-    "loom_brief_get",
-    "loom_brief_list",
-    "loom_brief_save",
-    "loom_context_pack",
-    "loom_memory_search",
-    "loom_memory_set",
-    "loom_search",
-    "loom_working_memory_get",
-    "loom_working_memory_set",
-]
 # One call of every core tool, in an order where each finds what an earlier one wrote.
 CALLS = [
     ("loom_brief_save", {"project": "billing", "branch": "ledger", "sections": {"goal": "Move invoices"}}),

@@ -4,16 +4,13 @@ what the Cursor hook could not send while Loom was unreachable goes at its next 
 
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from services import postgres, redis
 from services.ports import free_port
-from tests.e2e.conftest import Loom, wait_for
+from tests.e2e.conftest import Loom, running_loom, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -23,18 +20,8 @@ NS = "laptop"
 
 @pytest.fixture(scope="module")
 def live():
-    scratch = Path(tempfile.mkdtemp(prefix="loom-remote-"))
-    loom = Loom(scratch / "home", free_port())
-    try:
-        loom.up()
-        loom.cli("namespaces", "logging", NS, "--on")
+    with running_loom("loom-remote-", recording=(NS,)) as loom:
         yield loom
-    finally:
-        if loom.proc and loom.proc.poll() is None:
-            loom.stop()
-        postgres.stop(loom.home)
-        redis.stop(loom.home)
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def laptop(live: Loom, scratch: Path, url: str | None = None) -> dict[str, str]:

@@ -3,10 +3,7 @@ example as written, the sync client, flushing to extraction, typed errors, and r
 and of a connection that fails."""
 
 import asyncio
-import shutil
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 from loom import (
@@ -27,9 +24,8 @@ from loom import (
     WorkingMemory,
 )
 
-from services import postgres, redis
 from services.ports import free_port
-from tests.e2e.conftest import Loom, wait_for
+from tests.e2e.conftest import Loom, running_loom, wait_for
 from tests.support.openai_server import FakeOpenAI
 
 pytestmark = pytest.mark.e2e
@@ -46,24 +42,14 @@ def model():
 def live(model):
     """`loom up` with the deployment's LLM on the local server (one call an attempt, one attempt a
     run, so a failing model fails a brief window at once), recording on in "dev"."""
-    scratch = Path(tempfile.mkdtemp(prefix="loom-sdk-"))
-    loom = Loom(scratch / "home", free_port())
-    loom.env.update(
-        LOOM_LLM_PROVIDER="openai",
-        LOOM_LLM_BASE_URL=model.base_url,
-        LOOM_LLM_MAX_RETRIES="0",
-        LOOM_STAGE_MAX_ATTEMPTS="1",
-    )
-    try:
-        loom.up()
-        loom.cli("namespaces", "logging", "dev", "--on")
+    llm = {
+        "LOOM_LLM_PROVIDER": "openai",
+        "LOOM_LLM_BASE_URL": model.base_url,
+        "LOOM_LLM_MAX_RETRIES": "0",
+        "LOOM_STAGE_MAX_ATTEMPTS": "1",
+    }
+    with running_loom("loom-sdk-", recording=("dev",), **llm) as loom:
         yield loom
-    finally:
-        if loom.proc and loom.proc.poll() is None:
-            loom.stop()
-        postgres.stop(loom.home)
-        redis.stop(loom.home)
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def token(live: Loom, role: str = "writer", namespace: str = "dev") -> str:

@@ -19,21 +19,9 @@ from api.mcp import ImplicitRuns
 from ops.caller import OPERATOR, create_token
 from ops.registry import call
 from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.support.mcp_tools import CORE_TOOLS
 
 NS = "mcp"
-CORE_TOOLS = sorted(
-    [
-        "loom_brief_get",
-        "loom_brief_list",
-        "loom_brief_save",
-        "loom_context_pack",
-        "loom_memory_search",
-        "loom_memory_set",
-        "loom_search",
-        "loom_working_memory_get",
-        "loom_working_memory_set",
-    ]
-)
 
 
 @pytest.fixture(scope="module")

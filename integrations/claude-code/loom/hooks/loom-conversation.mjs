@@ -11,7 +11,7 @@ import {
   enqueue,
   flush,
   hook,
-  readStdin,
+  hookInput,
   recordingOffUntil,
   report,
   say,
@@ -51,13 +51,8 @@ function writtenBefore(line, moment) {
 hook(async () => {
   const config = settings();
   if (!config.capture) return;
-  let input;
-  try {
-    input = JSON.parse(await readStdin());
-  } catch {
-    return say("hook input is not JSON");
-  }
-  if (!input?.session_id || !input?.transcript_path) return say("hook input has no session_id and transcript_path");
+  const input = await hookInput("session_id", "transcript_path");
+  if (!input) return;
   const state = sessionState(config, String(input.session_id));
   const known = state.read();
   let read;

@@ -18,7 +18,7 @@ import {
   flush,
   gitState,
   hook,
-  readStdin,
+  hookInput,
   report,
   say,
   sendLater,
@@ -45,14 +45,9 @@ function plan(config, input, where, known, end) {
 
 hook(async () => {
   const config = settings();
-  let input;
-  try {
-    input = JSON.parse(await readStdin());
-  } catch {
-    return say("hook input is not JSON");
-  }
-  const event = input?.hook_event_name;
-  if (!input?.session_id) return say("hook input has no session_id");
+  const input = await hookInput("session_id");
+  if (!input) return;
+  const event = input.hook_event_name;
   const state = sessionState(config, String(input.session_id));
   const known = state.read();
   const where = gitState(input.cwd);

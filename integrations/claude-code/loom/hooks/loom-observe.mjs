@@ -9,7 +9,7 @@ import {
   flush,
   gitState,
   hook,
-  readStdin,
+  hookInput,
   report,
   say,
   sessionState,
@@ -27,13 +27,8 @@ function failure(response) {
 
 hook(async () => {
   const config = settings();
-  let input;
-  try {
-    input = JSON.parse(await readStdin());
-  } catch {
-    return say("hook input is not JSON");
-  }
-  if (!input?.session_id || !input?.tool_name) return say("hook input has no session_id and tool_name");
+  const input = await hookInput("session_id", "tool_name");
+  if (!input) return;
   const state = sessionState(config, String(input.session_id));
   const known = state.read();
   const where = known.where || gitState(input.cwd);

@@ -91,6 +91,21 @@ export async function readStdin() {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+// The hook's JSON input on stdin, holding `fields`; else null, said in one line.
+export async function hookInput(...fields) {
+  let input;
+  try {
+    input = JSON.parse(await readStdin());
+  } catch {
+    say("hook input is not JSON");
+    return null;
+  }
+  const missing = fields.filter((field) => !input?.[field]);
+  if (!missing.length) return input;
+  say(`hook input has no ${missing.join(" and ")}`);
+  return null;
+}
+
 // --- the spool -----------------------------------------------------------------------------------
 
 function spoolDir(config) {
