@@ -45,6 +45,14 @@ export function sessionIdOf(file) {
   return match ? match[1] : path.basename(file, ".jsonl");
 }
 
+// A line of the bare format Codex wrote until mid-2025 (a response item without its wrapper) as
+// the record that wraps it now.
+function wrapped(line) {
+  if (!line || typeof line !== "object" || "payload" in line) return line;
+  const items = ["message", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output", "local_shell_call"];
+  return items.includes(line.type) ? { type: "response_item", timestamp: line.timestamp, payload: line } : line;
+}
+
 // The complete lines after byte `offset` (line `line` of the file is the next), each with its line
 // number, and where the next read starts.
 export function readFrom(file, offset, line) {
@@ -59,7 +67,7 @@ export function readFrom(file, offset, line) {
     const raw = data.subarray(start, newline).toString("utf8").replace(/\r$/, "");
     let record = null;
     try {
-      record = JSON.parse(raw);
+      record = wrapped(JSON.parse(raw));
     } catch {
       // not a record
     }

@@ -25,11 +25,26 @@ HARNESS_PREFIXES = (
 
 
 def is_record(entry: dict) -> bool:
-    return isinstance(entry.get("type"), str) and isinstance(entry.get("payload"), dict)
+    """A line of a rollout file: a wrapped record, or a line of the bare format Codex wrote until
+    mid-2025 (its session line, state lines, and response items without a wrapper)."""
+    wrapped = isinstance(entry.get("type"), str) and isinstance(entry.get("payload"), dict)
+    legacy_meta = "type" not in entry and ("record_type" in entry or {"id", "timestamp"} <= entry.keys())
+    legacy_item = entry.get("type") == "message" and "role" in entry and "content" in entry
+    return wrapped or legacy_meta or legacy_item
+
+
+def _wrapped(entry: dict) -> dict:
+    """A bare response item as the record that wraps it now."""
+    if "payload" in entry or entry.get("type") != "message":
+        return entry
+    return {"type": "response_item", "timestamp": entry.get("timestamp"), "payload": entry}
 
 
 def turn(entry: dict, line: int, source: str) -> TranscriptTurn | None:
-    payload = entry["payload"]
+    entry = _wrapped(entry)
+    payload = entry.get("payload")
+    if not isinstance(payload, dict):
+        return None
     if (
         entry["type"] != "response_item"
         or payload.get("type") != "message"

@@ -59,3 +59,27 @@ def test_older_records_and_harness_messages_are_left_out():
         ("user", "fix the test", "line4"),
         ("assistant", "Fixed.", "line7"),
     ]
+
+
+def test_the_bare_format_of_mid_2025_is_read_too():
+    lines = [
+        {
+            "id": "5973b6c0-94b8-487b-a530-2aeb6098ae0e",
+            "timestamp": "2025-07-01T10:00:00.000Z",
+            "instructions": None,
+        },
+        {"record_type": "state"},
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "<user_instructions>x"}],
+        },
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "list the files"}]},
+        {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c"},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Two files."}]},
+    ]
+    turns = parse_transcript("".join(json.dumps(line) + "\n" for line in lines), "rollout.jsonl")
+    assert [(t.role, t.content, t.msg_id) for t in turns] == [
+        ("user", "list the files", "line4"),
+        ("assistant", "Two files.", "line6"),
+    ]
