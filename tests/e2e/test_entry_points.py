@@ -72,9 +72,18 @@ async def every_tool(client: Client) -> tuple[list[str], dict[str, str]]:
     return tools, errors
 
 
-def test_loom_mcp_serves_a_user_who_set_only_loom_home(loom):
-    token = loom.cli("tokens", "create", "--namespace", "mcp", "--role", "writer").strip()
-    server = StdioServerParameters(command=LOOM, args=["mcp"], env={**users_env(loom), "LOOM_TOKEN": token})
+@pytest.mark.parametrize("how", ["namespace", "token"])
+def test_loom_mcp_serves_a_user_who_set_only_loom_home(loom, how):
+    """As the README starts it on the Loom host (`loom mcp --namespace NS`), and with a token."""
+    if how == "namespace":
+        server = StdioServerParameters(
+            command=LOOM, args=["mcp", "--namespace", "mcp-local"], env=users_env(loom)
+        )
+    else:
+        token = loom.cli("tokens", "create", "--namespace", "mcp", "--role", "writer").strip()
+        server = StdioServerParameters(
+            command=LOOM, args=["mcp"], env={**users_env(loom), "LOOM_TOKEN": token}
+        )
 
     async def session():
         async with Client(server) as client:
