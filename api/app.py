@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Annotated
 from uuid import UUID
 
+import anyio
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
@@ -25,7 +26,7 @@ from ops.caller import Caller, authenticate, operator_key_hash
 from ops.errors import OpError, validation_error
 from ops.limits import parse_body
 from ops.schemas import Streamed
-from providers.embedders import load_in_background
+from providers.embedders import LOAD_JOIN_SECONDS, load_in_background
 from ui import app as ui
 
 
@@ -34,11 +35,12 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        if warm_embedder:
-            load_in_background()
+        loading = load_in_background() if warm_embedder else None
         operator_key_hash()  # the key exists once the API serves: `loom search` finds it and asks here
         async with endpoint.running(), waiting.listening():
             yield
+        if loading is not None:
+            await anyio.to_thread.run_sync(loading.join, LOAD_JOIN_SECONDS)
 
     app = FastAPI(title="Loom", version="0.1.0", lifespan=lifespan)
     # MCP over streamable HTTP (``api.mcp``): GET, POST and DELETE on one path.

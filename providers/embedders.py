@@ -100,9 +100,14 @@ def _build() -> Embedder:
     raise EmbedderUnavailable(f"unknown LOOM_EMBED_PROVIDER {settings.embed_provider!r}")
 
 
-def load_in_background() -> None:
+LOAD_JOIN_SECONDS = 60.0
+
+
+def load_in_background() -> threading.Thread:
     """Build the embedder on a thread of its own, so a process's first call does not wait seconds
-    for the model to load (the API's first search, the worker's first batch)."""
+    for the model to load (the API's first search, the worker's first batch). The process joins it
+    before it exits (``LOAD_JOIN_SECONDS`` at most): a native runtime still building its session
+    while the interpreter shuts down aborts the process (a Ctrl-C right after start did)."""
 
     def load() -> None:
         try:
@@ -110,4 +115,6 @@ def load_in_background() -> None:
         except Exception as exc:
             log.warning("embedder not available yet: %s", exc)
 
-    threading.Thread(target=load, name="embedder-load", daemon=True).start()
+    thread = threading.Thread(target=load, name="embedder-load", daemon=True)
+    thread.start()
+    return thread

@@ -6,7 +6,7 @@ import threading
 
 import dramatiq
 
-from providers.embedders import load_in_background
+from providers.embedders import LOAD_JOIN_SECONDS, load_in_background
 from workers import broker, stages
 
 log = logging.getLogger(__name__)
@@ -38,8 +38,9 @@ def run(threads: int) -> None:
     stopping = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stopping.set())
-    load_in_background()  # ready before the first batch arrives
+    loading = load_in_background()  # ready before the first batch arrives
     worker.start()
     log.info("worker up: %d threads on queues %s", threads, sorted(stages.all_stages()))
     stopping.wait()
     stop(worker)
+    loading.join(LOAD_JOIN_SECONDS)
