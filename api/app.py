@@ -26,7 +26,7 @@ from ops.caller import Caller, authenticate, operator_key_hash
 from ops.errors import OpError, validation_error
 from ops.limits import parse_body
 from ops.schemas import Streamed
-from providers.embedders import LOAD_JOIN_SECONDS, load_in_background
+from providers.embedders import load_in_background, settle
 from ui import app as ui
 
 
@@ -40,7 +40,7 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
         async with endpoint.running(), waiting.listening():
             yield
         if loading is not None:
-            await anyio.to_thread.run_sync(loading.join, LOAD_JOIN_SECONDS)
+            await anyio.to_thread.run_sync(settle, loading)
 
     app = FastAPI(title="Loom", version="0.1.0", lifespan=lifespan)
     # MCP over streamable HTTP (``api.mcp``): GET, POST and DELETE on one path.

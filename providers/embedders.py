@@ -3,6 +3,7 @@
 
 import logging
 import math
+import os
 import threading
 from functools import lru_cache
 from typing import Protocol
@@ -100,14 +101,15 @@ def _build() -> Embedder:
     raise EmbedderUnavailable(f"unknown LOOM_EMBED_PROVIDER {settings.embed_provider!r}")
 
 
-LOAD_JOIN_SECONDS = 60.0
+# How long a stopping process waits for the embedder's loading thread (a first start may be
+# building the ONNX files: minutes on a loaded machine).
+LOAD_GRACE_SECONDS = 5.0
 
 
 def load_in_background() -> threading.Thread:
     """Build the embedder on a thread of its own, so a process's first call does not wait seconds
-    for the model to load (the API's first search, the worker's first batch). The process joins it
-    before it exits (``LOAD_JOIN_SECONDS`` at most): a native runtime still building its session
-    while the interpreter shuts down aborts the process (a Ctrl-C right after start did)."""
+    for the model to load (the API's first search, the worker's first batch). A process that
+    started it ends with ``settle``."""
 
     def load() -> None:
         try:
@@ -118,3 +120,16 @@ def load_in_background() -> threading.Thread:
     thread = threading.Thread(target=load, name="embedder-load", daemon=True)
     thread.start()
     return thread
+
+
+def settle(loading: threading.Thread, seconds: float = LOAD_GRACE_SECONDS) -> None:
+    """The last step of a process that loads the embedder in the background, once its work is
+    stopped: wait for the loading thread, and if it is still building, end the process here (exit
+    0, logs flushed). An interpreter shutting down while ONNX Runtime builds its session on another
+    thread aborts (std::terminate; a Ctrl-C right after start did); a build cut short leaves its
+    cache whole (it is written to a scratch file, then renamed)."""
+    loading.join(seconds)
+    if loading.is_alive():
+        log.info("the embedder is still loading: exiting without it")
+        logging.shutdown()
+        os._exit(0)

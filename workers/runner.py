@@ -6,7 +6,7 @@ import threading
 
 import dramatiq
 
-from providers.embedders import LOAD_JOIN_SECONDS, load_in_background
+from providers.embedders import load_in_background, settle
 from workers import broker, stages
 
 log = logging.getLogger(__name__)
@@ -43,4 +43,4 @@ def run(threads: int) -> None:
     log.info("worker up: %d threads on queues %s", threads, sorted(stages.all_stages()))
     stopping.wait()
     stop(worker)
-    loading.join(LOAD_JOIN_SECONDS)
+    settle(loading)
