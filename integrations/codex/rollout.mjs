@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-import { clip, digest } from "../claude-code/loom/lib/loom.mjs";
+import { clip, digest, readAfter } from "../claude-code/loom/lib/loom.mjs";
 
 const HARNESS = ["<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions"];
 const EVENT_CHARS = 4000;
@@ -56,9 +56,9 @@ function wrapped(line) {
 // The complete lines after byte `offset` (line `line` of the file is the next), each with its line
 // number, and where the next read starts.
 export function readFrom(file, offset, line) {
-  const data = fs.readFileSync(file);
-  const restart = offset > data.length;
-  let start = restart ? 0 : offset;
+  const { data, from } = readAfter(file, offset);
+  const restart = from !== offset;
+  let start = 0;
   let number = restart ? 1 : line;
   const lines = [];
   while (start < data.length) {
@@ -75,7 +75,7 @@ export function readFrom(file, offset, line) {
     start = newline + 1;
     number += 1;
   }
-  return { lines, end: start, next: number, first: restart ? 1 : line };
+  return { lines, end: from + start, next: number, first: restart ? 1 : line };
 }
 
 function textOf(payload) {

@@ -71,6 +71,26 @@ export function writeJson(file, value) {
   fs.renameSync(part, file);
 }
 
+// The bytes of a file after `offset` (a file now shorter than that was replaced: all of it), and
+// the offset they start at. Only what is new is read, however long the session grew.
+export function readAfter(file, offset) {
+  const fd = fs.openSync(file, "r");
+  try {
+    const size = fs.fstatSync(fd).size;
+    const from = offset > size ? 0 : offset;
+    const data = Buffer.alloc(size - from);
+    let read = 0;
+    while (read < data.length) {
+      const n = fs.readSync(fd, data, read, data.length - read, from + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return { data: data.subarray(0, read), from };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 // A session id as a file name (an odd one by its digest).
 export function safe(id) {
   return /^[A-Za-z0-9_-]{1,100}$/.test(id) ? id : digest(id).slice(0, 32);
@@ -183,12 +203,11 @@ function batches(config) {
 }
 
 // Send the spooled requests in order until the run's time is up; each leaves the spool once Loom
-// answered it. Returns {problems, answers} (answers by op, for the hook that asked).
+// answered it. Returns {problems}: the lines a hook reports.
 export async function flush(config, { deadline = Date.now() + (RUN_SECONDS - 1) * 1000 } = {}) {
   const problems = [];
-  const answers = [];
   const unlock = lock(config);
-  if (!unlock) return { problems, answers };
+  if (!unlock) return { problems };
   try {
     for (const { files, request } of batches(config)) {
       if (Date.now() > deadline) break;
@@ -214,17 +233,15 @@ export async function flush(config, { deadline = Date.now() + (RUN_SECONDS - 1) 
         for (const later of spooled(config)) {
           if (later >= files[0] && readJson(later, {}).op === "conversation.ingest") fs.rmSync(later, { force: true });
         }
-        answers.push({ op: request.op, answer });
         continue;
       }
       if (request.op === "conversation.ingest") heardRecordingOn(config);
       for (const file of files) fs.rmSync(file, { force: true });
-      answers.push({ op: request.op, answer });
     }
   } finally {
     unlock();
   }
-  return { problems, answers };
+  return { problems };
 }
 
 function setAside(config, file) {

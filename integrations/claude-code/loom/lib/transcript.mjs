@@ -3,9 +3,7 @@
 // what the hooks make of it: the lines handed to conversation.ingest, a brief save's events, the
 // messages handed to extraction, and the "where was I" note.
 
-import fs from "node:fs";
-
-import { clip } from "./loom.mjs";
+import { clip, readAfter } from "./loom.mjs";
 
 // Entries that are not the conversation proper (Loom's ingest skips them too).
 const SKIP_FLAGS = ["isMeta", "isSidechain", "isCompactSummary"];
@@ -19,22 +17,21 @@ const EVENT_CHARS = 4000;
 // skipped. A file shorter than the offset was replaced: it is read again from the start (Loom
 // takes each entry once, by its uuid).
 export function readFrom(file, offset) {
-  const data = fs.readFileSync(file);
-  const from = offset > data.length ? 0 : offset;
+  const { data, from } = readAfter(file, offset);
   const lines = [];
-  let start = from;
+  let start = 0;
   while (start < data.length) {
     const newline = data.indexOf(10, start);
     if (newline < 0) break;
     const raw = data.subarray(start, newline).toString("utf8").replace(/\r$/, "");
     try {
-      lines.push({ raw, entry: JSON.parse(raw), start, end: newline + 1 });
+      lines.push({ raw, entry: JSON.parse(raw), start: from + start, end: from + newline + 1 });
     } catch {
       // not an entry
     }
     start = newline + 1;
   }
-  return { lines, end: start };
+  return { lines, end: from + start };
 }
 
 function blocks(entry) {
