@@ -2,6 +2,8 @@
 ``mcp`` (MCP over stdio). Each but ``up`` needs the running system (``connected``)."""
 
 import os
+import signal
+import sys
 from typing import Annotated
 
 import typer
@@ -52,6 +54,10 @@ def up() -> None:
 def api() -> None:
     """The HTTP API."""
     setup_logging()
+    # SIGINT or SIGTERM before uvicorn takes them over, and the one uvicorn raises again once it
+    # has stopped: a stop that was asked for, exit 0.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: sys.exit(0))
     with connected():
         _check_vector_width()
         from api.app import create_app  # FastAPI, the dashboard and the MCP SDK (~1 s): for `loom api` alone

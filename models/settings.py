@@ -65,6 +65,9 @@ class Settings(BaseSettings):
     sweep_grace_seconds: int = Field(default=60, ge=0)  # a `pending` run older than this is re-sent
     sweep_interval_seconds: int = Field(default=10, ge=1)
     worker_threads: int = Field(default=2, ge=1)
+    # A stopping worker lets its runs in flight finish for this long, then hands the rest back
+    # (pending, the attempt not spent). Under the 30 s `loom up` waits for its children.
+    worker_stop_grace_seconds: int = Field(default=10, ge=0, le=25)
     reembed_interval_seconds: int = Field(default=60, ge=1)  # how often the re-embedding pass runs
     reembed_batch: int = Field(default=1000, ge=1)  # turns it sends for re-embedding per pass
     # Re-screening (turns an older rules version judged): how often the pass looks, the span of

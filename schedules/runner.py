@@ -45,7 +45,13 @@ def schedule(scheduler: BaseScheduler) -> None:
 def run() -> None:
     scheduler = BlockingScheduler(timezone="UTC")
     schedule(scheduler)
+
+    def shut_down(*_) -> None:
+        # Ctrl-C in a terminal reaches this process and `loom up`, which then sends SIGTERM: once.
+        if scheduler.running:
+            scheduler.shutdown(wait=False)
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: scheduler.shutdown(wait=False))
+        signal.signal(sig, shut_down)
     log.info("scheduler up: %s", ", ".join(passes()))
     scheduler.start()

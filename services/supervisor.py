@@ -99,9 +99,9 @@ class Supervisor:
             self._look_after_children()
         for watcher in watchers:
             watcher.join(90)  # a restart under way ends first (pg_ctl waits at most 60 s)
-        self._stop_all()
+        clean = self._stop_all()
         (self.run_dir / UP_PID).unlink(missing_ok=True)
-        return 0
+        return 0 if clean else 1
 
     def _look_after_children(self) -> None:
         now = time.monotonic()
@@ -137,7 +137,8 @@ class Supervisor:
                     log.warning("embedded %s did not start (%s); next try in %.1fs", name, exc, delay)
                     self.stopping.wait(delay)
 
-    def _stop_all(self) -> None:
+    def _stop_all(self) -> bool:
+        """Stop the children, then the embedded servers. True when every child exited 0."""
         for child in self.children.values():
             if child.proc is not None and child.proc.poll() is None:
                 child.proc.send_signal(signal.SIGTERM)
@@ -151,6 +152,8 @@ class Supervisor:
                 log.warning("%s did not stop in time; killing it", child.name)
                 child.proc.kill()
                 child.proc.wait()
+            if child.proc.returncode != 0:
+                log.warning("%s exited with %s while stopping", child.name, child.proc.returncode)
             (self.run_dir / f"{child.name}.pid").unlink(missing_ok=True)
         # `loom up` owns the embedded servers, also those it found running (left by a `loom up`
         # that was killed) and those it started again.
@@ -159,6 +162,7 @@ class Supervisor:
                 server.stop(self.home)
             except Exception as exc:  # noqa: BLE001 (the rest must still stop)
                 log.error("embedded %s did not stop: %s", _name(server), exc)
+        return all(child.proc is None or child.proc.returncode == 0 for child in self.children.values())
 
 
 def _name(server: ModuleType) -> str:

@@ -1,13 +1,16 @@
-"""``loom worker``: a Dramatiq worker in this process, until SIGINT/SIGTERM."""
+"""``loom worker``: a Dramatiq worker in this process, until SIGINT/SIGTERM; then its runs in
+flight finish within the grace, or are handed back without spending an attempt."""
 
 import logging
+import os
 import signal
 import threading
 
 import dramatiq
 
+from models.settings import get_settings
 from providers.embedders import load_in_background, settle
-from workers import broker, stages
+from workers import broker, ledger, stages
 
 log = logging.getLogger(__name__)
 
@@ -42,5 +45,20 @@ def run(threads: int) -> None:
     worker.start()
     log.info("worker up: %d threads on queues %s", threads, sorted(stages.all_stages()))
     stopping.wait()
-    stop(worker)
+    drain(worker)
     settle(loading)
+    if any(thread.is_alive() for thread in worker.workers):
+        # A thread still waits on a model for a run handed back: nothing of it is needed, and an
+        # interpreter finalising under it may print noise.
+        logging.shutdown()
+        os._exit(0)
+
+
+def drain(worker: dramatiq.Worker) -> None:
+    """Stop with nothing lost and no attempt spent: claim nothing more, let the runs in flight
+    finish within the grace, hand back the rest, and wake their stages for the next worker."""
+    ledger.stop_claiming()
+    stop(worker, timeout_ms=get_settings().worker_stop_grace_seconds * 1000)
+    for name in sorted(ledger.hand_back()):
+        broker.send(stages.get(name), [])
+    log.info("worker stopped")

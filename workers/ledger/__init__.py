@@ -4,7 +4,17 @@ run, asking again, an operator's retry), ``claims`` (claim, lease, finish, relea
 bounded batches."""
 
 from workers.ledger.chosen import BATCH
-from workers.ledger.claims import add_to_result, backoff, claim, extend, finish, leased, release
+from workers.ledger.claims import (
+    add_to_result,
+    backoff,
+    claim,
+    extend,
+    finish,
+    hand_back,
+    leased,
+    release,
+    stop_claiming,
+)
 from workers.ledger.reads import get, runs_by_id, select_runs
 from workers.ledger.requests import RetryOutcome, request, retry, retry_all, revive, wanted_again
 from workers.ledger.sweep import fail_abandoned, stale
@@ -19,6 +29,7 @@ __all__ = [
     "fail_abandoned",
     "finish",
     "get",
+    "hand_back",
     "leased",
     "release",
     "request",
@@ -28,5 +39,6 @@ __all__ = [
     "runs_by_id",
     "select_runs",
     "stale",
+    "stop_claiming",
     "wanted_again",
 ]

@@ -5,12 +5,15 @@ workers never hold the same run. A claimed run carries a short lease that its wo
 it works (``leased``), so a run whose worker was killed is claimed again within one lease. A
 released run waits out its backoff (``available_at``) before any claim takes it, so an outage does
 not burn its attempts. The ledger owns attempts and backoff: Dramatiq retries nothing itself.
+
+A worker told to stop claims nothing more (``stop_claiming``) and, once its grace has passed, hands
+back what it still holds (``hand_back``): pending again, the attempt not spent, claimable at once.
 """
 
 import json
 import logging
+import secrets
 import threading
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -26,6 +29,12 @@ from models.stage_run import FAILED, PENDING, RUNNING, StageRun
 from workers.ledger.chosen import among
 
 log = logging.getLogger(__name__)
+
+# Every claim token this process makes starts with this, so a stopping worker finds the runs it
+# still holds without keeping a list of them (a token is the column's 32 characters).
+_PROCESS = secrets.token_hex(6)
+_stopping = threading.Event()
+_refused: set[str] = set()  # stages whose claims were refused while stopping
 
 
 def _claimable(now: datetime):
@@ -68,7 +77,7 @@ def claim(stage: str, run_ids: list[int], fill: int) -> list[StageRun]:
                 started_at=now,
                 updated_at=now,
                 lease_expires_at=lease,
-                claim=uuid.uuid4().hex,
+                claim=_PROCESS + secrets.token_hex(10),
             )
             .returning(StageRun)
         ).scalars()
@@ -196,3 +205,34 @@ def release(
                 )
             )
     return {wait: [run.id for run in group] for wait, group in retrying.items()}
+
+
+def stop_claiming() -> None:
+    """This process is stopping: every claim from now on takes nothing."""
+    _stopping.set()
+
+
+def hand_back() -> set[str]:
+    """Once a stopping worker's grace has passed: the runs this process still holds go back to
+    pending as they were before their claim. The attempt is not spent (the run did not fail, its
+    worker was told to stop), and the run is claimable at once; a late finish of its old claim
+    closes nothing. Returns the stages with runs waiting for a worker: those handed back and those
+    whose claims were refused."""
+    now = utcnow()
+    with db.session() as s:
+        handed = s.exec(
+            update(StageRun)
+            .where(StageRun.status == RUNNING, col(StageRun.claim).startswith(_PROCESS, autoescape=True))
+            .values(
+                status=PENDING,
+                attempts=StageRun.attempts - 1,
+                claim=None,
+                lease_expires_at=None,
+                available_at=now,
+                updated_at=now,
+            )
+            .returning(StageRun.id, StageRun.stage)
+        ).all()
+    if handed:
+        log.info("handed back %d runs still in flight: %s", len(handed), sorted(i for i, _ in handed))
+    return _refused | {stage for _, stage in handed}
