@@ -3,6 +3,7 @@
 
 import os
 import signal
+import socket
 import sys
 from typing import Annotated
 
@@ -19,6 +20,7 @@ from ops.caller import Caller, authenticate
 from ops.errors import OpError
 from providers.embedders import configured_dimensions, configured_model
 from schedules import runner as schedules_runner
+from services import listener
 from services.supervisor import Supervisor
 from workers import runner
 
@@ -39,7 +41,12 @@ def _check_vector_width() -> None:
 def up() -> None:
     """Run Loom on one machine: embedded PostgreSQL and Redis, then the API, a worker, the scheduler."""
     setup_logging()
-    with services.running(start=services.ALL) as endpoints:
+    settings = get_settings()
+    try:
+        api_socket = listener.bind(settings.host, settings.port)
+    except listener.PortBusy as exc:
+        raise fail(str(exc)) from None
+    with api_socket, services.running(start=services.ALL) as endpoints:
         _check_vector_width()
         settings = get_settings()
         out.print(f"Loom data in {settings.home}")
@@ -47,11 +54,13 @@ def up() -> None:
         out.print(f"API on http://{settings.host}:{settings.port}  (GET /healthz, POST /v1/<op>)")
         out.print(f"Dashboard on http://{settings.host}:{settings.port}/ui  (sign in with a token)")
         out.print("Get a token: loom tokens create --namespace NS --role writer")
-        code = Supervisor(settings.home / "run", services.embedded_in_use(endpoints)).run()
+        code = Supervisor(settings.home / "run", services.embedded_in_use(endpoints), api_socket).run()
     raise typer.Exit(code)
 
 
-def api() -> None:
+def api(
+    fd: Annotated[int | None, typer.Option(hidden=True, help="an inherited listening socket")] = None,
+) -> None:
     """The HTTP API."""
     setup_logging()
     # SIGINT or SIGTERM before uvicorn takes them over, and the one uvicorn raises again once it
@@ -63,13 +72,15 @@ def api() -> None:
         from api.app import create_app  # FastAPI, the dashboard and the MCP SDK (~1 s): for `loom api` alone
 
         settings = get_settings()
-        uvicorn.run(
+        config = uvicorn.Config(
             create_app(),
             host=settings.host,
             port=settings.port,
             log_level="info",
             access_log=settings.api_access_log,
         )
+        # Under `loom up`, the socket it holds across this process's restarts.
+        uvicorn.Server(config).run(sockets=None if fd is None else [socket.socket(fileno=fd)])
 
 
 def worker(threads: Annotated[int | None, typer.Option(help="worker threads")] = None) -> None:

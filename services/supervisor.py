@@ -4,6 +4,7 @@ PostgreSQL and Redis, restart whatever dies (with backoff), and stop it all on S
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -60,10 +61,12 @@ class _Child:
 
 
 class Supervisor:
-    def __init__(self, run_dir: Path, servers: list[ModuleType]) -> None:
+    def __init__(self, run_dir: Path, servers: list[ModuleType], api_socket: socket.socket) -> None:
         """``servers``: the embedded servers to keep running (``services.postgres``,
-        ``services.redis``: ``services.embedded_in_use``)."""
+        ``services.redis``: ``services.embedded_in_use``); ``api_socket``: the API's listening
+        socket (``services.listener``), handed to each API process."""
         self.run_dir = run_dir
+        self.api_socket = api_socket
         self.home = run_dir.parent
         self.servers = servers
         self.children = {name: _Child(name) for name in CHILDREN}
@@ -74,7 +77,11 @@ class Supervisor:
         return {name: c.proc for name, c in self.children.items() if c.proc is not None}
 
     def _spawn(self, child: _Child) -> None:
-        child.proc = subprocess.Popen([sys.executable, "-m", "cli", child.name])
+        command, fds = [sys.executable, "-m", "cli", child.name], ()
+        if child.name == "api":
+            fds = (self.api_socket.fileno(),)
+            command += ["--fd", str(fds[0])]
+        child.proc = subprocess.Popen(command, pass_fds=fds)
         child.started_at = time.monotonic()
         child.restart_at = None
         # Operators (and the kill test) find each child's pid here.

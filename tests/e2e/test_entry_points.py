@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -188,3 +189,22 @@ def test_ctrl_c_stops_a_worker_cleanly(loom):
     code = worker.wait(60)
     printed = "".join(lines) + worker.stderr.read()
     assert code == 0 and "Traceback" not in printed, printed
+
+
+def test_loom_up_on_a_busy_port_refuses_in_one_line_before_starting_anything(scratch):
+    (scratch / "user").mkdir()
+    with socket.create_server(("127.0.0.1", 0)) as holder:  # another program on the port
+        port = holder.getsockname()[1]
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(scratch / "user"),
+            "LOOM_HOME": str(scratch / "home"),
+            "LOOM_PORT": str(port),
+        }
+        refused = subprocess.run([LOOM, "up"], env=env, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    said = [line for line in refused.stderr.splitlines() if line.strip()]
+    assert len(said) == 1 and said[0].startswith("error: ") and f"127.0.0.1:{port}" in said[0], said
+    assert "LOOM_PORT" in said[0] and not refused.stdout
+    started = [p.name for p in (scratch / "home").iterdir()] if (scratch / "home").exists() else []
+    assert not {"postgres", "redis", "run"} & set(started), started
