@@ -88,7 +88,7 @@ WITH recording AS (
                             available_at)
     SELECT CAST(%(stage)s AS text), CAST(%(subject_kind)s AS text) || ':' || id,
            loom_run_key(CAST(%(stage)s AS text), id, left(%(embed_digest)s, 16)), 'pending', 0,
-           %(ts)s, %(ts)s, %(ts)s
+           %(now)s, %(now)s, %(now)s  -- the server's times, never the turn's (it may be years old)
     FROM embedding
     RETURNING id
 )

@@ -188,3 +188,24 @@ def test_each_turn_a_thread_gains_takes_the_next_sequence_number_whoever_writes_
         seqs = s.exec(select(Turn.seq).where(Turn.thread_id == thread).order_by(Turn.id)).all()
         last = s.exec(select(Thread.last_seq).where(Thread.thread_id == thread)).one()
     assert sorted(seqs) == list(range(1, 11)) and last == 10
+
+
+def test_a_turn_said_long_ago_gets_a_run_timed_by_the_server():
+    """A turn handed over with its original time (an ingested transcript, a hook): its embedding run
+    is created, updated and available now, so it is not "oldest pending" by the transcript's age,
+    is listed by `loom runs list --since`, and waits the sweep's grace like any other."""
+    from datetime import UTC, datetime, timedelta
+
+    from models.base import utcnow
+    from workers import ledger
+
+    enable_logging("old-times")
+    before = utcnow()
+    turn = append("old-times", "t", "said three years ago", ts="2023-11-01T08:00:00Z")
+    with db.session() as s:
+        assert s.get(Turn, turn["turn_id"]).ts == datetime(2023, 11, 1, 8, tzinfo=UTC)
+        run = s.exec(select(StageRun).where(StageRun.subject == embedding_subject(turn["turn_id"]))).one()
+    after = utcnow()
+    for moment in (run.created_at, run.updated_at, run.available_at):
+        assert before - timedelta(seconds=1) <= moment <= after, moment
+    assert run.id in [r.id for r in ledger.select_runs(since=before - timedelta(seconds=1), limit=1000)]
