@@ -21,7 +21,7 @@ from sqlalchemy.engine import make_url
 
 from models import db, migrate
 from models.settings import get_settings
-from services import postgres, redis, supervisor
+from services import postgres, privacy, redis, supervisor
 
 ALL = "all"
 DATABASE = "database"
@@ -64,6 +64,7 @@ def running(start: Start = ALL, stop_on_exit: bool = True) -> Iterator[Endpoints
     """
     get_settings.cache_clear()  # read the environment as it is now, not as an earlier import saw it
     settings = get_settings()
+    privacy.keep_private(settings.home)
     started: list[ModuleType] = []
     try:
         try:

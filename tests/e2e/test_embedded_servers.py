@@ -12,7 +12,7 @@ import psycopg
 import pytest
 import redis as redis_client
 
-from services import postgres, redis
+from services import postgres, privacy, redis
 from services.ports import is_listening, port_for
 
 pytestmark = pytest.mark.e2e
@@ -49,7 +49,7 @@ def test_the_embedded_postgresql_wants_the_password_kept_0600_under_loom_home(ho
 def test_a_data_directory_made_with_trust_by_an_earlier_loom_wants_the_password_after_a_restart(home):
     pgdata = home / "postgres"
     pgdata.mkdir(parents=True)
-    if postgres._run_as_root():
+    if privacy.as_root():
         postgres._prepare_root(pgdata)
     postgres._pg("initdb", ["--auth=trust", "--encoding=utf8", "-U", "postgres"], pgdata)  # as before
     postgres.start(home)
@@ -187,3 +187,61 @@ def test_a_one_off_command_leaves_running_a_database_it_started_while_loom_up_ru
     with one_off():
         assert postgres.alive(home)
     assert not postgres.alive(home)  # no `loom up`: a server the command started is stopped again
+
+
+DANGEROUS = ("CONFIG", "FLUSHALL", "DEBUG", "MODULE")
+
+
+def test_the_embedded_redis_wants_its_password_and_has_no_dangerous_commands(home):
+    redis.start(home)
+    port = port_for(home, "redis")
+    secret = home / "redis.secret"
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600 and len(secret.read_text().strip()) >= 32
+    with pytest.raises(redis_client.AuthenticationError):
+        redis_client.Redis(port=port, socket_timeout=5).set("k", "v")
+    client = redis_client.Redis.from_url(redis.url(home), socket_timeout=5)
+    assert client.ping()
+    for command in DANGEROUS:
+        with pytest.raises(redis_client.ResponseError, match="unknown command"):
+            client.execute_command(command, "HELP")
+    # The operator (and a test) reaches CONFIG under its name on this server.
+    assert client.execute_command(redis.admin_command(home, "CONFIG"), "GET", "appendonly") == {
+        b"appendonly": b"yes"
+    }
+    server = psutil.Process(int((home / "redis" / "redis.pid").read_text()))
+    if os.geteuid() == 0:  # as root, the server runs as the embedded PostgreSQL's user
+        assert server.username() == privacy.SERVER_USER
+    # The password is not on its command line, where every local user could read it.
+    assert secret.read_text().strip() not in " ".join(server.cmdline())
+
+
+def test_a_redis_data_directory_of_an_earlier_loom_gets_a_password_at_its_next_start(home):
+    redis.start(home)
+    redis.stop(home)
+    (home / "redis.secret").unlink()  # as an earlier Loom left it: no password kept
+    redis.start(home)
+    with pytest.raises(redis_client.AuthenticationError):
+        redis_client.Redis(port=port_for(home, "redis"), socket_timeout=5).ping()
+    assert redis_client.Redis.from_url(redis.url(home), socket_timeout=5).ping()
+
+
+def test_nothing_under_the_data_directory_is_readable_by_other_users(loom):
+    # An earlier Loom's data directory: world-readable, as it used to be left.
+    loom.home.mkdir(parents=True)
+    loom.home.chmod(0o755)
+    (loom.home / "ports.json").write_text("{}")
+    (loom.home / "ports.json").chmod(0o644)
+    loom.up()
+    mode = stat.S_IMODE(loom.home.stat().st_mode)
+    # The server's user must traverse the data directory to reach its own, nothing more.
+    assert mode == (0o711 if os.geteuid() == 0 else 0o700), oct(mode)
+    readable = []
+    for path in loom.home.rglob("*"):
+        if path.is_relative_to(loom.home / "postgres") and path != loom.home / "postgres":
+            continue  # PostgreSQL's own (initdb makes it 0700, and refuses to start otherwise)
+        if stat.S_IMODE(path.lstat().st_mode) & 0o077:
+            readable.append(f"{path.relative_to(loom.home)} {oct(stat.S_IMODE(path.lstat().st_mode))}")
+    assert not readable, readable
+    assert stat.S_IMODE((loom.home / "postgres").stat().st_mode) == 0o700
+    for name in ("ports.json", "postgres.secret", "redis.secret", "run/api.pid", "run/up.pid"):
+        assert stat.S_IMODE((loom.home / name).stat().st_mode) == 0o600, name

@@ -189,6 +189,13 @@ def loom_env(monkeypatch):
     get_settings.cache_clear()
 
 
+def redis_config_set(client, name: str, value) -> None:
+    """CONFIG SET on the embedded Redis, where CONFIG answers to its renamed command only."""
+    from services import redis
+
+    client.execute_command(redis.admin_command(get_settings().home, "CONFIG"), "SET", name, value)
+
+
 def enable_logging(namespace: str, enabled: bool = True) -> None:
     from ops.caller import OPERATOR
     from ops.registry import call

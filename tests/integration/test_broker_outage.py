@@ -15,7 +15,14 @@ from models.settings import get_settings
 from models.stage_run import PENDING, SUCCEEDED, StageRun
 from schedules.registry import passes
 from services import redis as embedded_redis
-from tests.integration.conftest import append, embedding_subject, enable_logging, settled, wait_until
+from tests.integration.conftest import (
+    append,
+    embedding_subject,
+    enable_logging,
+    redis_config_set,
+    settled,
+    wait_until,
+)
 
 
 def statuses(answers: list[dict]) -> list[str]:
@@ -67,13 +74,13 @@ def test_an_append_still_stores_when_redis_refuses_writes(broker, openai_embedde
     # read-only after a failover, or out of memory) must not turn a stored turn into a 500.
     enable_logging("refusing")
     broker.flush_all()
-    broker.client.config_set("min-replicas-to-write", 1)
+    redis_config_set(broker.client, "min-replicas-to-write", 1)
     try:
         with pytest.raises(redis.ResponseError):
             broker.client.set("loom:probe", 1)
         answer = append("refusing", "t", "written while Redis refuses writes")
     finally:
-        broker.client.config_set("min-replicas-to-write", 0)
+        redis_config_set(broker.client, "min-replicas-to-write", 0)
     assert answer["stored"] and answer["embedding"] == "pending"
     assert statuses([answer]) == [PENDING]  # the sweep sends it once Redis takes writes again
 

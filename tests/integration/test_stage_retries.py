@@ -18,7 +18,14 @@ from models.conversation import Embedding, Thread
 from models.settings import get_settings
 from models.stage_run import FAILED, PENDING, RUNNING, SUCCEEDED, StageRun
 from pipelines.embedding import Pending, embed_isolating
-from tests.integration.conftest import append, embedding_subject, enable_logging, settled, wait_until
+from tests.integration.conftest import (
+    append,
+    embedding_subject,
+    enable_logging,
+    redis_config_set,
+    settled,
+    wait_until,
+)
 from workers import ledger, outbox
 
 
@@ -284,12 +291,12 @@ def test_a_broker_outage_is_logged_once_not_once_per_append(broker, caplog):
 
     outage.succeeded()  # an earlier test may have left the broker marked down
     broker.flush_all()  # and a waiting message would spare the appends from sending
-    broker.client.config_set("min-replicas-to-write", 1)  # Redis answers but refuses every write
+    redis_config_set(broker.client, "min-replicas-to-write", 1)  # Redis answers but refuses every write
     try:
         with caplog.at_level(logging.WARNING, logger="workers.broker"):
             answers = [append("retries", "outage", f"append {i} while the broker refuses") for i in range(5)]
     finally:
-        broker.client.config_set("min-replicas-to-write", 0)
+        redis_config_set(broker.client, "min-replicas-to-write", 0)
     assert all(a["stored"] for a in answers)
     assert len([r for r in caplog.records if "broker unavailable" in r.message]) == 1
     time.sleep(outage.QUIET_SECONDS)  # right after a failure, sends give up without trying
