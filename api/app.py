@@ -15,9 +15,10 @@ from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, create_model
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.routing import Route
 
-from api import mcp, observability, openapi, threads
+from api import hosts, mcp, observability, openapi, threads
 from api.bodies import read_body
 from api.errors import JSONErrors
 from models.settings import get_settings
@@ -31,7 +32,7 @@ from ui import app as ui
 
 
 def create_app(warm_embedder: bool = True) -> FastAPI:
-    endpoint = mcp.HttpEndpoint(get_settings().host)
+    endpoint = mcp.HttpEndpoint()
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -46,6 +47,10 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
     # MCP over streamable HTTP (``api.mcp``): GET, POST and DELETE on one path.
     app.router.routes.append(Route("/mcp", endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
     app.add_middleware(JSONErrors)
+    # Outermost: a request naming another Host is refused before anything reads it.
+    app.add_middleware(
+        TrustedHostMiddleware, allowed_hosts=hosts.answered(get_settings()), www_redirect=False
+    )
     app.include_router(observability.router)  # GET /metrics, GET /healthz
 
     @app.exception_handler(OpError)

@@ -29,6 +29,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import JSONResponse
 
 from models.settings import get_settings
@@ -324,12 +325,14 @@ def build(toolset: str = CORE, caller: Caller | None = None) -> MCPServer:
     return server
 
 
+NO_HOST_CHECK = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+
+
 class HttpEndpoint:
     """``/mcp`` on the API: the bearer token checked before any MCP exchange (401 otherwise), then
     the toolset's streamable HTTP session manager (``?toolset=all`` for the full one)."""
 
-    def __init__(self, host: str) -> None:
-        self.host = host
+    def __init__(self) -> None:
         self.servers = {toolset: build(toolset) for toolset in TOOLSETS}
         self._apps: dict[str, StreamableHTTPASGIApp] = {}
 
@@ -340,7 +343,10 @@ class HttpEndpoint:
         async with AsyncExitStack() as stack:
             apps = {}
             for name, server in self.servers.items():
-                server.streamable_http_app(host=self.host)  # makes the server's session manager
+                # Makes the server's session manager. The API checks every request's Host
+                # (``api.hosts``), /mcp's included: the SDK's own loopback-only check would
+                # refuse the names an operator lists.
+                server.streamable_http_app(transport_security=NO_HOST_CHECK)
                 await stack.enter_async_context(server.session_manager.run())
                 apps[name] = StreamableHTTPASGIApp(server.session_manager)
             self._apps = apps

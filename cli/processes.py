@@ -11,6 +11,7 @@ import typer
 import uvicorn
 
 import services
+from api import hosts
 from cli.common import check_choice, check_range, connected, setup_logging
 from cli.console import fail, out
 from models import db
@@ -42,6 +43,8 @@ def up() -> None:
     """Run Loom on one machine: embedded PostgreSQL and Redis, then the API, a worker, the scheduler."""
     setup_logging()
     settings = get_settings()
+    if reason := hosts.unlisted(settings):
+        raise fail(reason)
     try:
         api_socket = listener.bind(settings.host, settings.port)
     except listener.PortBusy as exc:
@@ -68,6 +71,8 @@ def api(
     # has stopped: a stop that was asked for, exit 0.
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: sys.exit(0))
+    if reason := hosts.unlisted(get_settings()):
+        raise fail(reason)
     with connected():
         _check_vector_width()
         from api.app import create_app  # FastAPI, the dashboard and the MCP SDK (~1 s): for `loom api` alone

@@ -5,12 +5,17 @@ on); fields are flat so each variable keeps exactly the name the documents give 
 by area. A setting arrives with the stage that reads it.
 """
 
+import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+# A host name, an IPv4 or IPv6 address, or "*.domain": what a request's Host may name.
+_HOST_NAME = re.compile(r"(?:\*\.)?[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?|[0-9a-f:]{2,39}", re.IGNORECASE)
 
 
 class Settings(BaseSettings):
@@ -20,6 +25,10 @@ class Settings(BaseSettings):
     home: Path = Field(default=Path("~/.local/share/loom").expanduser(), description="data directory")
     host: str = "127.0.0.1"
     port: int = 7777
+    # The names requests may carry in Host besides the loopback ones (comma-separated; "*.domain"
+    # for its subdomains): a page of another site whose name resolves here is refused (DNS
+    # rebinding). Required when `host` is beyond the loopback (``api.hosts``).
+    allowed_hosts: Annotated[list[str], NoDecode] = []
     api_access_log: bool = False  # a log line per request costs the capture path measurable CPU
     database_url: str | None = None  # unset: the embedded PostgreSQL under `home`
     redis_url: str | None = None  # unset: the embedded Redis under `home`
@@ -139,6 +148,18 @@ class Settings(BaseSettings):
     # An MCP session's implicit run (the run its appends carry) closes after this long without a
     # call; the session's next call starts a new one.
     mcp_session_run_idle_seconds: float = Field(default=1_800, gt=0, le=7 * 86_400)
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _host_names(cls, value: str | list[str]) -> list[str]:
+        names = [name.strip().lower() for name in value.split(",")] if isinstance(value, str) else value
+        names = [name for name in names if name]
+        bad = [name for name in names if not _HOST_NAME.fullmatch(name)]
+        if bad:
+            raise ValueError(
+                f"not a host name: {bad[0][:80]!r} (names like loom.internal, 10.0.0.5, *.example.com)"
+            )
+        return names
 
     @field_validator("night_weaving_cron")
     @classmethod

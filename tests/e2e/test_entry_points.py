@@ -208,3 +208,19 @@ def test_loom_up_on_a_busy_port_refuses_in_one_line_before_starting_anything(scr
     assert "LOOM_PORT" in said[0] and not refused.stdout
     started = [p.name for p in (scratch / "home").iterdir()] if (scratch / "home").exists() else []
     assert not {"postgres", "redis", "run"} & set(started), started
+
+
+def test_loom_up_beyond_the_loopback_asks_for_the_allowed_host_names_in_one_line(scratch):
+    (scratch / "user").mkdir()
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(scratch / "user"),
+        "LOOM_HOME": str(scratch / "home"),
+        "LOOM_HOST": "0.0.0.0",
+        "LOOM_PORT": str(free_port()),
+    }
+    for command in (["up"], ["api"]):
+        refused = subprocess.run([LOOM, *command], env=env, capture_output=True, text=True, timeout=60)
+        said = [line for line in refused.stderr.splitlines() if line.strip()]
+        assert refused.returncode == 2 and len(said) == 1 and "LOOM_ALLOWED_HOSTS" in said[0], said
+        assert not (scratch / "home" / "postgres").exists()

@@ -19,6 +19,7 @@ os.environ.update(
     LOOM_STAGE_MAX_BACKOFF_MS="100",
     LOOM_STAGE_MAX_ATTEMPTS="3",
     LOOM_METRICS_CACHE_SECONDS="0",  # each scrape sees what the test just did
+    LOOM_ALLOWED_HOSTS="loom.test",  # the dashboard tests' site (TestClient's "testserver" is refused)
 )
 
 import services  # noqa: E402
@@ -160,7 +161,7 @@ def client(database):
 
     from api.app import create_app
 
-    with TestClient(create_app(warm_embedder=False)) as client:
+    with TestClient(create_app(warm_embedder=False), base_url="http://127.0.0.1") as client:
         yield client
 
 

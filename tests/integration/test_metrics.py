@@ -159,7 +159,7 @@ def app_with(monkeypatch):
         for name, value in environment.items():
             monkeypatch.setenv(name, value)
         get_settings.cache_clear()
-        client = TestClient(create_app(warm_embedder=False))
+        client = TestClient(create_app(warm_embedder=False), base_url="http://127.0.0.1")
         clients.append(client)
         client.__enter__()
         return client
