@@ -7,7 +7,8 @@ A turn that now reads as high loses its embedding row in the judging transaction
 deleted, never kept); one that no longer reads as high gets an embedding row, unless a live row of
 the thread already holds the same message and text (it serves this turn too). Either way its
 thread's lexical contexts are rebuilt in that transaction (``pipelines.contexts``): a turn now
-high is no one's context, one no longer high is again."""
+high is no one's context, one no longer high is again. What was made of a turn now high (a
+summary, memory, a title) is withdrawn there too (``pipelines.derived``)."""
 
 import logging
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from models.conversation import Embedding, Turn
 from models.queries import embeddings
 from models.queries import turns as queries
 from models.settings import get_settings
-from pipelines import contexts, embedding, keys, screening
+from pipelines import contexts, derived, embedding, keys, screening
 
 log = logging.getLogger(__name__)
 
@@ -49,13 +50,16 @@ def judge_again(s: Session, ids: range, version: int, namespace: str | None) -> 
     for turn in turns:
         level = screening.screen(turn.content).level
         if level == screening.HIGH and turn.sensitivity != screening.HIGH:
-            high.append(turn.id)
+            high.append(turn)
         elif level != screening.HIGH and turn.sensitivity == screening.HIGH:
             cleared.append(turn)
     s.exec(update(Turn).where(col(Turn.id).in_([t.id for t in turns])).values(screened_with=version))
+    withdrawn = {}
     if high:
-        s.exec(update(Turn).where(col(Turn.id).in_(high)).values(sensitivity=screening.HIGH))
-        s.execute(embeddings.DELETE_OF_TURNS, {"ids": high})
+        high_ids = [t.id for t in high]
+        s.exec(update(Turn).where(col(Turn.id).in_(high_ids)).values(sensitivity=screening.HIGH))
+        s.execute(embeddings.DELETE_OF_TURNS, {"ids": high_ids})
+        withdrawn = derived.withdraw(s, high)
     to_embed = []
     if cleared:
         cleared_ids = [t.id for t in cleared]
@@ -69,10 +73,11 @@ def judge_again(s: Session, ids: range, version: int, namespace: str | None) -> 
         ]
     if high or cleared:
         # A turn now high is no one's context any more; one no longer high is again.
-        changed = set(high) | {t.id for t in cleared}
+        changed = {t.id for t in high} | {t.id for t in cleared}
         contexts.rebuild(s, {(t.namespace, t.thread_id) for t in turns if t.id in changed})
         log.info("re-screened %d turns: %d now high, %d no longer", len(turns), len(high), len(cleared))
-    return Judged({"turns": len(turns), "high": len(high), "cleared": len(cleared)}, to_embed)
+    counts = {"turns": len(turns), "high": len(high), "cleared": len(cleared)}
+    return Judged(counts | {f"withdrawn_{what}": n for what, n in withdrawn.items()}, to_embed)
 
 
 def _embedding_row(s: Session, turn: Turn) -> tuple[int, str] | None:

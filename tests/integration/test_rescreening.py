@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 import cli
 from models import db
+from models.base import utcnow
 from models.conversation import Embedding, Turn
 from models.settings import get_settings
 from ops.caller import OPERATOR
@@ -192,3 +193,112 @@ def test_a_turn_judged_high_leaves_every_context_and_one_cleared_joins_them(upgr
     assert context_of(namespace, "spa", "s2") == lexemes_of(said[0])
     assert context_of(namespace, "spa", "s4") == lexemes_of(said[3])
     assert "s4" in found_lexically(namespace, "nightly build")
+
+
+def test_what_was_made_of_a_turn_now_high_is_withdrawn_with_it(upgrade, worker):
+    """A summary that replaced the turn, the evidence an extraction kept of it and the memory
+    citing that evidence, and the title the titler made for its thread: made while older rules let
+    the turn through, withdrawn from search and listings when the new rules judge it high. What was
+    made of other turns, and a title its client set, stay."""
+    from uuid import UUID, uuid4
+
+    from models.conversation import Thread
+    from models.memory import MemoryEvidence, MemoryThread
+    from models.stage_run import SUCCEEDED, StageRun
+
+    namespace = "rescreen-derived"
+    enable_logging(namespace)
+    for i, content in enumerate([*PLAIN, SECRET]):
+        append(namespace, "made-of", content, msg_id=f"m{i}")
+        append(namespace, "client-titled", content, msg_id=f"m{i}")
+    # As the compaction stage writes a summary (shown here as what a model made of the secret).
+    append(
+        namespace,
+        "made-of",
+        "Summary: the staging checkout is paid with the card 4111 1111 1111 1111.",
+        role="system",
+        metadata={"compacted_from": ["m2", "m3"]},
+        msg_id="summary-1",
+    )
+    append(
+        namespace,
+        "made-of",
+        "Summary: the provider timeout.",
+        role="system",
+        metadata={"compacted_from": ["m1"]},
+    )
+    wait_until(settled, what="the embeddings")
+    with db.session() as s:
+        made_of, client_titled = (
+            s.exec(select(Thread).where(Thread.namespace == namespace, Thread.thread_id == t)).one()
+            for t in ("made-of", "client-titled")
+        )
+        made_of.title, client_titled.title = "Card 4111 for the staging checkout", "Checkout notes"
+        s.add(StageRun(stage="title", subject=f"thread:{made_of.id}", idem_key=uuid4().hex, status=SUCCEEDED))
+    # Memory an extraction made, citing its evidence (set here as the extraction stage writes it).
+    made = {
+        content: call("memory.set", OPERATOR, {"namespace": namespace, "content": content})["thread"]
+        for content in ("pays staging with the card on file", "checkout fails", "unrelated")
+    }
+    with db.session() as s:
+        evidence = [
+            MemoryEvidence(
+                loom_id=made["unrelated"]["loomId"],
+                namespace=namespace,
+                thread_id="made-of",
+                msg_id=f"m{i}",
+                agent="default",
+                role="user",
+                content=content,
+                ts=utcnow(),
+                sensitivity="none",
+            )
+            for i, content in ((3, SECRET), (0, PLAIN[0]))
+        ]
+        s.add_all(evidence)
+        s.flush()
+        for content, cited in zip(
+            ("pays staging with the card on file", "checkout fails"), evidence, strict=True
+        ):
+            s.get(MemoryThread, UUID(made[content]["id"])).evidence_ids = [cited.id]
+    upgrade()
+    assert rescreen_outdated(namespace)
+    wait_until(settled, what="the rescreen")
+
+    with db.session() as s:
+        summary = s.exec(select(Turn).where(Turn.namespace == namespace, Turn.msg_id == "summary-1")).one()
+        assert summary.sensitivity == "high" and rows_of(summary.id) == 0
+        other = s.exec(
+            select(Turn).where(Turn.namespace == namespace, Turn.content.like("%provider timeout."))
+        )
+        assert other.one().sensitivity == "none"
+        assert [
+            e.sensitivity
+            for e in s.exec(
+                select(MemoryEvidence)
+                .where(MemoryEvidence.namespace == namespace)
+                .order_by(MemoryEvidence.msg_id)
+            )
+        ] == ["none", "high"]
+        cut = {
+            m.content: m.cut_at is not None
+            for m in s.exec(select(MemoryThread).where(MemoryThread.namespace == namespace))
+        }
+        assert cut == {
+            "pays staging with the card on file": True,
+            "checkout fails": False,
+            "unrelated": False,
+        }
+        titles = dict(
+            s.exec(select(Thread.thread_id, Thread.title).where(Thread.namespace == namespace)).all()
+        )
+        assert titles == {"made-of": None, "client-titled": "Checkout notes"}
+    body = {"namespace": namespace, "query": "staging checkout card", "limit": 20}
+    hits = call("conversation.search", OPERATOR, body)["hits"]
+    assert "summary-1" not in [h["msg_id"] for h in hits] and not [h for h in hits if "4111" in str(h)]
+    memory = call("memory.search", OPERATOR, {"namespace": namespace, "query": "card on file", "limit": 20})
+    assert "pays staging" not in str(memory)
+    recalled = call("memory.recall", OPERATOR, {"namespace": namespace, "thread_id": "made-of", "limit": 50})
+    assert "4111" not in str(recalled)
+    listing = call("conversation.threads", OPERATOR, {"namespace": namespace, "limit": 10})
+    assert "4111" not in str(listing)
