@@ -33,6 +33,8 @@ COMMANDS = {
     "erasure": "cli.erasure:erasure_app",
     "brief": "cli.briefs:brief_app",
     "db": "cli.db:db_app",
+    "backup": "cli.backup:backup",
+    "restore": "cli.backup:restore",
     "threads": "cli.threads:threads_app",
     "login": "cli.threads:login",
     "resume": "cli.threads:resume",
