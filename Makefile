@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: up test lint screenshots bench-ingest bench-retrieval
+.PHONY: up test test-servers lint screenshots bench-ingest bench-retrieval
 
 $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -18,7 +18,11 @@ up: $(STAMP)
 	$(VENV)/bin/loom up
 
 test: $(STAMP)
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest --ignore=tests/separate
+
+# Loom over separately run PostgreSQL, Redis and PgBouncer (Debian's redis-server and pgbouncer).
+test-servers: $(STAMP)
+	$(VENV)/bin/pytest tests/separate
 
 # The README's dashboard screenshots, as the browser tests take them (Chromium required).
 screenshots: $(STAMP)
