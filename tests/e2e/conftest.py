@@ -127,6 +127,19 @@ def running_loom(prefix: str, recording: tuple[str, ...] = (), **env: str) -> It
 
 
 @pytest.fixture
+def model():
+    """A local OpenAI-compatible model server; ends by checking that no prompt held a high text."""
+    from pipelines import screening
+    from tests.support.openai_server import FakeOpenAI
+
+    server = FakeOpenAI().start()
+    yield server
+    server.stop()
+    sent = [message["content"] for messages in server.chat_calls for message in messages]
+    assert not [text for text in sent if screening.is_high(text)]
+
+
+@pytest.fixture
 def scratch():
     """A directory of the test's own. Not pytest's tmp_path: pytest sessions running beside this
     one delete each other's older tmp_path trees, data directories of live servers included."""

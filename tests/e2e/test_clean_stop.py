@@ -12,18 +12,10 @@ import pytest
 
 from services import postgres
 from tests.e2e.conftest import wait_for
-from tests.support.openai_server import FakeOpenAI
 
 pytestmark = pytest.mark.e2e
 
 TURNS = 120
-
-
-@pytest.fixture
-def model():
-    server = FakeOpenAI().start()
-    yield server
-    server.stop()
 
 
 def test_ctrl_c_with_runs_in_flight_finishes_or_hands_them_back(loom, model):
