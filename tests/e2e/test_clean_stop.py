@@ -67,6 +67,10 @@ def test_ctrl_c_with_runs_in_flight_finishes_or_hands_them_back(loom, model):
         "AND NOT (status = 'pending' AND attempts = 0)"
     )
     assert not spent, spent
+    by_state = loom.sql(
+        "SELECT stage, status, attempts, count(*) FROM stage_runs GROUP BY 1, 2, 3 ORDER BY 1, 2"
+    )
+    print("runs after Ctrl-C (stage, status, attempts, count):", by_state)
     assert loom.sql("SELECT status, attempts FROM stage_runs WHERE id = %s", compaction) == [("pending", 0)]
 
     model.chat_delay = 0
