@@ -5,13 +5,23 @@ search. A false positive silently hides an ordinary turn, so each shape is paire
 keep precision: provider prefixes need random-looking bodies, assignments must assign a literal
 (not a variable, type, env lookup or placeholder), card numbers need an issuer prefix and Luhn, etc.
 
-Pure stdlib and fast, since it runs inline on every write (~0.1-0.4 ms per 10 kB): each check is
+Pure stdlib and fast, since it runs inline on every write (~0.1-0.5 ms per 10 kB): each check is
 gated by substring tests at C speed, keyword rules match only where the keyword occurs, and every
 repeat is bounded or possessive with nothing nested, so there is no catastrophic backtracking.
 
 Rules run on a normalised copy (NFKC, invisible characters removed, Unicode spaces made plain), so
 fullwidth letters, zero-width joiners or no-break spaces do not hide a secret. Provider token
-formats, private-key bodies, Basic credentials, cards and SSNs live in `pipelines.secret_formats`.
+formats, private-key bodies, Basic credentials, cards, SSNs, IBANs, bank account numbers and
+identity-document numbers live in `pipelines.secret_formats`; passwords and passphrases told in
+prose or assigned in code in `pipelines.secret_statements`. PINs and the codes that open things
+(alarm, door, safe, phone unlock) are here.
+
+Shapes: api_key, jwt, private_key, bearer_token, secret_assignment, password (a stated or assigned
+password, of any characters in prose), passphrase (several plain words, or a wallet's seed phrase),
+pin (a PIN or an access code), card_number, ssn, id_number (passport, driving licence, national
+insurance and other national or tax numbers), bank_account (an IBAN, or an account number beside
+a bank's name). Stand-in passwords that documentation and docker files show ("changeme", "admin",
+"postgres", "password", "secret"...) are not high.
 """
 
 from __future__ import annotations
@@ -22,14 +32,18 @@ from dataclasses import dataclass
 
 from pipelines.secret_formats import (
     aws_secret_positions,
+    has_bank_account,
     has_basic_credentials,
     has_card,
+    has_iban,
     has_pem_body,
     has_provider_token,
     has_ssn,
+    id_number_shapes,
 )
 from pipelines.secret_statements import (
     assignment_shapes,
+    has_passphrase,
     has_secret_statement,
     looks_random,
     names_other_value,
@@ -41,7 +55,7 @@ NONE = "none"
 # Raise it with any change that makes some text read differently: the re-screening stage then
 # judges every turn screened by an older version again (`loom screening rescreen`, and the
 # scheduler's rescreen pass).
-RULES_VERSION = 1
+RULES_VERSION = 2
 EXCERPT_LOOKAHEAD = 1024  # chars past the shown part of an excerpt that are screened too
 
 
@@ -60,6 +74,9 @@ BEARER = re.compile(r"\b(?:[Bb]earer|Basic)[ \t]+([\w.~+/-]{20,300}+=*+)(?![\w.~
 # --- personal numbers: cards and SSNs are in pipelines.secret_formats; PINs need the words around
 PIN = re.compile(
     r"\b(?:PIN|[Pp]in)(?P<noun>[ _\t]*(?i:code|number|no\.?|#))?"
+    # "the PIN for the company card is 4829", "the PIN I use is ...": then a separator must follow
+    r"(?P<about>[ \t]+(?i:for|to|of|on|at|i|we|you|that)(?:[ \t]+[\w'.-]{1,30}){1,4}?"
+    r"(?=[ \t]+(?i:is|was)\b|[ \t]*:))?"
     r"(?:[ \t]*(?P<sep>(?i:is|was|=|:|-))[ \t]*:?[ \t]*|[ \t]+)"
     r"[\"']?(?P<num>[0-9]{4,8})(?![\w.,:/-]?[0-9]|\w)"
 )
@@ -82,6 +99,43 @@ _QUANTITY_AFTER = re.compile(
     r"(?i)[ \t]*(?:[kmgt]i?b|bytes?|(?:huge)?pages?|cpus?|cores?|threads?|workers?|[mg]hz|rpm|ms|px|mm)\b"
 )
 _PLACE_AFTER = re.compile(r"[ \t]*[,-]?[ \t]*[A-Z][a-z]{2,}")  # "PIN code 560001 Bangalore"
+
+# Codes that open something, stated like a PIN: "the alarm code is 1234", "door code 4471#", "my
+# phone's unlock code is 2580", "the code to the garage is 8812", "the safe combination is 12-34-56".
+# The code must be named for what it opens (not "error code 1234", "zip code", "promo code") and
+# given as digits: "the alarm code is on the fridge" states none.
+_CODE_OPENS = (
+    r"alarm|door|gate|garage|safe|lock|unlock|lock[ -]?screen|screen[ -]?lock|access|entry|entrance"
+    r"|keypad|key[ -]?pad|lock[ -]?box|key[ -]?box|key[ -]?safe|padlock|locker|buzzer|intercom|voicemail"
+    r"|security|verification|2fa|mfa|otp|one[ -]time|login|sign[ -]?in|auth|authentication|backup"
+    r"|recovery|disarm|arming|vault|storage[ -]unit|building[ -](?:door|entry)"
+)
+_CODE_NAMED_BEFORE = re.compile(
+    rf"(?i)(?<![\w-])(?:{_CODE_OPENS})(?:['\u2019]s)?"
+    r"(?:[ \t-]+(?:system|panel|door|pad|box|opener|remote|entry|lock|screen|unit))?[ \t-]*$"
+)
+# In "the code to/for the X", the X must be a thing with a lock.
+_CODE_PLACES = {
+    "alarm", "door", "doors", "gate", "garage", "safe", "lock", "locker", "padlock", "house", "apartment",
+    "flat", "building", "office", "keypad", "lockbox", "shed", "vault", "unlock", "phone", "iphone",
+    "ipad", "tablet", "laptop", "storage", "unit", "room", "entrance", "front", "back", "basement",
+    "cabinet", "suitcase", "briefcase", "bike", "mailbox", "lobby", "elevator", "lift", "voicemail",
+    "wifi", "wi-fi", "router",
+}  # fmt: skip
+ACCESS_CODE = re.compile(
+    r"(?i)(?P<noun>codes?|combination|combo)\b(?:[ \t]+lock\b)?"  # "combination lock: 12-34-56"
+    r"(?P<about>[ \t]+(?:to|for|of|on|that)(?:[ \t]+[\w'.-]{1,30}){1,4}?"
+    r"(?=[ \t]+(?:is|was|are)\b|[ \t]*[:=]))?"
+    r"(?:(?:[ \t]*(?P<sep>[:=\u2192-])|[ \t]+(?P<verb>is|was|are)\b(?:[ \t]*:)?)[ \t]*|[ \t]+)"
+    r"[\"'`]?(?P<num>[*#]?[0-9]{4,10}[#*]?|[0-9]{4,5}(?:[- ][0-9]{4,5}){1,3}"  # "1234-5678" backup codes
+    r"|(?P<groups>[0-9]{1,3}(?:[ \t]?[-/,.][ \t]?[0-9]{1,3}){2,4}|[0-9]{2}(?: [0-9]{2}){2,3}))"
+    r"(?![\w.,:/-]?[0-9]|\w)"
+)
+_CODE_QUANTITY = re.compile(
+    r"(?i)[ \t]*(?:digits?|characters?|chars?|numbers?|times|tries|attempts|seconds?|secs?|minutes?"
+    r"|mins?|hours?|days?|weeks?|months?|years?|lines?|loc|words?|pages?|rows?|files?|items?|users?|steps?"
+    r"|people|calories|kcal|px|mm|cm|km|kg|lbs?|usd|eur|gbp|dollars?|euros?|pounds?)\b|[ \t]*%"
+)
 
 
 # A generic secret must look machine-made. Measured per-char Shannon entropy of random strings
@@ -116,6 +170,41 @@ def _has_pin(text: str, low: str) -> bool:
     return False
 
 
+_DIGITS_AHEAD = re.compile(r"[^\n]{0,80}?[0-9]")
+_LOCK_NOUNS = ("combination lock", "combo lock")
+_CODE_WORDS = {  # each word of _CODE_OPENS, and the compounds written as one: "lockbox", "keypad"
+    *re.findall(r"[a-z0-9]+", _CODE_OPENS),
+    *re.findall(r"[a-z0-9]+", _CODE_OPENS.replace("[ -]?", "").replace("[ -]", "")),
+}
+_YEAR_RANGE = re.compile(r"(?:19|20)[0-9]{2}[ \t]?[-/][ \t]?(?:19|20)[0-9]{2}")  # "2024-2025"
+_ABOUT_AHEAD = re.compile(r"(?:codes?|combination|combo)[ \t]+(?:to|for|of|on|that)\b")
+
+
+def _has_access_code(text: str, low: str) -> bool:
+    for i, _ in positions(low, ("code", "comb") if "comb" in low else ("code",)):
+        if not _DIGITS_AHEAD.match(text, i):
+            continue  # no number follows in the line
+        before = low[max(0, i - 30) : i].replace("\u2019", "'").replace("'s", " ").replace("-", " ").split()
+        named = (
+            any(w in _CODE_WORDS for w in before[-3:])  # a set lookup first, the regex to confirm
+            and _CODE_NAMED_BEFORE.search(text, max(0, i - 30), i)
+        ) or low.startswith(_LOCK_NOUNS, i)
+        if i and low[i - 1].isalpha() and not named:
+            continue  # "barcode", "geocode", "passcode" (a password); but "doorcode", "gatecode"
+        if not named and not _ABOUT_AHEAD.match(low, i):
+            continue  # named neither before ("alarm code") nor after ("the code to the alarm")
+        m = ACCESS_CODE.match(text, i)
+        if not m or _CODE_QUANTITY.match(text, m.end()) or _YEAR_RANGE.fullmatch(m["num"]):
+            continue
+        about = set(re.findall(r"[a-z]+", (m["about"] or "").lower()))
+        if not (named or about & _CODE_PLACES) or not (m["sep"] or m["verb"] or named):
+            continue  # "the code 1234": named for nothing; "code to the alarm 1234": no separator
+        if m["groups"] and re.search("[/.]", m["groups"]) and m["noun"].lower().startswith("code"):
+            continue  # "12/05/24" is a date; a lock's combination is "12-34-56"
+        return True
+    return False
+
+
 def _has_bearer(text: str, low: str) -> bool:
     for i, _ in positions(low, ("bearer", "basic")):
         m = BEARER.match(text, i)
@@ -131,6 +220,7 @@ _SHAPE = bytes(
 )
 _NON_SPACE = bytes(32 if b == 32 else 120 for b in range(256))  # applied to a shape: token bytes -> "x"
 _LONG_TOKEN = b"x" * 20  # every key/token/secret shape is a run of >= 20 non-space chars
+_DIGIT_GROUPS = re.compile(rb"0[ -]0")
 _CARD_SHAPES = (b"0" * 13, b"0000 0000 0000 0", b"0000-0000-0000-0", b"0000 000000 0000", b"0000-000000-0000")
 
 
@@ -177,17 +267,34 @@ def _shapes(text: str) -> list[str]:
     long_token = _LONG_TOKEN in shape.translate(_NON_SPACE)
     tokens = [t for t in text.split() if len(t) >= 20] if long_token else []
     basic = "basic" in low
+    # Digit gates, one C-speed scan each. A run of 4+ digits: IBANs, cards, PINs, access codes. Digits
+    # dashed: a lock's combination ("12-34-56", "4-8-2-9"). Identity and account numbers: a run of 5+,
+    # digits in spaced groups ("QQ 12 34 56 C", "943 476 5919") or dashed ones ("046-454-286",
+    # "529.982.247-25"; a date's "2024-01-15" is neither, and dates are in every other turn).
+    run4 = b"0000" in shape
+    groups = _DIGIT_GROUPS.search(shape) is not None  # one scan for the two below, mostly false
+    spaced = groups and b"00 00" in shape
+    dashed = groups and b"0-0" in shape
+    numbers = (
+        (run4 and b"00000" in shape) or spaced or (dashed and (b"000-000" in shape or b"0x000-00" in shape))
+    )
     checks = (
         ("api_key", bool(tokens) and has_provider_token(tokens)),
         ("jwt", long_token and "eyj" in low and JWT.search(text) is not None),
         ("private_key", _has_private_key(text, low, tokens)),
         ("bearer_token", basic and has_basic_credentials(text, low)),
         ("bearer_token", long_token and (basic or "bearer" in low) and _has_bearer(text, low)),
-        ("card_number", b"0000" in shape and any(g in shape for g in _CARD_SHAPES) and has_card(text)),
+        ("card_number", run4 and any(g in shape for g in _CARD_SHAPES) and has_card(text)),
         ("ssn", b"000-00-0000" in shape and has_ssn(text)),
         ("pin", "pin" in low and _has_pin(text, low)),
+        ("pin", (run4 or spaced or dashed) and _has_access_code(text, low)),
+        ("passphrase", ("phrase" in low or "mnemonic" in low) and has_passphrase(text, low)),
+        ("bank_account", run4 and b"xx00" in shape and has_iban(text, low, shape)),
+        ("bank_account", numbers and ("acc" in low or "a/c" in low) and has_bank_account(text, low)),
     )
     shapes = list(dict.fromkeys(name for name, hit in checks if hit))
+    if numbers or (run4 and "PAN" in text):  # an Indian PAN has four digits: "ABCPE1234F"
+        shapes += sorted(id_number_shapes(text, low) - set(shapes))
     shapes += sorted(assignment_shapes(text, low) - set(shapes))
     if not shapes and tokens:  # last resorts, costlier and only for an otherwise clean text
         if has_secret_statement(text, low):

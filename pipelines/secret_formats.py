@@ -1,5 +1,9 @@
 """Formats of secrets and personal numbers, for `pipelines.screening`: token formats of widely used
-providers, AWS secret keys, private-key bodies, HTTP Basic credentials, card numbers and SSNs.
+providers, AWS secret keys, private-key bodies, HTTP Basic credentials, card numbers, SSNs, IBANs
+(mod-97 checked, any country), bank account numbers (stated, with a bank named nearby) and
+identity-document numbers stated after their name (passport, driving licence, national ID card,
+UK National Insurance, Canadian SIN (Luhn), US tax ids, Aadhaar (Verhoeff), NHS (mod 11), Spanish
+DNI/NIE (check letter), Brazilian CPF, Dutch BSN, Polish PESEL (check digits)).
 
 Each token format is a known prefix (or structure) plus a body that must also look random, so prose
 that happens to start with a prefix ("sk-learn", "key-value", "AC-130") is not read as a key. The
@@ -108,6 +112,15 @@ PROVIDER_TOKEN = re.compile(f"{_L}(?:{_STARTING})|{_OTHERS}")
 _PLACEHOLDERS = ("xxxx", "example", "your", "placeholder", "redacted", "dummy", "sample", "...", "***")
 _SLUG = re.compile(r"(?:[A-Za-z][a-z]*|[A-Z]+|\d+)(?:[-_./](?:[A-Za-z][a-z]*|[A-Z]+|\d+))+")
 _WORDISH = re.compile(r"[A-Z]?[a-z]{3,}")
+
+
+def positions(low: str, words: tuple[str, ...]) -> Iterator[tuple[int, str]]:
+    """Every position of each of `words` in `low` (a C-speed find, so a rule matches only there)."""
+    for word in words:
+        i = low.find(word)
+        while i != -1:
+            yield i, word
+            i = low.find(word, i + 1)
 
 
 def word_coverage(v: str) -> float:
@@ -332,3 +345,218 @@ def has_ssn(text: str) -> bool:
             if not _other_number(text, s):
                 return True
     return False
+
+
+# --- IBANs: country, two check digits, the national account number; ISO 13616 mod 97 == 1 ----------
+# Lengths from the SWIFT IBAN registry: with the checksum only 1 in ~97 strings of the right
+# country and length passes, and ordinary text holds almost none of those.
+IBAN_LENGTHS = {
+    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22, "BI": 27,
+    "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DJ": 27, "DK": 18, "DO": 28,
+    "EE": 20, "EG": 29, "ES": 24, "FI": 18, "FK": 18, "FO": 18, "FR": 27, "GB": 22, "GE": 22, "GI": 23,
+    "GL": 18, "GR": 27, "GT": 28, "HR": 21, "HU": 28, "IE": 22, "IL": 23, "IQ": 23, "IS": 26, "IT": 27,
+    "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LC": 32, "LI": 21, "LT": 20, "LU": 20, "LV": 21, "LY": 25,
+    "MC": 27, "MD": 24, "ME": 22, "MK": 19, "MN": 20, "MR": 27, "MT": 31, "MU": 30, "NI": 28, "NL": 18,
+    "NO": 15, "OM": 23, "PK": 24, "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "RU": 33,
+    "SA": 24, "SC": 31, "SD": 18, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "SO": 23, "ST": 25, "SV": 28,
+    "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20, "YE": 30,
+}  # fmt: skip
+IBAN = re.compile(  # "DE89 3704 0044 0532 0130 00" or "DE89370400440532013000"
+    r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?(?![A-Za-z0-9])"
+)
+IBAN_ANY_CASE = re.compile(IBAN.pattern, re.IGNORECASE)  # typed in lower case, named "IBAN" nearby
+
+
+def iban_valid(iban: str) -> bool:
+    s = iban.replace(" ", "").upper()
+    if IBAN_LENGTHS.get(s[:2]) != len(s) or not s.isalnum() or len(set(s[4:])) < 3:
+        return False
+    return int("".join(str(int(c, 36)) for c in s[4:] + s[:4])) % 97 == 1
+
+
+def has_iban(text: str, low: str, shape: bytes) -> bool:
+    """`shape` is the text's byte shape (letters and symbols "x", digits "0"): in an ASCII text its
+    "xx00" runs are where an IBAN can start, found at C speed."""
+    for i, _ in positions(low, ("iban",)):  # in any case in the words after "IBAN"
+        if any(iban_valid(m.group()) for m in IBAN_ANY_CASE.finditer(text, i + 4, i + 80)):
+            return True
+    if not text.isascii():
+        return any(iban_valid(m.group()) for m in IBAN.finditer(text))
+    i = shape.find(b"xx00")
+    while i != -1:
+        m = IBAN.match(text, i)
+        if m and iban_valid(m.group()):
+            return True
+        i = shape.find(b"xx00", i + 1)
+    return False
+
+
+# --- bank account numbers: digits stated after "account number", with a bank named nearby ----------
+BANK_ACCOUNT = re.compile(
+    r"(?i)(?:account|acct|a/c)"
+    r"(?:[ \t]*(?:number|num|no\.?|nr\.?|#))?"
+    r"(?P<about>[ \t]+(?:at|with|in|for|on)(?:[ \t]+[\w&'.-]{1,30}){1,4}?(?=[ \t]+(?:is|was)\b|[ \t]*[:#]))?"
+    r"(?:[ \t]*[:=#\u2013\u2014-][ \t]*|[ \t]+(?:is|was)(?:[ \t]*:)?[ \t]*|[ \t]+)"
+    r"(?P<num>[0-9]{2,20}(?:[ -][0-9]{2,20}){0,5})(?![\w.,/-]?[0-9]|[\w-])"
+)
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}-[0-9]{2}-[0-9]{4}")  # not an account number
+# A bank in the same stretch of text: an "account 123456789012" of a cloud provider is no bank account.
+_BANK_CONTEXT = re.compile(  # searched in the lower-cased text
+    r"\b(?:bank(?:ing)?|routing|sort[ \t]+code|iban|swift|bic|aba|ach|wire|checking|chequing|savings"
+    r"|transit|bsb|branch|direct[ \t]+deposit|deposit|credit[ \t]+union|payee|beneficiary)\b"
+)
+
+
+_NUMBER_AHEAD = re.compile(r"[^\n]{0,60}?[0-9]{2}")
+_BANK_BEFORE = re.compile(r"(?i)\b(?:bank|checking|chequing|savings)[ \t]+$")
+
+
+def has_bank_account(text: str, low: str) -> bool:
+    for i, _ in positions(low, ("account", "acct", "a/c")):
+        if (i and text[i - 1].isalnum()) or not _NUMBER_AHEAD.match(text, i):
+            continue
+        m = BANK_ACCOUNT.match(text, i)
+        if not m or _DATE.fullmatch(m["num"]) or not 6 <= sum(c.isdigit() for c in m["num"]) <= 20:
+            continue
+        if _BANK_BEFORE.search(text, max(0, i - 12), i) or _BANK_CONTEXT.search(
+            low, max(0, i - 120), m.end() + 120
+        ):
+            return True
+    return False
+
+
+# --- identity documents and national numbers, stated after their name --------------------------------
+# "my passport number is 533380006", "driving licence: SMITH801015J99AB", "NI number QQ 12 34 56 C".
+# The name is required (a bare 9-digit number is anything), and the value must have the shape of
+# that document: enough digits, and the check digits where the number has them.
+ID_STATEMENT = re.compile(
+    r"(?i)(?P<name>passport"
+    r"|(?:driver['\u2019]?s?|driving)[ \t-]+licen[cs]e|(?-i:DL)(?=[ \t]*(?:#|no\b|number))"
+    r"|(?:national|citizen|personal|resident|residence)[ \t]+(?:id(?:entity)?|identification)(?:[ \t]+card)?"
+    r"|id(?:entity)?[ \t]+card|national[ \t]+insurance|(?-i:NINO|NI(?=[ \t]+(?:number|no\b)))"
+    r"|social[ \t]+security|(?-i:SSN)|social[ \t]+insurance|(?-i:SIN)"
+    r"|tax[ \t]+(?:id(?:entification)?|file|reference|payer[ \t]+id)|(?-i:TIN|EIN|ITIN|TFN|UTR)"
+    r"|aadhaa?r|(?-i:PAN)(?=[ \t]*(?:card|number|no\b|:))|nhs|(?-i:DNI|NIE|NIF|CPF|BSN|PESEL))"
+    r"(?:[ \t]+card)?(?:[ \t]*(?:number|num|no\.?|nr\.?|#|id))?"
+    r"(?P<about>[ \t]+(?:for|of|on|at)(?:[ \t]+[\w'.-]{1,30}){1,3}?(?=[ \t]+(?:is|was)\b|[ \t]*:))?"
+    r"(?:[ \t]*[:=#\u2013\u2014-][ \t]*|[ \t]+(?:is|was|reads)(?:[ \t]*:)?[ \t]*|[ \t]+\(?)"
+    r"(?P<value>[A-Za-z0-9]{1,20}(?:[ .-][A-Za-z0-9]{1,20}){0,5})"
+)
+_ID_KIND = {  # a name's first letters, lower-cased, to its kind (names of words: _id_kind_in_words)
+    "pas": "passport", "dri": "licence", "dl": "licence", "nin": "nino", "ni": "nino", "ssn": "ssn",
+    "sin": "sin", "tax": "tax", "tin": "tax", "ein": "tax", "iti": "tax", "tfn": "tax", "utr": "tax",
+    "aad": "aadhaar", "pan": "pan", "nhs": "nhs", "dni": "dni", "nie": "dni", "nif": "dni", "cpf": "cpf",
+    "bsn": "bsn", "pes": "pesel",
+}  # fmt: skip
+# Where a name can start: lower-case words found in the lower-cased text, upper-case abbreviations
+# in the text as written (each is one C-speed find; the regex then runs only at those positions).
+_ID_STARTS_LOW = (
+    "passport", "driv", "national", "citizen", "personal", "residen", "id card", "identity card",
+    "social", "tax", "aadha", "nhs",
+)  # fmt: skip
+_ID_STARTS = (
+    "DL", "NI", "SSN", "SIN", "TIN", "EIN", "ITIN", "TFN", "UTR", "PAN", "DNI", "CPF", "BSN", "PESEL",
+)  # fmt: skip
+_NINO = re.compile(r"[A-Z]{2}[0-9]{6}[A-D]?")
+_PAN = re.compile(r"[A-Z]{3}[ABCFGHLJPT][A-Z][0-9]{4}[A-Z]")
+_DNI = re.compile(r"[XYZ0-9][0-9]{7}[A-Z]")
+_VERHOEFF_D = (
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9), (1, 2, 3, 4, 0, 6, 7, 8, 9, 5), (2, 3, 4, 0, 1, 7, 8, 9, 5, 6),
+    (3, 4, 0, 1, 2, 8, 9, 5, 6, 7), (4, 0, 1, 2, 3, 9, 5, 6, 7, 8), (5, 9, 8, 7, 6, 0, 4, 3, 2, 1),
+    (6, 5, 9, 8, 7, 1, 0, 4, 3, 2), (7, 6, 5, 9, 8, 2, 1, 0, 4, 3), (8, 7, 6, 5, 9, 3, 2, 1, 0, 4),
+    (9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+)  # fmt: skip
+_VERHOEFF_P = [(0, 1, 2, 3, 4, 5, 6, 7, 8, 9), (1, 5, 7, 6, 2, 8, 3, 0, 9, 4)]
+for _ in range(6):
+    _VERHOEFF_P.append(tuple(_VERHOEFF_P[1][x] for x in _VERHOEFF_P[-1]))
+
+
+def _verhoeff_valid(digits: str) -> bool:
+    c = 0
+    for i, ch in enumerate(reversed(digits)):
+        c = _VERHOEFF_D[c][_VERHOEFF_P[i % 8][int(ch)]]
+    return c == 0
+
+
+def _weighted_mod(digits: str, weights: tuple[int, ...], mod: int) -> int:
+    return sum(int(c) * w for c, w in zip(digits, weights, strict=False)) % mod
+
+
+def _cpf_valid(d: str) -> bool:
+    if len(d) != 11 or len(set(d)) == 1:
+        return False
+    first = (10 * sum(int(c) * w for c, w in zip(d[:9], range(10, 1, -1), strict=True))) % 11 % 10
+    second = (10 * sum(int(c) * w for c, w in zip(d[:10], range(11, 1, -1), strict=True))) % 11 % 10
+    return d[9:] == f"{first}{second}"
+
+
+def _id_value_ok(kind: str, value: str) -> bool:
+    """Whether `value` (separators removed, upper case) has the shape of a number of that kind."""
+    digits = sum(c.isdigit() for c in value)
+    letters = len(value) - digits
+    if kind == "passport":
+        return 6 <= len(value) <= 10 and digits >= 5 and letters <= 3
+    if kind == "licence":
+        return 5 <= len(value) <= 20 and digits >= 5
+    if kind == "id":
+        return 6 <= len(value) <= 20 and digits >= 5
+    if kind == "nino":
+        return bool(_NINO.fullmatch(value))
+    if kind == "ssn":  # area 000, 666 and 9xx, group 00 and serial 0000 are never issued
+        area_ok = value[:3] not in ("000", "666") and value[0] != "9"
+        return len(value) == 9 == digits and area_ok and value[3:5] != "00" and value[5:] != "0000"
+    if kind == "sin":
+        return len(value) == 9 == digits and luhn_valid(value)
+    if kind == "tax":
+        return 8 <= len(value) <= 16 and digits >= 7
+    if kind == "aadhaar":
+        return len(value) == 12 == digits and value[0] not in "01" and _verhoeff_valid(value)
+    if kind == "pan":
+        return bool(_PAN.fullmatch(value))
+    if kind == "nhs":
+        check = (11 - _weighted_mod(value, (10, 9, 8, 7, 6, 5, 4, 3, 2), 11)) % 11
+        return len(value) == 10 == digits and check != 10 and int(value[9]) == check
+    if kind == "dni":
+        if not _DNI.fullmatch(value):
+            return False
+        number = int(str("XYZ".find(value[0])) + value[1:8] if value[0] in "XYZ" else value[:8])
+        return "TRWAGMYFPDXBNJZSQVHLCKE"[number % 23] == value[8]
+    if kind == "cpf":
+        return _cpf_valid(value)
+    if kind == "bsn":
+        return len(value) == 9 == digits and _weighted_mod(value, (9, 8, 7, 6, 5, 4, 3, 2, -1), 11) == 0
+    if kind == "pesel":
+        check = (10 - _weighted_mod(value, (1, 3, 7, 9, 1, 3, 7, 9, 1, 3), 10)) % 10
+        return len(value) == 11 == digits and int(value[10]) == check
+    return False
+
+
+def _id_kind_in_words(name: str) -> str:
+    if name.startswith("social"):
+        return "ssn" if "security" in name else "sin"
+    return "nino" if "insurance" in name else "id"  # national insurance; national/identity card
+
+
+def id_number_shapes(text: str, low: str) -> set[str]:
+    """The shapes ("ssn" or "id_number") of identity numbers stated after their name in `text`."""
+    found: set[str] = set()
+    starts = {i for i, _ in positions(low, _ID_STARTS_LOW)} | {i for i, _ in positions(text, _ID_STARTS)}
+    for start in sorted(starts):
+        m = ID_STATEMENT.match(text, start) if not (start and text[start - 1].isalnum()) else None
+        if not m:
+            continue
+        name = m["name"].lower()
+        kind = _ID_KIND.get(name[:3]) or _ID_KIND.get(name[:2]) or _id_kind_in_words(name)
+        tokens = re.split(r"[ .-]", m["value"])
+        if kind not in ("licence", "nino") and not any(c.isdigit() for c in tokens[0]):
+            continue  # "passport photo 35x45", "passport number format is ...": no number there
+        # The number ends at the first token past the first that has no digit ("X1234567 and my ..."),
+        # but a NINO ends in a lone letter ("QQ 12 34 56 C").
+        keep = 1
+        while keep < len(tokens) and (
+            any(c.isdigit() for c in tokens[keep]) or (kind == "nino" and len(tokens[keep]) == 1)
+        ):
+            keep += 1
+        if _id_value_ok(kind, "".join(tokens[:keep]).upper()):
+            found.add("ssn" if kind == "ssn" else "id_number")
+    return found

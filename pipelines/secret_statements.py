@@ -1,13 +1,16 @@
 """Secrets stated in words or assigned in code: a password told in a sentence ("the password is
-…"), a secret named and given ("the deploy token: …"), and an assignment of a literal to a secret-ish
-name (``api_key = "…"``), each judged so that variables, types, env lookups and placeholders are not
-secrets. One family of the shapes ``pipelines.screening`` checks; pure stdlib, like it."""
+…", "password maple-syrup-4471"; in prose of any characters: "my password is sunflower"), a
+passphrase of plain words ("the vault passphrase is: river stone lantern moss"), a secret named and
+given ("the deploy token: …"), and an assignment of a literal to a secret-ish name
+(``api_key = "…"``), each judged so that variables, types, env lookups, placeholders and the words
+prose puts after "password is" ("incorrect", "required", "the same") are not secrets. One family of
+the shapes ``pipelines.screening`` checks; pure stdlib, like it."""
 
 from __future__ import annotations
 
 import re
 
-from pipelines.secret_formats import shannon_entropy, word_coverage
+from pipelines.secret_formats import positions, shannon_entropy, word_coverage
 
 # --- assignments: matched right after a secret-ish word; the whole identifier is judged in code ---
 ASSIGNMENT_KEYWORDS = ("key", "secret", "token", "credential", "auth", "bearer")  # and "pass", "pwd"
@@ -29,10 +32,14 @@ PASSWORD_STATEMENT = re.compile(
     r"(?P<about>[ \t]+(?:for|to|of|on|at|f\u00fcr|zum|de|del|du|da|do|van|voor|i|we|you|they|that)"
     r"(?:[ \t]+[\w.@'-]{1,30}){1,3}?)?"  # "for the guest wifi", "I use"
     r"(?:[ \t]*(?P<sep>[:=]|-{1,2}>?|\u2192)|['\u2019]s\b"
-    r"|[ \t]+(?:is|was|ist|war|es|est|era|\u00e9|\u00e4r|er|je|jest)\b(?:[ \t]*:)?)[ \t]*"
+    # "I changed my password to ...", "the password is set to ...": a verb of change is checked in code
+    r"|[ \t]+(?P<to>(?:(?:is|was|got|been)[ \t]+)?(?:(?:set|changed|reset|updated)[ \t]+)?to)\b"
+    r"|[ \t]+(?:is|was|ist|war|es|est|era|\u00e9|\u00e4r|er|je|jest)\b(?:[ \t]*:)?"
+    r"(?:[ \t]+(?:now|still|just|simply|currently|actually|literally|always))?)[ \t]*"  # "is now ..."
     rf"(?:[{_OPEN_QUOTE}](?P<quoted>[^\s{_CLOSE_QUOTE}]{{3,64}})[{_CLOSE_QUOTE}]"
     r"|(?P<bare>[^\s\"'`]{3,64}+))"
-    r"(?P<after>[ \t]*(?:\n|$|\(|[-\u2013\u2014][ \t]|(?:and|but|or|so|for|on|to|please|pls|if)\b))?"
+    r"(?P<after>[ \t]*(?:\n|$|\(|[-\u2013\u2014][ \t]|(?:and|but|or|so|for|on|to|please|pls|if|now|today"
+    r"|yesterday|tonight|last|this|earlier|recently|again|btw)\b))?"
 )
 # "pass" and "pw" mean many things ("boarding pass", "a first pass"): a password only after these.
 _PASS_QUALIFIERS = {
@@ -42,9 +49,18 @@ _PASS_QUALIFIERS = {
 }  # fmt: skip
 _PREVIOUS_WORD = re.compile(r"(?:^|(?<=\s))([\w-]*)[ \t]*$")
 _CREDENTIAL_LINE = re.compile(
-    r"(?i)\b(?:user(?:name)?|login|e-?mail|account|ssid|host)\b"
-)  # "user: bob, pw: x"
+    r"(?i)\b(?:user(?:name)?|login|e-?mail|account|ssid|host|wi-?fi|network|router)\b"
+)  # "user: bob, pw: x", "wifi: HomeNet, pass: x"
 _ADJECTIVE_COMPOUND = re.compile(r".*[0-9].*-[a-z]{3,}")  # "SHA256-hashed", "AES256-encrypted"
+# "password maple-syrup-4471": no separator at all, so the value must mix letters and digits and end
+# the clause ("password 2FA required" and "password abc123 is weak" do not).
+PASSWORD_DIRECT = re.compile(
+    r"(?i)(?:password|passwd|pswd|passcode|passphrase)[ \t]+[\"'`]?(?P<value>[^\s\"'`]{6,64}+)"
+    r"(?P<after>[\"'`]?[.,;:!?)]*[ \t]*"
+    r"(?:\n|$|\(|[-\u2013\u2014][ \t]|(?:and|but|or|so|for|on|to|please|pls|if)\b))?"
+)
+_DIRECT_WORDS = ("password", "passwd", "pswd", "passcode", "passphrase")
+_UNIT = re.compile(r"(?i)\d+\+?(?:[a-z]{1,5}|\d*[.,]\d+)|v?\d+(?:\.\w+)+")  # "12chars", "2fa", "v1.2.3"
 
 # "my mailchimp auth token is 3f2a...", "api key 9c1e...": a secret named in prose, then a value.
 _SECRET_NOUNS = ("token", "key", "secret", "credential", "creds", "auth")
@@ -149,12 +165,166 @@ def _is_password_literal(v: str, quoted: bool) -> bool:
     return bool(re.search(r"[^A-Za-z_]", v)) and not _WORDS_JOINED.fullmatch(v)
 
 
-def positions(low: str, words: tuple[str, ...]):
-    for word in words:
-        i = low.find(word)
-        while i != -1:
-            yield i, word
-            i = low.find(word, i + 1)
+# --- a password of plain words, told in prose: "my password is sunflower", "the wifi passwd: tangerine"
+# A letters-only word is a password only where prose states one (not code comparing or passing a
+# variable) and only when it is none of the words prose puts there instead: a judgement
+# ("incorrect", "weak"), a state ("expired", "required"), a pronoun or article ("the", "mine"), a
+# type or value of code ("str", "None"), a heading ("Password: Requirements") or a default that
+# documentation and docker files show ("changeme", "postgres", "admin": stand-ins, not secrets).
+_FUNCTION_WORDS = {
+    "the", "a", "an", "this", "that", "these", "those", "it", "its", "it's", "is", "are", "was", "were",
+    "be", "been", "being", "am", "do", "does", "did", "has", "have", "had", "will", "would", "can",
+    "could", "should", "shall", "may", "might", "must", "need", "needs", "not", "no", "nor", "and", "or",
+    "but", "if", "then", "than", "so", "as", "at", "by", "for", "from", "in", "into", "of", "off", "on",
+    "onto", "to", "up", "down", "out", "over", "under", "with", "without", "within", "about", "after",
+    "before", "via", "per", "i", "me", "my", "mine", "we", "us", "our", "ours", "you", "your", "yours",
+    "he", "him", "his", "she", "her", "hers", "they", "them", "their", "theirs", "who", "whom", "whose",
+    "what", "which", "where", "when", "why", "how", "whatever", "whichever", "there", "here", "all",
+    "any", "some", "each", "every", "both", "either", "neither", "none", "one", "two", "three", "four",
+    "five", "six", "seven", "eight", "nine", "ten", "twelve", "twenty", "least", "most", "more", "less",
+    "few", "many", "much", "several", "enough", "also", "too", "very", "just", "only", "still",
+    "already", "now", "again", "always", "never", "ever", "often", "sometimes", "usually", "please",
+    "words", "word", "characters", "character", "chars", "letters", "letter", "digits", "digit",
+    "numbers", "number", "symbols", "symbol", "use", "using", "enter", "type", "choose", "pick", "see",
+}  # fmt: skip
+_NOT_PASSWORD_WORDS = _FUNCTION_WORDS | {
+    # judgements and states
+    "correct", "incorrect", "wrong", "right", "valid", "invalid", "weak", "strong", "stronger",
+    "weaker", "secure", "insecure", "safe", "unsafe", "good", "bad", "fine", "great", "ok", "okay",
+    "easier", "harder", "better", "worse", "safer", "simpler", "bigger", "smaller", "larger", "faster",
+    "slower", "greater", "higher", "lower", "newer", "older", "best", "worst", "easiest", "hardest",
+    "dumb", "stupid", "silly", "lame", "crap", "trash", "garbage", "ancient", "ugly", "cool", "nice",
+    "awesome", "perfect", "solid", "decent", "legit", "wild", "insane", "crazy", "funny", "cute",
+    "clever", "smart", "obscure", "tricky", "annoying", "confusing", "overkill", "fun",
+    "long", "longer", "short", "shorter", "simple", "easy", "hard", "tough", "complex", "common",
+    "obvious", "random", "unique", "new", "old", "current", "previous", "temporary", "permanent",
+    "default", "optional", "mandatory", "compulsory", "empty", "blank", "null", "nil", "none", "true",
+    "false", "undefined", "unknown", "unset", "missing", "same", "different", "similar", "identical",
+    "visible", "hidden", "private", "public", "personal", "shared", "secret", "sensitive", "plain",
+    "plaintext", "cleartext", "clear", "due", "gone", "lost", "known", "real", "actual", "important",
+    "irrelevant", "impossible", "possible", "memorable", "case", "lowercase", "uppercase", "numeric",
+    "alphanumeric", "mixed", "needed", "necessary", "unchanged", "active", "inactive", "live",
+    "correctly", "incorrectly", "wrongly", "yes", "yeah", "yep", "nope", "sure", "maybe", "perhaps",
+    "probably", "definitely", "obviously", "apparently", "basically", "literally", "honestly", "really",
+    "quite", "pretty", "rather", "almost", "exactly", "also", "otherwise", "elsewhere", "somewhere",
+    "nowhere", "something", "anything", "everything", "nothing", "someone", "anyone", "everyone",
+    "nobody", "another", "other", "others", "such", "own", "mine", "yours", "today", "tomorrow",
+    "yesterday", "soon", "later", "once", "twice", "daily", "weekly", "monthly", "yearly", "annually",
+    "forever", "below", "above", "attached", "inside", "outside", "under", "there", "here", "broken",
+    "forgotten", "stolen", "written", "given", "taken", "chosen", "frozen", "shown", "seen", "sent",
+    "set", "reset", "kept", "built", "tbd", "tba", "na", "unavailable", "off", "fixed", "static",
+    "dynamic", "global", "local", "remote", "internal", "external", "manual", "automatic", "auto",
+    "unlimited", "limited", "strict", "loose", "free", "paid", "cheap", "expensive", "open", "closed",
+    "ready", "busy", "full", "complete", "incomplete", "final", "first", "last", "next", "second",
+    "third",
+    # nouns a heading or a description puts after "password:" ("Password: Requirements")
+    "requirements", "requirement", "rules", "rule", "policy", "policies", "format", "length",
+    "strength", "complexity", "history", "hint", "hints", "prompt", "dialog", "screen", "page", "link",
+    "email", "form", "box", "field", "fields", "label", "manager", "generator", "protection", "change",
+    "changes", "expiry", "expiration", "recovery", "attempts", "attempt", "authentication",
+    "verification", "confirmation", "login", "logon", "signin", "access", "account", "user", "username",
+    "note", "notes", "tip", "tips", "example", "examples", "sample", "demo", "instructions", "details",
+    "info", "information", "settings", "options", "option", "section", "step", "steps", "check", "ask",
+    "contact", "call", "provided", "available", "coming", "pending", "expire", "expires", "rotate",
+    "match", "matches", "update", "renew", "remember", "protect", "work", "works", "worked", "fail",
+    "fails", "failed", "reuse", "share", "store", "save", "keep", "guess", "crack", "leak", "mask",
+    "hash", "salt", "encrypt", "decrypt", "verify", "validate", "confirm", "submit", "logout", "sign",
+    "create", "generate", "show", "hide",
+    # types, values and names of code
+    "str", "string", "strings", "int", "integer", "bool", "boolean", "bytes", "byte", "text", "char",
+    "varchar", "float", "object", "array", "list", "dict", "map", "void", "secretstr", "password",
+    "passwd", "pass", "pwd", "passcode", "passphrase", "value", "values", "input", "inputs", "param",
+    "params", "parameter", "argument", "arg", "args", "var", "variable", "digest", "token", "key",
+    "data", "body", "payload", "result", "config", "env", "environment", "self", "this", "masked",
+    "redacted", "omitted", "removed", "protected", "encrypted", "required", "disabled", "enabled",
+    "hashed", "salted", "stored", "saved", "sha", "bcrypt", "scrypt", "argon", "md", "credentials",
+    "credential", "creds", "auth", "secrets", "placeholder", "dummy", "fake", "mock", "stub", "todo",
+    "fixme", "xxx", "cipher", "ciphertext", "temp", "tmp", "original", "orig", "copy", "clone", "src",
+    "dst", "res", "ret", "val", "obj", "item", "elem", "entry", "record", "row", "req", "request",
+    "response", "resp", "ctx", "context", "cfg", "conf", "candidate", "raw", "encoded", "decoded",
+    "ssh", "gpg", "pgp", "keygen", "openssl", "keychain", "keyring", "vault", "bitwarden", "keepass",
+    "lastpass", "dashlane", "onepassword",
+    # defaults that documentation and docker files show: stand-ins, not secrets
+    "changeme", "admin", "administrator", "root", "toor", "guest", "postgres", "postgresql", "mysql",
+    "mariadb", "redis", "mongo", "mongodb", "rabbitmq", "oracle", "sa", "sysadmin", "test", "testing",
+    "tester", "abcd", "abcdef", "foobar", "foo", "bar", "baz", "scott", "tiger", "present", "absent",
+}  # fmt: skip
+# Participles, adjectives and adverbs by their ending: "compromised", "expiring", "guessable",
+# "case-sensitive", "useless", "completely" (lengths keep "olive", "thing" and "butterfly" as words).
+_DESCRIPTIVE = re.compile(
+    r"[a-z]{3,}ed|[a-z]{3,}ing|[a-z]{2,}[ai]ble|[a-z]{3,}ive|[a-z]{3,}ous|[a-z]{3,}ful|[a-z]{3,}less"
+    r"|[a-z]{2,}(?:al|e|t|b|i|ss|n|r)ly|[a-z]{2,}ical"
+)
+# Words (lower, Capitalised or upper case), maybe hyphen-joined: "sunflower", "maple-syrup"; not a
+# camelCase or snake_case name, which in code is a variable ("hashedPassword", "user_pw").
+_WORD_VALUE = re.compile(r"(?:[a-z]+|[A-Z][a-z]+|[A-Z]+)(?:-(?:[a-z]+|[A-Z][a-z]+|[A-Z]+)){0,5}")
+# The English words for a password: a word value is judged only after them (a German or Spanish
+# "ist falsch", "es incorrecta" would need those languages' words).
+_ENGLISH_PASSWORD_WORDS = {
+    "password", "pass word", "pass-word", "passcode", "pass code", "pass-code", "passphrase",
+    "pass phrase", "pass-phrase", "passwd", "pass", "pwd", "pword", "pw", "psw", "pssw", "pswd", "psswd",
+    "pswrd", "psswrd", "p/w",
+}  # fmt: skip
+# "pass" alone is a ticket, a mountain road or a test run: a word value needs one of these before it.
+_STRONG_PASS_QUALIFIERS = _PASS_QUALIFIERS - {"my", "our", "the", "your", "default"}
+# A line of code, not prose: a keyword opening it, or an operator before the password word.
+_CODE_LINE = re.compile(
+    r"(?:if|elif|while|assert|return|def|fn|func|function|let|const|var|val|case|when|unless|and|or|not|"
+    r"raise|throw|await|lambda|print|console|log)\b|.*(?:==|!=|&&|\|\||=>)"
+)
+# "if the password is ...", "when no password is ...", "no username or password is ...": a condition
+# or a rule governing the clause (no comma between), not a statement of the value.
+_CONDITION_BEFORE = re.compile(
+    r"(?i)\b(?:if|when|whenever|unless|whether|until|once|any|every|each)\b[^.!?,;:\n]{0,40}$"
+    r"|\bno[ \t]+(?:[\w'-]+[ \t]+){0,3}$"
+)
+_CHANGE_BEFORE = re.compile(  # "I changed my wifi password to ...", "set the admin password to ..."
+    r"(?i)\b(?:set|sets|setting|changed?|changes|changing|reset|resets|resetting|update[ds]?|updating|"
+    r"switch(?:ed|es)?|made|make)[ \t]+(?:[\w'-]+[ \t]+){0,3}$"
+)
+
+
+# Stand-ins ("your", "example", "changeme") and names of a variable holding it ("mypass", "hashpw").
+_NOT_WORD_PARTS = (
+    *(w for w in _PASSWORD_PLACEHOLDERS if w.isalpha()),
+    "pass",
+    "pwd",
+    "hash",
+    "cred",
+    "token",
+)
+
+
+def _is_word_password(v: str) -> bool:
+    """A plain word or hyphen-joined words stated as a password ("sunflower", "maple-syrup")."""
+    if not 4 <= len(v) <= 40 or not _WORD_VALUE.fullmatch(v):
+        return False
+    low = v.lower()
+    if any(w in _NOT_PASSWORD_WORDS or _DESCRIPTIVE.fullmatch(w) for w in low.split("-")):
+        return False
+    return len(set(low)) >= 3 and not any(w in low for w in _NOT_WORD_PARTS)
+
+
+def _stated_in_prose(text: str, i: int, m: re.Match[str]) -> bool:
+    """The password statement at `i` is prose or a config line ("Password: sunflower",
+    "--password=letmein"), not code comparing or passing a variable ("if self.password is sentinel:",
+    "DB_PASSWORD: postgres", "login(user, pwd=secret)", "password = fallback")."""
+    if i and text[i - 1] in "._$>@:":
+        return False  # part of a longer name: self.password, DB_PASSWORD, $password, obj->password
+    start = text.rfind("\n", 0, i) + 1
+    line = text[start:i].lstrip(" \t-*>#\u2022")
+    if _CODE_LINE.match(line) or line.count("(") > line.count(")"):
+        return False  # a condition, a declaration, or an argument of a call
+    if m["sep"] == "=" and text[m.start("sep") - 1] in " \t":
+        return False  # "password = fallback" assigns a variable
+    if _CONDITION_BEFORE.search(text, max(0, i - 50), i):
+        return False
+    bare = m["bare"] or ""
+    if bare.endswith(":") or "{" in line:
+        return False  # "if password is sentinel:" opens a block; "{ user, password: pw }" is code
+    # "  password: candidate," ending its line is a member of an object literal, not a statement
+    member = m["sep"] == ":" and bare.endswith(",") and text[m.end("bare") : m.end("bare") + 1] in ("", "\n")
+    return not member
 
 
 def _identifier_words(text: str, start: int) -> list[str]:
@@ -222,29 +392,70 @@ _AMBIGUOUS_PASSWORD_WORDS = ("pass", "pw", "psw", "pssw", "p/w")
 
 def _is_password_statement(text: str, low: str, i: int) -> bool:
     i -= 7 if low.startswith("mot de passe", i - 7) else 0
-    m = PASSWORD_STATEMENT.match(text, i) if not (i and text[i - 1].isalnum()) else None
-    if not m:
+    if i and text[i - 1].isalnum():
         return False
+    m = PASSWORD_STATEMENT.match(text, i)
+    if not m:
+        return low.startswith(_DIRECT_WORDS, i) and _is_direct_password(text, i)
     quoted = m["quoted"] is not None
     value = m["quoted"] if quoted else m["bare"].rstrip(_TRAILING_PUNCT)
-    if not quoted:
-        clause_end = m["after"] is not None or value != m["bare"]
-        if not (clause_end or m["sep"] in (":", "=")) or _ADJECTIVE_COMPOUND.fullmatch(value):
-            return False  # after "is", a bare token must end the clause: "is stored hashed" is prose
-    if not _is_password_literal(value, quoted):
-        return False
+    clause_end = quoted or m["after"] is not None or value != m["bare"]
+    if not (clause_end or m["sep"] in (":", "=")) or _ADJECTIVE_COMPOUND.fullmatch(value):
+        return False  # after "is", a bare token must end the clause: "is stored hashed" is prose
+    to_verb = m["to"] and any(v in m["to"].lower() for v in ("set", "chang", "updat"))
+    if m["to"] and not to_verb and not _CHANGE_BEFORE.search(text, max(0, i - 60), i):
+        return False  # "the password to log in": "to" states a value only after a verb of change
     word = low[i : m.end("word")]
+    # In prose a stated password is a secret whatever its characters; a word needs the clause to end
+    # there ("Password: see 1Password" is an instruction) and the statement to be no code.
+    literal = _is_password_literal(value, quoted)
+    # "is easy to guess", "is hard to remember": an adjective then an infinitive, not a value
+    word_end = quoted or value != m["bare"] or (m["after"] is not None and m["after"].strip() != "to")
+    wordy = (
+        not literal
+        and word_end
+        and word in _ENGLISH_PASSWORD_WORDS
+        and _is_word_password(value)
+        and _stated_in_prose(text, i, m)
+    )
+    if not (literal or wordy):
+        return False
     if word not in _AMBIGUOUS_PASSWORD_WORDS:
         return True
     # "pass"/"pw": only after a qualifier ("the wifi pw is"), opening a line ("pw: ...") or on a line
     # naming a user ("login: bob, pass: ..."); not a test status ("PASS: build-42"), not code
-    # ("pw = x*2"), and with letters and digits or symbols ("your pass is valid until 2025").
+    # ("pw = x*2"), and with letters and digits or symbols ("your pass is valid until 2025"). A word
+    # after "pass" needs a stronger qualifier: "my pass is ready" is a ticket.
     line = text[text.rfind("\n", 0, i) + 1 : i].strip(" \t-*>#\u2022")
     prev = _PREVIOUS_WORD.search(text, max(0, i - 30), i)
-    qualified = not line or _CREDENTIAL_LINE.search(line) or (prev and prev[1].lower() in _PASS_QUALIFIERS)
+    prev_word = prev[1].lower() if prev else ""
+    credentials = bool(_CREDENTIAL_LINE.search(line))
+    if wordy:
+        about = set((m["about"] or "").lower().split())
+        strong = credentials or prev_word in _STRONG_PASS_QUALIFIERS or bool(about & _STRONG_PASS_QUALIFIERS)
+        return strong or (word != "pass" and not line)
+    qualified = not line or credentials or prev_word in _PASS_QUALIFIERS
     mixed = re.search("[A-Za-z]", value) and re.search("[^A-Za-z]", value)
     code = m["sep"] == "=" and text[m.start("sep") - 1] in " \t"
     return bool(qualified and mixed and not code and not text.startswith("PASS", i))
+
+
+def _is_direct_password(text: str, i: int) -> bool:
+    """ "password maple-syrup-4471": a password word, a space, a value mixing letters and digits."""
+    m = PASSWORD_DIRECT.match(text, i)
+    if not m:
+        return False
+    value = m["value"].rstrip(_TRAILING_PUNCT)
+    if not (m["after"] is not None or value != m["value"]) or not re.search("[A-Za-z]", value):
+        return False
+    line = text[text.rfind("\n", 0, i) + 1 : i].lstrip(" \t-*>#\u2022")
+    if _CODE_LINE.match(line):
+        return False
+    if not re.search("[0-9]", value):  # words: three or more joined ("password river-stone-moss")
+        return value.count("-") >= 2 and _is_word_password(value) and not _CONDITION_BEFORE.search(line)
+    if _UNIT.fullmatch(value) or _ADJECTIVE_COMPOUND.fullmatch(value):
+        return False  # "password 12chars", "password v2.1", "password SHA256-hashed"
+    return _is_password_literal(value, False)
 
 
 def has_secret_statement(text: str, low: str) -> bool:
@@ -277,3 +488,50 @@ def names_other_value(text: str, at: int) -> bool:
     before = _WORDS_BEFORE.search(text, max(0, at - 80), at)
     words = [w.lower() for w in _WORDS.findall(before.group() if before else "")]
     return any(w in _NOT_SECRET_WORDS or w in _NOT_CREDENTIAL_WORDS for w in words)
+
+
+# --- a passphrase of plain words: "the vault passphrase is: river stone lantern moss" -------------
+# Several words after "passphrase is" / "passphrase:", ending the clause; none a function word
+# ("the passphrase is a sentence you can remember", "passphrase: at least four words"). A wallet's
+# seed or recovery phrase is 12 to 24 lower-case words (BIP-39's list holds "about" and "above").
+PASSPHRASE = re.compile(
+    r"(?i)(?P<word>pass[ -]?phrase|(?P<seed>(?:seed|recovery|backup|mnemonic|secret[ \t]+recovery)"
+    r"[ \t]+(?:phrase|words)|mnemonic))s?\b"
+    r"(?P<about>[ \t]+(?:for|to|of|on)(?:[ \t]+[\w.@'-]{1,30}){1,3}?)?"
+    r"(?:[ \t]*[:=]|[ \t]+(?:is|was|are|were)\b(?:[ \t]*:)?|['\u2019]s\b)[ \t]*"
+    r"(?:[\"'`\u201c\u2018](?P<quoted>[A-Za-z][\w' -]{2,300}?)[\"'`\u201d\u2019]"
+    r"|(?P<bare>[A-Za-z][\w'-]{0,24}(?:[ \t]+[A-Za-z][\w'-]{0,24}){1,23}))"
+    r"(?=[\"'`\u201d\u2019]?(?:[ \t]*(?:\n|$)|[.!?,;)][ \t\n]|[.!?,;)]$|[ \t]+[(\u2013\u2014-]))"
+)
+_PASSPHRASE_WORD = re.compile(r"[a-z]{2,15}|[A-Z][a-z]{1,14}")
+_PHRASE_BEFORE = re.compile(  # where a phrase's name starts: "pass phrase", "secret recovery phrase"
+    r"(?i)(?:pass[ -]?|(?:seed|recovery|backup|mnemonic|secret[ \t]+recovery)[ \t]+)$"
+)
+
+
+def has_passphrase(text: str, low: str) -> bool:
+    starts = [i for i, _ in positions(low, ("mnemonic",))]
+    for i, _ in positions(low, ("phrase",)):
+        before = _PHRASE_BEFORE.search(text, max(0, i - 20), i)
+        starts += [before.start()] if before else []
+    for at in starts:
+        m = PASSPHRASE.match(text, at) if not (at and text[at - 1].isalnum()) else None
+        if not m:
+            continue
+        words = (m["quoted"] or m["bare"]).split()
+        if not all(_PASSPHRASE_WORD.fullmatch(w) for w in words):
+            continue  # digits or names of code: not plain words
+        lows = [w.lower() for w in words]
+        if m["seed"]:
+            if 12 <= len(words) <= 24 and all(w.islower() for w in words) and len(set(lows)) > 6:
+                return True
+            continue
+        if not 2 <= len(words) <= 12:
+            continue
+        if any(w in _FUNCTION_WORDS for w in lows) or len(set(lows)) < len(lows):
+            continue
+        # Most words plain (a judgement may be one: "correct horse battery staple"), all of two.
+        judged = sum(w in _NOT_PASSWORD_WORDS or bool(_DESCRIPTIVE.fullmatch(w)) for w in lows)
+        if (2 * judged < len(lows) if len(lows) > 2 else not judged) and lows[-1] not in _NOT_PASSWORD_WORDS:
+            return True
+    return False

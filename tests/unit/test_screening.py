@@ -11,13 +11,14 @@ from pipelines.screening import (
     _INVISIBLE,
     HIGH,
     NONE,
+    RULES_VERSION,
     Screen,
     excerpt_is_high,
     is_high,
     normalise,
     screen,
 )
-from pipelines.secret_formats import luhn_valid, shannon_entropy
+from pipelines.secret_formats import iban_valid, luhn_valid, shannon_entropy
 
 # Provider tokens are assembled from pieces so this file holds no literal key shapes for secret
 # scanners to trip on. The bodies are random-looking but fake.
@@ -745,6 +746,12 @@ OBFUSCATED = [
     (f"my PIN is{NBSP}4821", "pin"),
     ("my P" + ZWSP + "IN is 4821", "pin"),
     ("123" + ZWSP + "-45-" + ZWSP + "6789 is my ssn", "ssn"),
+    (f"my password is{NBSP}sunflower", "password"),
+    (fullwidth("my password is sunflower"), "password"),
+    (f"IBAN DE89{NBSP}3704{NBSP}0044{NBSP}0532{NBSP}0130{NBSP}00", "bank_account"),
+    (f"the alarm code is{NNBSP}1234", "pin"),
+    ("my passport number is X12" + ZWSP + "34567", "id_number"),
+    ("the vault pass" + ZWSP + "phrase is: river stone lantern moss", "passphrase"),
 ]
 
 
@@ -873,3 +880,570 @@ def _timed(text: str) -> float:
     start = time.perf_counter()
     screen(text)
     return time.perf_counter() - start
+
+
+# --- rules version 2: passwords of any characters in prose, passphrases, access codes, identity
+# documents and bank accounts (issue: five more shapes were stored as not sensitive) --------------
+
+
+def test_the_rules_version_was_raised_so_stored_turns_are_judged_again():
+    assert RULES_VERSION >= 2
+
+
+WORD_PASSWORDS = [
+    "my password is sunflower",
+    "My password is sunflower.",
+    "the password is sunflower, don't share it",
+    "Password: sunflower",
+    "PASSWORD: SUNFLOWER",
+    "password: Sunflower",
+    "the wifi passwd: tangerine",
+    "wifi password is tangerine",
+    'The WiFi password is "tangerine"',
+    "my netflix password is bluebird",
+    "our router password is bluebird",
+    "pw for the router is bluebird",
+    "the wifi pw is bluebird",
+    "pwd: bluebird",
+    "pwd=letmein",
+    "mysql -u root --password=letmein",
+    "login: admin / pass: hunter",
+    "user: bob\npassword: tangerine",
+    "username: bob, password: tangerine",
+    "email: bob@example.com password: tangerine",
+    "the password to my laptop is tangerine",
+    "the password for the guest network is tangerine",
+    "my gmail password is tangerine.",
+    "I set the wifi password to tangerine",
+    "I changed my password to tangerine yesterday",
+    "the admin password was changed to tangerine",
+    "my password's tangerine",
+    "the password is maple-syrup",
+    "the password is: tangerine",
+    "the password is now tangerine",
+    "the password is tangerine (lowercase)",
+    "the passcode is tangerine",
+    "My password is Sunflower and my username is bob",
+    "the wifi password is tangerine and the network is HomeNet",
+    "WiFi\nNetwork: HomeNet\nPassword: tangerine",
+    "the wifi pass is tangerine",
+    "  password: sunflower",  # a YAML value
+    # without a separator: a value mixing letters and digits that ends the clause
+    "password maple-syrup-4471",
+    "the new password maple-syrup-4471",
+    "wifi password Tr0ub4dor&3 and the network is HomeNet",
+    "ALTER USER bob WITH PASSWORD 'Xk29aPq7';",
+    "password river-stone-moss",
+    "wifi: HomeNet, pass: sunflower",
+    "Password - sunflower",
+    "The Wi-Fi password is: sunflower",
+    "the password for the admin panel is bluebird!",
+    "My Netflix login is bob@x.com and the password is sunflower",
+    "No, the password is sunflower",
+    "If you need it, the password is sunflower",  # the condition is another clause
+]
+
+
+@pytest.mark.parametrize("text", WORD_PASSWORDS, ids=range(len(WORD_PASSWORDS)))
+def test_a_password_stated_in_prose_is_high_whatever_its_characters(text):
+    assert screen(text) == Screen(HIGH, ("password",))
+
+
+WORD_PASSWORD_PROSE = [
+    "the password is incorrect",
+    "The password is incorrect, please try again.",
+    "the password is wrong",
+    "the password was wrong again",
+    "the password is expired",
+    "your password has expired",
+    "the password is too short",
+    "the password is required",
+    "Password is required.",
+    "the password is invalid",
+    "password is case sensitive",
+    "the password is case-sensitive",
+    "the password is weak",
+    "your password is strong",
+    "the password is secure",
+    "the password is hashed with bcrypt",
+    "the password is encrypted at rest",
+    "the password is saved in the keychain",
+    "the password is stored in 1Password",
+    "the password is in the vault",
+    "the password is on the fridge",
+    "the password is under the keyboard",
+    "the password is the same as my email",
+    "my password is the same as before",
+    "my password is my dog's name",
+    "the password is whatever you set",
+    "my password is something simple",
+    "the password is unknown",
+    "password: unknown",
+    "the password is blank",
+    "the password is empty",
+    "the password is not set",
+    "the password is optional",
+    "password: optional",
+    "the password is fine",
+    "password: see below",
+    "Password: ask the admin",
+    "the password is mandatory",
+    "the password is temporary",
+    "the password is randomly generated",
+    "the password is auto-generated",
+    "the password is user-defined",
+    "the password is one-time",
+    "the password is long enough",
+    "Password strength: weak",
+    "password: strong",
+    "password manager",
+    "reset your password from the account page",
+    "Forgot your password?",
+    "password must be at least 12 characters",
+    "password must contain a number",
+    "Please enter your password.",
+    "the password field",
+    "password reset email",
+    "password reset link sent",
+    "the password requirements are strict",
+    "I changed my password yesterday",
+    "change your password every 90 days",
+    "change the password to something stronger",
+    "set a password to protect the file",
+    "set the password to expire",
+    "you need a password to log in",
+    "use your password to log in",
+    "the password you entered is wrong",
+    "my password was leaked",
+    "my password got hacked",
+    "The password is your birthday.",
+    "The password is 8 characters long.",
+    "the password should be unique",
+    "no password is needed",
+    "password protection is enabled",
+    "password-protected files",
+    "Password Protection: Many NAS devices require a password",
+    "Ensure your password is correct.",
+    "das Passwort ist falsch",  # a word value is judged after the English words only
+    "la contraseña es incorrecta",
+    # "pass" alone is a ticket, a road or a test run
+    "my pass is ready",
+    "the pass is steep.",
+    "my boarding pass is printed",
+    "pass: hunter",  # "pass" with a word needs a qualifier or a user named on the line
+    "Pass: Excellent",
+    "PASS: passed",
+    "Result: pass",
+    # no separator: words, units, versions and algorithms are no password
+    "password SHA256-hashed",
+    "password 12chars",
+    "password v2.1",
+    "password abc123 is too weak",
+    "password 2FA required",
+    "password VARCHAR(255) NOT NULL",
+    # defaults and stand-ins that documentation and docker files show
+    "password: changeme",
+    "password: password",
+    "password: secret",
+    "password: admin",
+    "the default password is admin",
+    "POSTGRES_PASSWORD: postgres",
+    "MYSQL_ROOT_PASSWORD: root",
+    "DSN=some_dsn;UID=scott;PWD=tiger",
+    # a condition or a rule, not a statement of the value
+    "when no username or password is present",
+    "if the password is blank, log in with a key",
+    # more judgements and states
+    "my password is dumb",
+    "the password is mine",
+    "a passphrase is easier to remember than a password",
+    "the password is easy to guess",
+    "The password is valid for 24 hours",
+    "the password is sent by email",
+    "the password is displayed",
+    "password: N/A",
+    "password: TBD",
+    "Password: same as email",
+    "The password is: (see attached)",
+    "What is the password?",
+    "is the password sunflower?",
+    "The password isn't working",
+    "the password was accepted.",
+    "password brute-force.",
+]
+
+
+@pytest.mark.parametrize("text", WORD_PASSWORD_PROSE, ids=range(len(WORD_PASSWORD_PROSE)))
+def test_words_prose_puts_after_password_is_and_stand_ins_are_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+PASSWORD_WORDS_IN_CODE = [
+    "password = get_password()",
+    "if password is None:",
+    "if password is not None:",
+    "if self.password is sentinel:",
+    "while password is pending:",
+    "assert user.password is hashed",
+    "return password is valid",
+    "password: str",
+    "password: String",
+    "password: string;",
+    "password: Optional[str] = None",
+    "passwd: ${DB_PASSWORD}",
+    "password: <your password>",
+    "password: ********",
+    "DB_PASSWORD=letmein",  # part of a longer name: a word there is a variable or a default
+    "password = fallback",
+    "password = default_password",
+    "login(user, pwd=secret)",
+    "connect(host, password=pw)",
+    "connect(host=h, password=sentinel)",
+    "{ password: hashed }",
+    "const { username, password } = req.body;",
+    "  password: candidate,",
+    "  password: cipher,",
+    "  password: mypass,",
+    "  password: userInput,",
+    "  password: PropTypes.string,",
+    "  password: { type: String, required: true },",
+    "user.password = hashed;",
+    "pwd = hash(password)",
+    "password TEXT NOT NULL",
+    ":param password: the user's password",
+    "* @param password The password",
+    "password (str): the password",
+    "Args:\n    password: The user password.",
+    "password: Password for the account",
+    "password -- the password to use",
+]
+
+
+@pytest.mark.parametrize("text", PASSWORD_WORDS_IN_CODE, ids=range(len(PASSWORD_WORDS_IN_CODE)))
+def test_a_word_after_password_in_code_or_docs_is_a_variable_type_or_description(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+PASSPHRASES = [
+    "the vault passphrase is: river stone lantern moss",
+    "passphrase: correct horse battery staple",
+    'my passphrase is "purple monkey dishwasher"',
+    "The GPG passphrase is purple monkey dishwasher.",
+    "the passphrase for my ssh key is river stone lantern",
+    "Pass phrase: Orange Kettle Violin Harbor",
+    "my seed phrase is abandon ability able about above absent absorb abstract absurd abuse access accident",
+    "recovery phrase: legal winner thank year wave sausage worth useful legal winner thank yellow",
+    "mnemonic: army van defense carry jealous true garbage claim echo media make crunch",
+    "the vault passphrase is: river stone",
+    "the passphrase was blue moon.",
+]
+
+
+@pytest.mark.parametrize("text", PASSPHRASES, ids=range(len(PASSPHRASES)))
+def test_a_passphrase_of_plain_words_or_a_seed_phrase_reads_as_high(text):
+    assert screen(text) == Screen(HIGH, ("passphrase",))
+
+
+PASSPHRASE_PROSE = [
+    "the passphrase is a sentence you can remember",
+    "passphrase: at least four random words",
+    "Enter passphrase (empty for no passphrase):",
+    "Enter same passphrase again:",
+    "the passphrase should be long and memorable",
+    "passphrase: optional but recommended",
+    "the passphrase is the same as the wifi one",
+    "a passphrase is easier to remember than a password",
+    "the seed phrase is twelve words long",
+    "your recovery phrase is shown once, write it down",
+    "the phrase is a common saying",
+    "Passphrase: Required",
+    "passphrase: ssh keygen",
+    "the passphrase is stored in Bitwarden",
+    "passphrase: same password",
+    "passphrase for the key: none set",
+]
+
+
+@pytest.mark.parametrize("text", PASSPHRASE_PROSE, ids=range(len(PASSPHRASE_PROSE)))
+def test_prose_about_passphrases_is_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+ACCESS_CODES = [
+    "the PIN for the company card is 4829",
+    "my debit card PIN is 4829",
+    "the PIN to my phone is 4829",
+    "the PIN I use is 4829",
+    "the alarm code is 1234",
+    "the code to the alarm is 1234",
+    "door code 4471#",
+    "garage code is 8812",
+    "gate code: #1234",
+    "my phone's unlock code is 2580",
+    "the code to unlock my phone is 2580",
+    "the safe combination is 12-34-56",
+    "the combination to the safe is 12-34-56",
+    "lock combo: 10-20-30",
+    "my locker combination is 24-8-36",
+    "the keypad code for the front door is 4471",
+    "front door code 4471",
+    "the alarm system code is 9921",
+    "the building entry code is 4471",
+    "the lockbox code is 2231",
+    "our house alarm code: 5531",
+    "the code for the garage is 8812",
+    "my 2FA backup codes: 1234-5678 2345-6789",
+    "door code: 4471 (don't share)",
+    "combination lock: 12-34-56",
+]
+
+
+@pytest.mark.parametrize("text", ACCESS_CODES, ids=range(len(ACCESS_CODES)))
+def test_a_pin_or_a_code_that_opens_something_stated_with_its_digits_reads_as_high(text):
+    assert screen(text) == Screen(HIGH, ("pin",))
+
+
+CODE_LOOKALIKES = [
+    "the PIN on the shared printer resets every Monday",
+    "the PIN for the printer resets every Monday",
+    "the alarm code is on the fridge",
+    "the alarm code is 4 digits",
+    "the door code changed last week",
+    "I forgot the garage code",
+    "the gate code for deliveries is in the notes",
+    "Your verification code will expire in 10 minutes",
+    "Enter the 6-digit verification code",
+    "The garage code is the same as the front door",
+    "error code 1234",
+    "exit code 137",
+    "the status code is 404",
+    "zip code is 94110",
+    "area code 415",
+    "postal code 560001",
+    "discount code 2024",
+    "the building code is 2021 IBC",
+    "the tax code is 1257L",
+    "the source code is 2000 lines",
+    "code 1234",
+    "the code for the discount is 1234",
+    "the code on line 1234 is broken",
+    "the code to the alarm module is 1500 lines long",
+    "security code is the 3-digit number on the back",
+    "the access code is valid for 30 days",
+    "the combination of 2 and 3 is 5",
+    "the combination is 50% basil and 50% mint",
+    "best combination 2024-2025",
+    "lock screen timeout is 5 minutes",
+    "the lock code is 2024-01-15",
+    "the backup code expires on 2025-01-01",
+    "recovery code: see your email",
+    "barcode 12345678",
+    "best combination lock 2024-2025 review",
+]
+
+
+@pytest.mark.parametrize("text", CODE_LOOKALIKES, ids=range(len(CODE_LOOKALIKES)))
+def test_codes_of_other_things_and_codes_stated_without_digits_are_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+ID_NUMBERS = [
+    "my passport number is X1234567",
+    "my passport number is 533380006",
+    "passport no. C03005988",
+    "Passport #: 533380006",
+    "passport C03005988",
+    "my passport number for the visa form is 533380006",
+    "driver's licence number D1234-56789-01234",
+    "driver's license: D123-4567-8901",
+    "driving license: SMITH801015J99AB",
+    "driving licence SMITH 801015 J99AB",
+    "my drivers license number is 123456789",
+    "DL# D1234567",
+    "NI number QQ 12 34 56 C",
+    "my national insurance number is QQ123456C",
+    "SIN 046 454 286",
+    "my social insurance number is 046-454-286",
+    "my NI number is QQ 12 34 56 C",
+    "NINO QQ123456C",
+    "my SIN is 046 454 286",
+    "EIN: 12-3456789",
+    "my tax id is 12-3456789",
+    "national ID number: 1234567890",
+    "identity card number 12345678",
+    "Aadhaar 2341 2341 2346",
+    "PAN card ABCPE1234F",
+    "NHS number 943 476 5919",
+    "DNI 12345678Z",
+    "CPF 529.982.247-25",
+    "BSN 111222333",
+]
+
+
+@pytest.mark.parametrize("text", ID_NUMBERS, ids=range(len(ID_NUMBERS)))
+def test_an_identity_document_number_stated_after_its_name_reads_as_high(text):
+    assert screen(text) == Screen(HIGH, ("id_number",))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["my social security number is 123456789", "SSN 123 45 6789", "social security no: 078 05 1120"],
+)
+def test_an_ssn_stated_in_words_without_dashes_reads_as_high(text):
+    assert screen(text) == Screen(HIGH, ("ssn",))
+
+
+ID_LOOKALIKES = [
+    "the passport photo must be 35x45 mm",
+    "passport photo 2x2 inches",
+    "passport number format is two letters and seven digits",
+    "the passport number is on page 2",
+    "my passport expires 2030-05-01",
+    "passport renewal costs 130 dollars",
+    "passport valid until 2031",
+    "I renewed my passport in 2019",
+    "Western Digital My Passport 5TB",
+    "passport 2024",
+    "driver's license renewal costs $25",
+    "driving licence for 10 years",
+    "my driver's license expires in 2027",
+    "a driving licence number has 16 characters",
+    "national ID cards were introduced in 2006",
+    "the national insurance rate is 12%",
+    "national insurance contributions of 12345 pounds",
+    "social security benefits of 1500 dollars",
+    "social security number format is 3-2-4 digits",
+    "the SSN field",
+    "tax id format: see the form",
+    "the tax rate is 20%",
+    "tax year 2023-2024",
+    "PAN card is mandatory",
+    "sin(x) = 0.5",
+    "SIN 123 456 789",  # fails Luhn
+    "NHS number 943 476 5910",  # fails the check digit
+    "Aadhaar 2341 2341 2347",  # fails Verhoeff
+    "DNI 12345678A",  # wrong check letter
+    "social security number 000-12-3456",
+]
+
+
+@pytest.mark.parametrize("text", ID_LOOKALIKES, ids=range(len(ID_LOOKALIKES)))
+def test_prose_about_identity_documents_and_numbers_failing_their_check_are_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+def iban(country: str, bban: str) -> str:
+    """A valid IBAN for `bban` (its mod-97 check digits computed)."""
+    digits = "".join(str(int(c, 36)) for c in bban + country + "00")
+    return f"{country}{98 - int(digits) % 97:02d}{bban}"
+
+
+VALID_IBANS = [
+    "DE89370400440532013000",
+    "GB82WEST12345698765432",
+    "FR1420041010050500013M02606",
+    "NL91ABNA0417164300",
+    "ES9121000418450200051332",
+    "IT60X0542811101000000123456",
+    "BE68539007547034",
+    "CH9300762011623852957",
+    "PL61109010140000071219812874",
+    "NO9386011117947",
+    "MT84MALT011000012345MTLCAST001S",
+    "BR1800360305000010009795493C1",
+    iban("AT", "1904300234573201"),
+    iban("SE", "50000000058398257466"),
+]
+
+
+@pytest.mark.parametrize("number", VALID_IBANS)
+def test_a_valid_iban_of_any_country_spaced_or_not_reads_as_high(number):
+    spaced = " ".join(number[i : i + 4] for i in range(0, len(number), 4))
+    assert screen(number) == Screen(HIGH, ("bank_account",))
+    assert screen(f"please wire it to {spaced}, thanks") == Screen(HIGH, ("bank_account",))
+    assert screen(f"iban: {spaced.lower()}") == Screen(HIGH, ("bank_account",))
+
+
+BANK_ACCOUNTS = [
+    "IBAN DE89 3704 0044 0532 0130 00",
+    "pay to IBAN: GB82 WEST 1234 5698 7654 32, BIC WESTGB22",
+    "account number 12345678 sort code 12-34-56",
+    "routing number 021000021 account 000123456789",
+    "bank account: 9876543210",
+    "my checking account number is 000123456789",
+    "acct # 12345678 at Chase bank",
+    "savings account no. 1234 5678 90",
+    "my account number at the credit union is 4455667788",
+    "BSB 062-000 account 12345678",
+]
+
+
+@pytest.mark.parametrize("text", BANK_ACCOUNTS, ids=range(len(BANK_ACCOUNTS)))
+def test_a_bank_account_number_or_an_iban_reads_as_high(text):
+    assert screen(text) == Screen(HIGH, ("bank_account",))
+
+
+BANK_LOOKALIKES = [
+    "IBAN validation rules: mod 97",
+    "an IBAN has up to 34 characters",
+    "IBAN DE00 0000 0000 0000 0000 00",
+    "IBAN DE89 3704 0044 0532 0130 01",  # one digit off: the checksum fails
+    "the account number column",
+    "account number format: 8 digits",
+    "your MileagePlus account number",
+    "AWS account 123456789012",
+    "account id 123456789012",
+    "account 123456789012 in us-east-1",
+    "account balance is 123456",
+    "the account was created on 2024-01-15",
+    "account number 12345678 at the gym",
+    "my Costco account number is 123456789",
+    "routing number 021000021",  # a bank's public number
+    "sort code 12-34-56",
+    "I have $123456 in my bank account",
+    "opened a savings account with 10000 dollars",
+    "bank account opened on 2024-01-15",
+    "MP34 1234 5678 9012",
+    "COVID19 1234 5678 9012",
+    "the current account 123456789012 runs the CI",
+]
+
+
+@pytest.mark.parametrize("text", BANK_LOOKALIKES, ids=range(len(BANK_LOOKALIKES)))
+def test_prose_about_ibans_and_accounts_and_other_numbers_are_not_bank_accounts(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+def test_iban_checksum_accepts_valid_and_rejects_a_changed_digit_or_a_wrong_length():
+    assert iban_valid("DE89 3704 0044 0532 0130 00")
+    assert not iban_valid("DE89 3704 0044 0532 0130 01")
+    assert not iban_valid("DE89 3704 0044 0532 0130")  # Germany's IBANs have 22 characters
+    assert not iban_valid("XX89370400440532013000")  # no such country
+
+
+PATHOLOGICAL_V2 = [
+    "passphrase: " + "river " * 2_000,
+    "seed phrase: " + "abandon " * 2_000,
+    "code " * 2_500,
+    "the alarm code is " * 600,
+    "alarm code " * 1_000 + "1" * 1_000,
+    "combination " * 1_000,
+    "account " * 1_250,
+    "account number " + "12 " * 3_000,
+    "passport " * 1_250,
+    "passport number " + "A1 " * 3_000,
+    "DE89 " * 2_000,
+    "DE89" + "0" * 10_000,
+    "the password is " * 700,
+    "password " * 1_250,
+    "password to " * 1_000,
+    "PIN for the " * 1_000,
+    "SIN NI DL " * 1_000,
+]
+
+
+@pytest.mark.parametrize("text", PATHOLOGICAL_V2, ids=range(len(PATHOLOGICAL_V2)))
+def test_pathological_input_for_the_new_shapes_is_screened_quickly(text):
+    start = time.perf_counter()
+    screen(text)
+    assert time.perf_counter() - start < 0.05
