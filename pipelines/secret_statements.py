@@ -36,7 +36,8 @@ PASSWORD_STATEMENT = re.compile(
     r"|[ \t]+(?P<to>(?:(?:is|was|got|been)[ \t]+)?(?:(?:set|changed|reset|updated)[ \t]+)?to)\b"
     r"|[ \t]+(?:is|was|ist|war|es|est|era|\u00e9|\u00e4r|er|je|jest)\b(?:[ \t]*:)?"
     r"(?:[ \t]+(?:now|still|just|simply|currently|actually|literally|always))?)[ \t]*"  # "is now ..."
-    rf"(?:[{_OPEN_QUOTE}](?P<quoted>[^\s{_CLOSE_QUOTE}]{{3,64}})[{_CLOSE_QUOTE}]"
+    # Quoted: a token, or plain words ("is 'purple elephant'", judged by _is_quoted_phrase).
+    rf"(?:[{_OPEN_QUOTE}](?P<quoted>[^\s{_CLOSE_QUOTE}](?:[^\n\r\t{_CLOSE_QUOTE}]{{2,79}}))[{_CLOSE_QUOTE}]"
     r"|(?P<bare>[^\s\"'`]{3,64}+))"
     r"(?P<after>[ \t]*(?:\n|$|\(|[-\u2013\u2014][ \t]|(?:and|but|or|so|for|on|to|please|pls|if|now|today"
     r"|yesterday|tonight|last|this|earlier|recently|again|btw)\b))?"
@@ -305,6 +306,20 @@ def _is_word_password(v: str) -> bool:
     return len(set(low)) >= 3 and not any(w in low for w in _NOT_WORD_PARTS)
 
 
+def _is_quoted_phrase(v: str) -> bool:
+    """Plain words given in quotes as a password ("is 'purple elephant'"): the quotes bound the
+    value; a description ("'the one I always use'") holds a function or placeholder word."""
+    words = [w.strip(".,!?").lower() for w in v.split()]
+    return (
+        2 <= len(words) <= 8
+        and len(v) <= 80
+        and all(
+            w and w not in _NOT_PASSWORD_WORDS and not any(p in w for p in _PASSWORD_PLACEHOLDERS)
+            for w in words
+        )
+    )
+
+
 def _stated_in_prose(text: str, i: int, m: re.Match[str]) -> bool:
     """The password statement at `i` is prose or a config line ("Password: sunflower",
     "--password=letmein"), not code comparing or passing a variable ("if self.password is sentinel:",
@@ -415,7 +430,8 @@ def _is_password_statement(text: str, low: str, i: int) -> bool:
         not literal
         and word_end
         and word in _ENGLISH_PASSWORD_WORDS
-        and _is_word_password(value)
+        # (a passphrase's words are has_passphrase's to judge)
+        and (_is_word_password(value) or (quoted and "phrase" not in word and _is_quoted_phrase(value)))
         and _stated_in_prose(text, i, m)
     )
     if not (literal or wordy):

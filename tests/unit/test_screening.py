@@ -891,6 +891,9 @@ def test_the_rules_version_was_raised_so_stored_turns_are_judged_again():
 
 
 WORD_PASSWORDS = [
+    "My new password is 'purple elephant'",  # plain words in quotes: the quotes bound the value
+    'my password is "blue sky".',
+    "set the password to 'Ocean Breeze'",
     "my password is sunflower",
     "My password is sunflower.",
     "the password is sunflower, don't share it",
@@ -950,6 +953,9 @@ def test_a_password_stated_in_prose_is_high_whatever_its_characters(text):
 
 
 WORD_PASSWORD_PROSE = [
+    "the password is 'the one I always use'",  # a description in quotes, not a value
+    "password: 'your password here'",
+    "the error says 'password is too short'",
     "the password is incorrect",
     "The password is incorrect, please try again.",
     "the password is wrong",
