@@ -13,12 +13,16 @@ Rules run on a normalised copy (NFKC, invisible characters removed, Unicode spac
 fullwidth letters, zero-width joiners or no-break spaces do not hide a secret. Provider token
 formats, private-key bodies, Basic credentials, cards, SSNs, IBANs, bank account numbers and
 identity-document numbers live in `pipelines.secret_formats`; passwords and passphrases told in
-prose or assigned in code in `pipelines.secret_statements`. PINs and the codes that open things
-(alarm, door, safe, phone unlock) are here.
+prose or assigned in code in `pipelines.secret_statements` (with wifi keys, login pairs and
+security answers). PINs, the codes that open things (alarm, door, safe, phone unlock), recovery
+codes and card security codes are here.
 
 Shapes: api_key, jwt, private_key, bearer_token, secret_assignment, password (a stated or assigned
-password, of any characters in prose), passphrase (several plain words, or a wallet's seed phrase),
-pin (a PIN or an access code), card_number, ssn, id_number (passport, driving licence, national
+password, of any characters in prose; also a wifi/network key or PSK, a login given as a user and
+password pair, and a security question's answer), passphrase (several plain words, or a wallet's
+seed phrase, seed words or mnemonic), pin (a PIN, an access code, or a recovery/backup/2FA code of
+digits or of letters and digits in groups), card_number, card_security_code (a card's CVV, CVC or
+CID: 3-4 digits stated after its name), ssn, id_number (passport, driving licence, national
 insurance and other national or tax numbers), bank_account (an IBAN, or an account number beside
 a bank's name). Stand-in passwords that documentation and docker files show ("changeme", "admin",
 "postgres", "password", "secret"...) are not high.
@@ -45,6 +49,7 @@ from pipelines.secret_statements import (
     assignment_shapes,
     has_passphrase,
     has_secret_statement,
+    has_stated_credential,
     looks_random,
     names_other_value,
     positions,
@@ -180,8 +185,10 @@ _YEAR_RANGE = re.compile(r"(?:19|20)[0-9]{2}[ \t]?[-/][ \t]?(?:19|20)[0-9]{2}") 
 _ABOUT_AHEAD = re.compile(r"(?:codes?|combination|combo)[ \t]+(?:to|for|of|on|that)\b")
 
 
-def _has_access_code(text: str, low: str) -> bool:
-    for i, _ in positions(low, ("code", "comb") if "comb" in low else ("code",)):
+def _has_access_code(text: str, low: str, code: bool) -> bool:
+    """`code`: whether "code" is in `low` (the caller's gate)."""
+    words = ("code",) if code else ()
+    for i, _ in positions(low, words + ("comb",) if "comb" in low else words):
         if not _DIGITS_AHEAD.match(text, i):
             continue  # no number follows in the line
         before = low[max(0, i - 30) : i].replace("\u2019", "'").replace("'s", " ").replace("-", " ").split()
@@ -203,6 +210,96 @@ def _has_access_code(text: str, low: str) -> bool:
             continue  # "12/05/24" is a date; a lock's combination is "12-34-56"
         return True
     return False
+
+
+# A card's security code: "the CVV is 123", "CVV2: 7890", "security code on the back of the card is
+# 321". Three or four digits stated after its name; "security code" and "CID" also name other things,
+# so they need a card named nearby. Not "the CVV is on the back", "CVV must be 3 or 4 digits".
+CARD_SECURITY_CODE = re.compile(
+    r"(?i)(?P<name>cvv2?|cvc2?|cvn2?|cid|(?:card[ \t]+)?security[ \t]+code)(?:[ \t]+(?:code|number|no\.?))?"
+    r"(?P<about>[ \t]+(?:for|to|of|on|at|from)(?:[ \t]+[\w'.-]{1,30}){1,6}?"
+    r"(?=[ \t]+(?:is|was)\b|[ \t]*[:=]))?"
+    r"(?:[ \t]*(?P<sep>[:=#-])|[ \t]+(?P<verb>is|was)\b(?:[ \t]*:)?|[ \t]+)[ \t]*"
+    r"[\"'`]?(?P<num>[0-9]{3,4})(?![\w.,:/-]?[0-9]|\w)"
+)
+
+_CARD_NEAR = re.compile(r"(?i)\b(?:card|visa|master ?card|amex|american express|discover|debit|credit)\b")
+_CVV_QUANTITY = re.compile(r"(?i)[ \t]*(?:-?[ \t]*digits?|characters?|chars?|numbers?|or|to)\b")
+
+
+def _has_card_security_code(text: str, low: str, code: bool, run4: bool) -> bool:
+    """`code`: whether "code" is in `low`; `run4`: whether it holds four digits in a row (an Amex
+    CID has four). A CVV beside its card's number is read as part of the card."""
+    words = ("cv", "security code") if code else ("cv",)
+    words += ("cid",) if run4 else ()
+    for i, _ in positions(low, words):
+        if i and low[i - 1].isalnum():
+            continue  # "accident", "decided": "cid" inside a word
+        m = CARD_SECURITY_CODE.match(text, i)
+        if not m or _CVV_QUANTITY.match(text, m.end()):
+            continue
+        name = m["name"].lower()
+        if name.startswith(("cvv", "cvc", "cvn")):
+            # "CVV 123" needs no separator, but "cvv 123 times" is no statement
+            if m["sep"] or m["verb"] or m["about"] or name[-1] == "2" or _PIN_CLAUSE_END.match(text, m.end()):
+                return True
+            continue
+        named = _CARD_NEAR.search(text, max(0, i - 60), m.end())
+        if named and (m["sep"] or m["verb"]):  # "security code 404" names no card's code
+            return True
+    return False
+
+
+# A recovery, backup or one-time code of letters and digits in groups: "the recovery code is
+# 8H3K-2J9L-QQ7P", "backup codes: 4kd9-2mx1, 8zq2-77pl", "GitHub recovery code: a1b2c-3d4e5". (Codes
+# of digits only are _has_access_code's.) The value must mix letters and digits and hold no word.
+RECOVERY_CODE = re.compile(
+    r"(?i)(?:codes?|keys?)\b"
+    r"(?P<about>[ \t]+(?:for|to|of|on)(?:[ \t]+[\w'.-]{1,30}){1,3}?"
+    r"(?=[ \t]+(?:is|are|was|were)\b|[ \t]*[:=]))?"
+    r"(?:[ \t]*[:=]|[ \t]+(?:is|are|was|were)\b(?:[ \t]*:)?)[ \t]*[\"'`]?"
+    r"(?P<value>[A-Za-z0-9]{3,10}(?:-[A-Za-z0-9]{3,10}){1,7}|[A-Za-z0-9]{8,32})(?![\w-])"
+)
+_RECOVERY_NAMED = re.compile(
+    r"(?i)(?<![\w-])(?:recovery|backup|2fa|mfa|two[ -]?factor|2[ -]?step|one[ -]?time|otp|totp|verification"
+    r"|authenticat(?:ion|or)|auth|login|sign[ -]?in|security|access|emergency|scratch|unlock)[ \t-]*$"
+)
+_RECOVERY_WORDS = {
+    "recovery", "backup", "2fa", "mfa", "factor", "step", "time", "onetime", "otp", "totp", "verification",
+    "authentication", "authenticator", "auth", "login", "in", "signin", "security", "access", "emergency",
+    "scratch", "unlock",
+}  # fmt: skip
+_ENGLISH_WORD = re.compile(r"[A-Za-z][a-z]{3,}|[a-z]{3}")  # a word group: "step", "one", not "QQ7P"
+
+
+def _has_recovery_code(text: str, low: str, code: bool, key: bool) -> bool:
+    for i, _ in positions(low, ("code", "key") if code and key else ("code",) if code else ("key",)):
+        prev = low[max(0, i - 16) : i].replace("-", " ").split()[-1:]
+        if not (prev and prev[0] in _RECOVERY_WORDS and _RECOVERY_NAMED.search(text, max(0, i - 30), i)):
+            continue  # a set lookup first, the regex to confirm
+        m = RECOVERY_CODE.match(text, i)
+        if not m:
+            continue
+        v = m["value"]
+        digits = sum(c.isdigit() for c in v)
+        letters = sum(c.isalpha() for c in v)
+        groups = v.split("-")
+        if digits < 2 or letters < 2 or any(_ENGLISH_WORD.fullmatch(g) for g in groups):
+            continue
+        if len(groups) == 1 and not (_looks_mixed(v) and not _UNIT_LIKE.fullmatch(v)):
+            continue
+        return True
+    return False
+
+
+_UNIT_LIKE = re.compile(
+    r"(?i)[0-9]+[a-z]{1,6}|[a-z]{1,6}[0-9]{1,4}|[a-z]+[0-9]+[a-z]+"
+)  # "16chars", "sha256"
+
+
+def _looks_mixed(v: str) -> bool:
+    """Letters and digits interleaved at least three times, as a machine-made code's are."""
+    return len(re.findall(r"[A-Za-z]+|[0-9]+", v)) >= 4
 
 
 def _has_bearer(text: str, low: str) -> bool:
@@ -278,24 +375,30 @@ def _shapes(text: str) -> list[str]:
     numbers = (
         (run4 and b"00000" in shape) or spaced or (dashed and (b"000-000" in shape or b"0x000-00" in shape))
     )
+    card = run4 and any(g in shape for g in _CARD_SHAPES) and has_card(text)
+    code, key, cred = "code" in low, "key" in low, "cred" in low  # shared by several rules below
     checks = (
         ("api_key", bool(tokens) and has_provider_token(tokens)),
         ("jwt", long_token and "eyj" in low and JWT.search(text) is not None),
         ("private_key", _has_private_key(text, low, tokens)),
         ("bearer_token", basic and has_basic_credentials(text, low)),
         ("bearer_token", long_token and (basic or "bearer" in low) and _has_bearer(text, low)),
-        ("card_number", run4 and any(g in shape for g in _CARD_SHAPES) and has_card(text)),
+        ("card_number", card),
         ("ssn", b"000-00-0000" in shape and has_ssn(text)),
         ("pin", "pin" in low and _has_pin(text, low)),
-        ("pin", (run4 or spaced or dashed) and _has_access_code(text, low)),
-        ("passphrase", ("phrase" in low or "mnemonic" in low) and has_passphrase(text, low)),
+        ("pin", (run4 or spaced or dashed) and _has_access_code(text, low, code)),
+        ("pin", (code or key) and _has_recovery_code(text, low, code, key)),
+        ("card_security_code", not card and _has_card_security_code(text, low, code, run4)),
+        ("passphrase", ("phrase" in low or "mnemonic" in low or "seed" in low) and has_passphrase(text, low)),
         ("bank_account", run4 and b"xx00" in shape and has_iban(text, low, shape)),
         ("bank_account", numbers and ("acc" in low or "a/c" in low) and has_bank_account(text, low)),
     )
     shapes = list(dict.fromkeys(name for name, hit in checks if hit))
     if numbers or (run4 and "PAN" in text):  # an Indian PAN has four digits: "ABCPE1234F"
         shapes += sorted(id_number_shapes(text, low) - set(shapes))
-    shapes += sorted(assignment_shapes(text, low) - set(shapes))
+    shapes += sorted(assignment_shapes(text, low, key, cred) - set(shapes))
+    if "password" not in shapes and has_stated_credential(text, low, key, cred):
+        shapes.append("password")
     if not shapes and tokens:  # last resorts, costlier and only for an otherwise clean text
         if has_secret_statement(text, low):
             shapes.append("secret_assignment")

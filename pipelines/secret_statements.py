@@ -1,10 +1,11 @@
 """Secrets stated in words or assigned in code: a password told in a sentence ("the password is
 …", "password maple-syrup-4471"; in prose of any characters: "my password is sunflower"), a
 passphrase of plain words ("the vault passphrase is: river stone lantern moss"), a secret named and
-given ("the deploy token: …"), and an assignment of a literal to a secret-ish name
-(``api_key = "…"``), each judged so that variables, types, env lookups, placeholders and the words
-prose puts after "password is" ("incorrect", "required", "the same") are not secrets. One family of
-the shapes ``pipelines.screening`` checks; pure stdlib, like it."""
+given ("the deploy token: …"), a wifi key ("the WPA key: goldfish"), a login pair ("login: bob /
+hunter2x"), a security answer ("the security answer is fluffy"), and an assignment of a literal to
+a secret-ish name (``api_key = "…"``), each judged so that variables, types, env lookups,
+placeholders and the words prose puts after "password is" ("incorrect", "required", "the same")
+are not secrets. One family of the shapes ``pipelines.screening`` checks; pure stdlib, like it."""
 
 from __future__ import annotations
 
@@ -379,11 +380,13 @@ def _assigned(text: str, keywords: list[tuple[int, str]]) -> set[str]:
     return found
 
 
-def assignment_shapes(text: str, low: str) -> set[str]:
+def assignment_shapes(text: str, low: str, key: bool = True, cred: bool = True) -> set[str]:
+    """`key`, `cred`: whether "key" and "cred" are in `low`, when the caller knows (saves scans)."""
     found: set[str] = set()
     pass_pw = list(positions(low, ("pass", "pw")))  # shared with the prose rule below
     if ":" in text or "=" in text:  # every assignment has one; over half of all chat turns have neither
-        keywords = [*positions(low, ASSIGNMENT_KEYWORDS), *((i, "pass") for i, w in pass_pw if w == "pass")]
+        words = tuple(w for w in ASSIGNMENT_KEYWORDS if (key or w != "key") and (cred or w != "credential"))
+        keywords = [*positions(low, words), *((i, "pass") for i, w in pass_pw if w == "pass")]
         keywords += [(i, "pwd") for i, w in pass_pw if w == "pw" and low.startswith("pwd", i)]
         found |= _assigned(text, sorted(keywords))
     extra = _PASSWORD_LITERALS if low.isascii() else _PASSWORD_LITERALS + _PASSWORD_LITERALS_NON_ASCII
@@ -512,7 +515,7 @@ def names_other_value(text: str, at: int) -> bool:
 # seed or recovery phrase is 12 to 24 lower-case words (BIP-39's list holds "about" and "above").
 PASSPHRASE = re.compile(
     r"(?i)(?P<word>pass[ -]?phrase|(?P<seed>(?:seed|recovery|backup|mnemonic|secret[ \t]+recovery)"
-    r"[ \t]+(?:phrase|words)|mnemonic))s?\b"
+    r"[ \t]+(?:phrase|words)|mnemonic|(?P<bare_seed>seed)))s?\b"
     r"(?P<about>[ \t]+(?:for|to|of|on)(?:[ \t]+[\w.@'-]{1,30}){1,3}?)?"
     r"(?:[ \t]*[:=]|[ \t]+(?:is|was|are|were)\b(?:[ \t]*:)?|['\u2019]s\b)[ \t]*"
     r"(?:[\"'`\u201c\u2018](?P<quoted>[A-Za-z][\w' -]{2,300}?)[\"'`\u201d\u2019]"
@@ -526,7 +529,7 @@ _PHRASE_BEFORE = re.compile(  # where a phrase's name starts: "pass phrase", "se
 
 
 def has_passphrase(text: str, low: str) -> bool:
-    starts = [i for i, _ in positions(low, ("mnemonic",))]
+    starts = [i for i, _ in positions(low, ("mnemonic", "seed"))]  # "seed words" starts at "seed"
     for i, _ in positions(low, ("phrase",)):
         before = _PHRASE_BEFORE.search(text, max(0, i - 20), i)
         starts += [before.start()] if before else []
@@ -538,6 +541,17 @@ def has_passphrase(text: str, low: str) -> bool:
         if not all(_PASSPHRASE_WORD.fullmatch(w) for w in words):
             continue  # digits or names of code: not plain words
         lows = [w.lower() for w in words]
+        if m["bare_seed"] or (m["seed"] and m["word"].lower().endswith("words")):
+            # "my bitcoin seed: ...", "seed words: ...": a wallet's 12 to 24 words (in threes, each of
+            # BIP-39's 3-8 letters), not a sentence ("seed: plant them after the last frost ...").
+            if (
+                len(words) in (12, 15, 18, 21, 24)
+                and all(w.islower() and 3 <= len(w) <= 8 for w in words)
+                and len(set(lows)) > 6
+                and sum(w in _FUNCTION_WORDS for w in lows) <= 2
+            ):
+                return True
+            continue
         if m["seed"]:
             if 12 <= len(words) <= 24 and all(w.islower() for w in words) and len(set(lows)) > 6:
                 return True
@@ -550,4 +564,116 @@ def has_passphrase(text: str, low: str) -> bool:
         judged = sum(w in _NOT_PASSWORD_WORDS or bool(_DESCRIPTIVE.fullmatch(w)) for w in lows)
         if (2 * judged < len(lows) if len(lows) > 2 else not judged) and lows[-1] not in _NOT_PASSWORD_WORDS:
             return True
+    return False
+
+
+# --- more things stated like a password: a wifi key, a login given as a pair, a security answer ----
+# "the wifi key is sunshine99", "WPA key: goldfish", "psk=Xk29aPq7": a network's key is its password
+# (a key alone is not: "the key is in the drawer", nor is "API key is ..." which is a token's).
+NETWORK_KEY = re.compile(
+    r"(?i)(?:(?:wi-?fi|wlan|wireless|network|router|wpa[23]?(?:-psk)?|wep)"
+    r"(?:[ \t]+(?:network|security|wpa[23]?))?[ \t]+(?:key|pass[ \t-]?key)|psk)s?"
+    r"(?P<about>[ \t]+(?:for|to|of|on|at)(?:[ \t]+[\w.@'-]{1,30}){1,3}?)?"
+    r"(?:[ \t]*(?P<sep>[:=])|[ \t]+(?:is|was)\b(?:[ \t]*:)?(?:[ \t]+(?:now|still|just|currently))?)[ \t]*"
+    rf"(?:[{_OPEN_QUOTE}](?P<quoted>[^\s{_CLOSE_QUOTE}]{{4,64}})[{_CLOSE_QUOTE}]"
+    r"|(?P<bare>[^\s\"'`]{4,64}+))"
+    r"(?P<after>[ \t]*(?:\n|$|\(|[-\u2013\u2014][ \t]|(?:and|but|or|so|for|on|please|if|now)\b))?"
+)
+_NETWORK_BEFORE = re.compile(  # where a network key's name starts, found back from "key"
+    r"(?i)(?:wi-?fi|wlan|wireless|network|router|wpa[23]?(?:-psk)?|wep)"
+    r"(?:[ \t]+(?:network|security|wpa[23]?))?"
+    r"[ \t]+(?:pass[ \t-]?)?$"
+)
+# "the security answer is fluffy", "answer to my security question: Smith", "secret answer: Rover"
+SECURITY_ANSWER = re.compile(
+    r"(?i)(?:(?:security|secret)[ \t]+(?:question['\u2019]?s?[ \t]+)?answer"
+    r"|answer[ \t]+to[ \t]+(?:my|the|your|our)[ \t]+(?:[\w'-]{1,20}[ \t]+)?security[ \t]+question)s?"
+    r"(?P<about>[ \t]+(?:for|to|of|on|at)(?:[ \t]+[\w.@'-]{1,30}){1,3}?)?"
+    r"(?:[ \t]*(?P<sep>[:=])|[ \t]+(?:is|was)\b(?:[ \t]*:)?(?:[ \t]+(?:still|just))?)[ \t]*"
+    rf"(?:[{_OPEN_QUOTE}](?P<quoted>[^\s{_CLOSE_QUOTE}][^\n{_CLOSE_QUOTE}]{{1,59}})[{_CLOSE_QUOTE}]"
+    r"|(?P<bare>[^\s\"'`]{2,40}+))"
+    r"(?P<after>[ \t]*(?:\n|$|\(|[-\u2013\u2014][ \t]|(?:and|but|or|so|please|if)\b))?"
+)
+_NETWORK_TAILS = (
+    "fi",
+    "wlan",
+    "wireless",
+    "network",
+    "router",
+    "wpa",
+    "wpa2",
+    "wpa3",
+    "psk",
+    "wep",
+    "security",
+    "pass",
+)
+_ANSWER_BEFORE = re.compile(r"(?i)(?:security|secret)[ \t]+(?:question['\u2019]?s?[ \t]+)?$")
+# "my netflix login is jane@example.com / Summer2024!", "login: bob / hunter2x": a user, then a
+# password (mixed letters and digits or symbols, or quoted) beside it; only after a login's name.
+LOGIN_PAIR = re.compile(
+    r"(?i)(?:log[ -]?in|sign[ -]?in|log[ -]?on|credentials?|creds)s?"
+    r"(?:[ \t]+(?:details|info))?"
+    r"(?P<about>[ \t]+(?:for|to|of|on|at)(?:[ \t]+[\w.@'-]{1,30}){1,3}?)?"
+    r"(?:[ \t]*[:=]|[ \t]+(?:is|are|was|were)\b(?:[ \t]*:)?)[ \t]*"
+    r"(?P<user>[A-Za-z0-9][\w.@+-]{0,63}?)"
+    r"(?:[ \t]+/[ \t]*|[ \t]*/[ \t]+|[ \t]*\|[ \t]*|:|[ \t]*,[ \t]*)"
+    rf"(?:[{_OPEN_QUOTE}](?P<quoted>[^\s{_CLOSE_QUOTE}]{{4,64}})[{_CLOSE_QUOTE}]|(?P<bare>[^\s\"'`]{{4,64}}+))"
+    r"(?=[ \t]*(?:\n|$|[(\u2013\u2014-]|(?:and|but|or|so|please|if)\b))"
+)
+
+
+_LOGIN_STARTS = ("login", "log in", "log-in", "logon", "log on", "log-on", "sign", "cred")
+
+
+def _value_stated(text: str, i: int, m: re.Match[str], words: bool) -> bool:
+    """The value of a statement matched at `i` is a password: a literal, or (where `words`) a plain
+    word or quoted words, ending the clause, in prose rather than code."""
+    quoted = m["quoted"] is not None
+    value = m["quoted"] if quoted else m["bare"].rstrip(_TRAILING_PUNCT)
+    clause_end = quoted or m["after"] is not None or value != m["bare"]
+    if not (clause_end or m["sep"] in (":", "=")) or _ADJECTIVE_COMPOUND.fullmatch(value):
+        return False
+    literal = _is_password_literal(value, quoted)
+    wordy = (
+        words
+        and (quoted or clause_end)
+        and (_is_word_password(value) or (quoted and _is_quoted_phrase(value)))
+    )
+    return bool(literal or wordy) and _stated_in_prose(text, i, m)
+
+
+def has_stated_credential(text: str, low: str, key: bool, cred: bool) -> bool:
+    """A wifi key, a security question's answer or a login pair stated in prose: read as a password.
+    `key`, `cred`: whether "key" and "cred" are in `low` (the caller's gates, shared with other rules)."""
+    for i, _ in positions(low, ("key", "psk") if key else ("psk",)):
+        prev = low[max(0, i - 12) : i].split()[-1:] if low[i] == "k" else ()
+        if prev and not prev[0].endswith(_NETWORK_TAILS):
+            continue  # a set lookup first ("the key is ..."), the regex to confirm
+        before = _NETWORK_BEFORE.search(text, max(0, i - 40), i) if prev else None
+        at = before.start() if before else i
+        m = NETWORK_KEY.match(text, at) if not (at and text[at - 1].isalnum()) else None
+        if m and _value_stated(text, at, m, words=True):
+            return True
+    for i, _ in positions(low, ("answer",)):
+        before = _ANSWER_BEFORE.search(text, max(0, i - 40), i)
+        at = before.start() if before else i
+        m = SECURITY_ANSWER.match(text, at) if not (at and text[at - 1].isalnum()) else None
+        if m and _value_stated(text, at, m, words=True):
+            return True
+    for i, _ in positions(low, ("log", "sign", "cred") if cred else ("log", "sign")):
+        if (i and low[i - 1].isalnum()) or not low.startswith(_LOGIN_STARTS, i):
+            continue  # "blog", "design", "logic": a prefix test before the regex
+        m = LOGIN_PAIR.match(text, i)
+        if not m:
+            continue
+        value = m["quoted"] or m["bare"].rstrip(_TRAILING_PUNCT)
+        mixed = re.search("[A-Za-z]", value) and re.search("[^A-Za-z]", value)
+        quoted = m["quoted"] is not None  # quoted, words may be the password: "admin / 'blue-whale'"
+        if (mixed or quoted) and (
+            _is_password_literal(value, quoted) or (quoted and _is_word_password(value))
+        ):
+            line = text[text.rfind("\n", 0, i) + 1 : i].lstrip(" \t-*>#\u2022")
+            if not _CODE_LINE.match(line) and not _UNIT.fullmatch(value):
+                return True
     return False

@@ -1453,3 +1453,172 @@ def test_pathological_input_for_the_new_shapes_is_screened_quickly(text):
     start = time.perf_counter()
     screen(text)
     assert time.perf_counter() - start < 0.05
+
+
+# --- rules v2 additions: card security codes, wifi keys, recovery codes, seeds, logins, answers ---
+
+CARD_SECURITY_CODES = [
+    "the CVV is 123",
+    "my cvc is 456",
+    "CVV2: 7890",
+    "security code on the back of the card is 321",
+    "the Amex CID is 1234",
+    "CVC 482",
+    "cvv: 019",
+    "card security code: 774",
+    "the cvv for my visa is 348",
+    "CVV = 552",
+    "my debit card's security code is 907",
+]
+
+
+@pytest.mark.parametrize("text", CARD_SECURITY_CODES, ids=range(len(CARD_SECURITY_CODES)))
+def test_a_card_security_code_stated_with_its_digits_reads_as_high(text):
+    assert screen(text) == Screen(HIGH, ("card_security_code",))
+
+
+def test_a_security_code_beside_its_card_number_reads_as_the_card():
+    assert screen("Visa 4012888888881881, cvv 123").shapes == ("card_number",)
+
+
+STATED_CREDENTIALS = [
+    "the wifi key is sunshine99",
+    "WPA key: goldfish",
+    "network key is bluebird42",
+    "the WPA2 passphrase is sunshine99",
+    "wi-fi key: Tr0ub4dor",
+    "the wireless key is 'harbor-lights'",
+    "psk=Xk29aPq7",
+    "WPA2 key is maple-syrup",
+    "the router key is now otter77",
+    "our wifi network key: kestrel",
+    "the PSK is sunshine99",
+    "my netflix login is jane@example.com / Summer2024!",
+    "login: bob / hunter2x",
+    "username admin password Sup3rS3cret",
+    "credentials: jane@example.com | Wint3r!Sky",
+    "my hulu sign-in is sam.lee / Otter#77",
+    "creds: admin:Sup3rS3cret",
+    "the login for the router is admin / 'blue-whale'",
+    "Spotify login: jane.doe@gmail.com / Kestrel9",
+    "the security answer is fluffy",
+    "my security question answer: Smith",
+    "the answer to my security question is Rover",
+    "secret answer: Mississippi",
+    "the security answer for the bank is Paris",
+    'my security answer is "blue house"',
+]
+
+
+@pytest.mark.parametrize("text", STATED_CREDENTIALS, ids=range(len(STATED_CREDENTIALS)))
+def test_a_wifi_key_a_login_pair_or_a_security_answer_reads_as_a_password(text):
+    assert screen(text) == Screen(HIGH, ("password",))
+
+
+RECOVERY_CODES = [
+    "the recovery code is 8H3K-2J9L-QQ7P",
+    "backup codes: 4kd9-2mx1, 8zq2-77pl",
+    "my GitHub recovery code: a1b2c-3d4e5",
+    "2FA backup code is ab12-cd34",
+    "MFA recovery codes: 7f3k9-q2m8x",
+    "one-time code: X7K2-9PQ4",
+    "my apple recovery key is 8H3K-2J9L-QQ7P-ZX4M",
+    "recovery code: 8H3K2J9LQQ7P",
+    "the backup codes for my google account are x9k2-m4p7",
+]
+
+
+@pytest.mark.parametrize("text", RECOVERY_CODES, ids=range(len(RECOVERY_CODES)))
+def test_a_recovery_or_backup_code_of_letters_and_digits_reads_as_high(text):
+    assert screen(text) == Screen(HIGH, ("pin",))
+
+
+WALLET_SEEDS = [
+    "my bitcoin seed: abandon ability able about above absent absorb abstract absurd abuse access accident",
+    "seed words: legal winner thank year wave sausage worth useful legal winner thank yellow",
+    "wallet seed is army van defense carry jealous true garbage claim echo media make crunch",
+    "my seed: legal winner thank year wave sausage worth useful legal winner thank yellow.",
+    "mnemonic: army van defense carry jealous true garbage claim echo media make crunch",
+]
+
+
+@pytest.mark.parametrize("text", WALLET_SEEDS, ids=range(len(WALLET_SEEDS)))
+def test_a_wallet_seed_stated_without_the_word_phrase_reads_as_high(text):
+    assert screen(text) == Screen(HIGH, ("passphrase",))
+
+
+CREDENTIAL_NEAR_MISSES = [
+    "the CVV is on the back of the card",
+    "enter the 3-digit CVV",
+    "CVV must be 3 or 4 digits",
+    "the CVV is 3 digits",
+    "CVV stands for card verification value",
+    "where is the CVV on an Amex?",
+    "cvv 123 times",
+    "security code 404",
+    "the security code is 404",
+    "the CID is 4821",
+    "CID 1234",
+    "I decided 1234 was enough",
+    "the wifi key icon is greyed out",
+    "the key is in the drawer",
+    "a network key is required",
+    "the network key is on the sticker",
+    "the wifi key is the same as before",
+    "the key is sunshine99",
+    "QPSK modulation with 8-PSK at 1234 baud",
+    "recovery codes are shown once",
+    "generate new backup codes in settings",
+    "the backup code is 2-step",
+    "recovery code: step-2",
+    "backup codes: v2-final",
+    "the recovery key is stored in iCloud",
+    "error code: E404-NOTFOUND",
+    "access code: abc-def",
+    "the seed is 42",
+    "seed: 1234",
+    "random seed 7",
+    "np.random.seed(0)",
+    "the seed is random each run",
+    "seed: plant them after the last frost in early spring when the soil is warm enough to work it",
+    "login: use your SSO account",
+    "the login page is /signin",
+    "login: https://example.com/signin",
+    "login is 10:30am",
+    "login: admin:8080",
+    "sign in: Google / Apple",
+    "the login is email / phone",
+    "the security answer is case-sensitive",
+    "what was your security answer?",
+    "the security answer is my mother's maiden name",
+    "the security answer is wrong",
+    "security answers: keep them secret",
+    "the answer is 42",
+]
+
+
+@pytest.mark.parametrize("text", CREDENTIAL_NEAR_MISSES, ids=range(len(CREDENTIAL_NEAR_MISSES)))
+def test_prose_about_cvvs_keys_codes_seeds_logins_and_answers_is_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+PATHOLOGICAL_V2_CREDENTIALS = [
+    "cvv " * 2_500,
+    "the CVV is " * 900,
+    "wifi key " * 1_000,
+    "wifi key is " * 800,
+    "recovery code: " + "ab1-" * 2_500,
+    "backup code " * 1_000 + "a1" * 1_000,
+    "seed: " + "abandon " * 2_000,
+    "login: " + "bob / " * 1_500,
+    "login is " * 1_000,
+    "security answer " * 600,
+    "answer to my security question " * 300,
+]
+
+
+@pytest.mark.parametrize("text", PATHOLOGICAL_V2_CREDENTIALS, ids=range(len(PATHOLOGICAL_V2_CREDENTIALS)))
+def test_pathological_input_for_the_credential_shapes_is_screened_quickly(text):
+    start = time.perf_counter()
+    screen(text)
+    assert time.perf_counter() - start < 0.05
