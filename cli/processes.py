@@ -2,7 +2,6 @@
 ``mcp`` (MCP over stdio). Each but ``up`` needs the running system (``connected``)."""
 
 import os
-import signal
 import socket
 import sys
 from typing import Annotated
@@ -22,6 +21,7 @@ from ops.errors import OpError
 from providers.embedders import configured_dimensions, configured_model
 from schedules import runner as schedules_runner
 from services import listener
+from services.stopping import on_stop
 from services.supervisor import Supervisor
 from workers import runner
 
@@ -69,8 +69,7 @@ def api(
     setup_logging()
     # SIGINT or SIGTERM before uvicorn takes them over, and the one uvicorn raises again once it
     # has stopped: a stop that was asked for, exit 0.
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: sys.exit(0))
+    on_stop(lambda: sys.exit(0))
     if reason := hosts.unlisted(get_settings()):
         raise fail(reason)
     with connected():

@@ -1,7 +1,6 @@
 """``loom scheduler``: APScheduler firing the registry's passes until SIGINT/SIGTERM."""
 
 import logging
-import signal
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -11,6 +10,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from models import db
 from schedules.record import PassBusy, fire
 from schedules.registry import Pass, passes
+from services.stopping import on_stop
 
 log = logging.getLogger(__name__)
 
@@ -45,13 +45,6 @@ def schedule(scheduler: BaseScheduler) -> None:
 def run() -> None:
     scheduler = BlockingScheduler(timezone="UTC")
     schedule(scheduler)
-
-    def shut_down(*_) -> None:
-        # Ctrl-C in a terminal reaches this process and `loom up`, which then sends SIGTERM: once.
-        if scheduler.running:
-            scheduler.shutdown(wait=False)
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, shut_down)
+    on_stop(lambda: scheduler.shutdown(wait=False))
     log.info("scheduler up: %s", ", ".join(passes()))
     scheduler.start()

@@ -14,6 +14,8 @@ from types import ModuleType
 
 import psutil
 
+from services import stopping
+
 log = logging.getLogger(__name__)
 
 UP_PID = "up.pid"
@@ -92,8 +94,7 @@ class Supervisor:
         # While this runs, the embedded servers are `loom up`'s: a one-off command that had to
         # start one (it died, and the command came first) must leave it running.
         (self.run_dir / UP_PID).write_text(str(os.getpid()))
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda *_: self.stopping.set())
+        stopping.on_stop(self.stopping.set)
         watchers = [
             threading.Thread(target=self._watch, args=(server,), name=f"watch-{_name(server)}", daemon=True)
             for server in self.servers

@@ -3,13 +3,13 @@ flight finish within the grace, or are handed back without spending an attempt."
 
 import logging
 import os
-import signal
 import threading
 
 import dramatiq
 
 from models.settings import get_settings
 from providers.embedders import load_in_background, settle
+from services.stopping import on_stop
 from workers import broker, ledger, stages
 
 log = logging.getLogger(__name__)
@@ -39,8 +39,7 @@ def stop(worker: dramatiq.Worker, timeout_ms: int = 30_000) -> None:
 def run(threads: int) -> None:
     worker = new_worker(threads)
     stopping = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stopping.set())
+    on_stop(stopping.set)
     loading = load_in_background()  # ready before the first batch arrives
     worker.start()
     log.info("worker up: %d threads on queues %s", threads, sorted(stages.all_stages()))

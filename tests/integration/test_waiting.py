@@ -37,7 +37,7 @@ def test_calls_waiting_on_runs_leave_the_request_threads_to_an_append():
     async def scenario() -> tuple[float, list[httpx.Response]]:
         anyio.to_thread.current_default_thread_limiter().total_tokens = 4
         transport = httpx.ASGITransport(app=create_app(warm_embedder=False))
-        async with httpx.AsyncClient(transport=transport, base_url="http://loom", timeout=60) as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1", timeout=60) as client:
             waits = [
                 asyncio.create_task(client.post("/v1/conversation.ingest", headers=headers, json=ingest(i)))
                 for i in range(12)
