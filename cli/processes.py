@@ -11,7 +11,7 @@ import uvicorn
 
 import services
 from api import hosts
-from cli.common import check_choice, check_range, connected, setup_logging
+from cli.common import call, check_choice, check_range, connected, setup_logging
 from cli.console import fail, out
 from models import db
 from models.namespace import ROLES
@@ -57,9 +57,24 @@ def up() -> None:
         out.print(f"Redis      {services.masked(endpoints.redis_url)}")
         out.print(f"API on http://{settings.host}:{settings.port}  (GET /healthz, POST /v1/<op>)")
         out.print(f"Dashboard on http://{settings.host}:{settings.port}/ui  (sign in with a token)")
-        out.print("Get a token: loom tokens create --namespace NS --role writer")
+        out.print("Get a token: loom tokens create --namespace NS --role writer [--recording]")
+        out.print(_recording_line(), highlight=False)
         code = Supervisor(settings.home / "run", services.embedded_in_use(endpoints), api_socket).run()
     raise typer.Exit(code)
+
+
+def _recording_line() -> str:
+    """Which namespaces record conversations: nothing is kept until one does."""
+    on = [
+        row["name"]
+        for row in call("namespaces.list", {})["namespaces"]
+        if row["conversation_logging_enabled"]
+    ]
+    how = "loom namespaces logging NS --on (or mint with --recording)"
+    if not on:
+        return f"Recording: off in every namespace (the default), so no turn is kept; turn it on: {how}"
+    shown = ", ".join(on[:5]) + (f" and {len(on) - 5} more" if len(on) > 5 else "")
+    return f"Recording: on in {shown}; off elsewhere: {how}"
 
 
 def api(

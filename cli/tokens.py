@@ -7,11 +7,19 @@ import typer
 from rich.table import Table
 
 import services
-from cli.console import fail, out
+from cli.common import call
+from cli.console import err, fail, out
+from models import db
 from ops.caller import create_token, list_tokens, revoke_token
+from ops.conversation_write import recording as records_in
 from ops.errors import OpError
 
 tokens_app = typer.Typer(no_args_is_help=True, help="Bearer tokens.")
+
+
+def records(namespace: str) -> bool:
+    with db.session() as s:
+        return records_in(s, namespace)
 
 
 @tokens_app.command("create")
@@ -45,8 +53,18 @@ def tokens_create(
             help="every namespace, present and future: the operator's token (operator ops, dashboard)",
         ),
     ] = False,
+    recording: Annotated[
+        bool,
+        typer.Option(
+            "--recording", help="also switch conversation recording on in its namespaces (off by default)"
+        ),
+    ] = False,
 ) -> None:
-    """Mint a bearer token; prints only the token."""
+    """Mint a bearer token; prints only the token (and on stderr whether its namespaces record)."""
+    if recording and not namespace:
+        raise fail(
+            "--recording needs the namespaces by name (--namespace NS): recording is switched per namespace"
+        )
     with services.running(start=services.DATABASE):
         try:
             token = create_token(
@@ -54,7 +72,22 @@ def tokens_create(
             )
         except OpError as exc:
             raise fail(exc.reason) from exc
+        if recording:
+            for name in namespace:
+                call("conversation.set_logging", {"namespace": name, "enabled": True})
+        said = {name: records(name) for name in namespace or []}
     print(token)
+    for name, on in said.items():
+        if on:
+            err.print(f"{name} records conversations", markup=False, highlight=False)
+        else:
+            err.print(
+                f"{name} does not record conversations (off by default): turn it on with "
+                f"`loom namespaces logging {name} --on`, or mint with --recording",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
 
 
 @tokens_app.command("list")

@@ -28,6 +28,8 @@ def test_ctrl_c_with_runs_in_flight_finishes_or_hands_them_back(loom, model):
         LOOM_WORKER_STOP_GRACE_SECONDS="3",
     )
     loom.up()
+    # The banner says that nothing is kept until a namespace records, and how to switch it on.
+    assert "Recording: off in every namespace" in loom.printed()
     token = loom.cli("tokens", "create", "--namespace", "stop", "--role", "admin").strip()
     http = httpx.Client(
         base_url=f"http://127.0.0.1:{loom.port}", headers={"Authorization": f"Bearer {token}"}, timeout=30
@@ -75,6 +77,7 @@ def test_ctrl_c_with_runs_in_flight_finishes_or_hands_them_back(loom, model):
 
     model.chat_delay = 0
     loom.up()
+    assert "Recording: on in stop; off elsewhere" in loom.printed()
     wait_for(
         lambda: loom.sql("SELECT status FROM stage_runs WHERE id = %s", compaction) == [("succeeded",)],
         120,

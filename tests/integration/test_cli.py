@@ -46,6 +46,28 @@ def test_tokens_create_prints_only_the_token_and_it_carries_the_role_and_namespa
     assert caller.role == "viewer" and caller.namespaces == ("a", "b")
 
 
+def test_tokens_create_says_on_stderr_whether_its_namespaces_record_and_how_to_turn_it_on():
+    quiet = loom("tokens", "create", "--namespace", "unrecorded-ns")
+    assert quiet.exit_code == 0 and len(quiet.stdout.split()) == 1  # stdout: the token alone
+    assert "unrecorded-ns does not record conversations" in quiet.stderr
+    assert "loom namespaces logging unrecorded-ns --on" in quiet.stderr and "--recording" in quiet.stderr
+
+    enable_logging("recorded-ns")
+    said = loom("tokens", "create", "--namespace", "recorded-ns").stderr
+    assert "recorded-ns records conversations" in said and "--on" not in said
+
+
+def test_tokens_create_with_recording_mints_and_switches_recording_on_at_once():
+    minted = loom("tokens", "create", "--namespace", "switched-on", "--recording")
+    assert minted.exit_code == 0, minted.output
+    token = minted.stdout.strip()
+    assert authenticate(f"Bearer {token}").namespaces == ("switched-on",)
+    assert "switched-on records conversations" in minted.stderr
+    assert append("switched-on", "t", "kept from the first turn")["stored"]
+    refused = loom("tokens", "create", "--all-namespaces", "--role", "admin", "--recording")
+    assert refused.exit_code == 2 and "--recording" in refused.stderr and refused.stdout == ""
+
+
 def test_a_token_minted_with_a_user_id_speaks_for_that_user_and_lists_it():
     result = loom("tokens", "create", "--namespace", "a", "--user-id", "cy")
     assert result.exit_code == 0, result.output
