@@ -83,7 +83,9 @@ class Supervisor:
         if child.name == "api":
             fds = (self.api_socket.fileno(),)
             command += ["--fd", str(fds[0])]
-        child.proc = subprocess.Popen(command, pass_fds=fds)
+        # A process group of its own: Ctrl-C in the terminal reaches `loom up` alone, which then
+        # stops each child with one SIGTERM (two signals raced the child's own stop).
+        child.proc = subprocess.Popen(command, pass_fds=fds, process_group=0)
         child.started_at = time.monotonic()
         child.restart_at = None
         # Operators (and the kill test) find each child's pid here.
