@@ -1,5 +1,6 @@
 """The memory ops: memory.set, memory.search, memory.pin, memory.cut, memory.reframe,
-memory.inspect and memory.give. A memory thread is served with the seed's names (camelCase); an
+memory.inspect and memory.give (and ``evidence_turns``, the dashboard's read of where a thread's
+evidence was said). A memory thread is served with the seed's names (camelCase); an
 op that names a session (``thread_id``, with ``run_id`` and the agent) records what it showed or
 touched there.
 
@@ -11,11 +12,11 @@ from typing import Annotated, Any, Literal, TypeVar
 from uuid import UUID
 
 from pydantic import Field
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from models import db
 from models.base import utcnow
-from models.memory import BASES, KINDS, WEIGHT_MAX, WEIGHT_MIN, Loom, MemoryThread
+from models.memory import BASES, KINDS, WEIGHT_MAX, WEIGHT_MIN, Loom, MemoryEvidence, MemoryThread
 from models.settings import get_settings
 from ops import search as searching
 from ops.caller import Caller
@@ -32,31 +33,77 @@ Kind = Literal[KINDS]  # type: ignore[valid-type]
 
 
 class LoomOp(OpRequest):
-    loom_id: UUID | None = None  # the namespace's default loom when omitted
+    loom_id: UUID | None = Field(
+        default=None, description="The loom to use (a uuid); the namespace's default loom when omitted."
+    )
 
 
 class SessionOp(LoomOp):
     """An op that may name the agent's session: its conversation thread (and run)."""
 
-    thread_id: str | None = Field(default=None, min_length=1, max_length=256)
-    run_id: str | None = Field(default=None, min_length=1, max_length=256)
+    thread_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=256,
+        description=(
+            "The conversation the agent is in: names its session, where the op records what it showed or "
+            "touched."
+        ),
+    )
+    run_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=256,
+        description="The interaction run the agent is in (with thread_id).",
+    )
 
 
 class ThreadShape(Answer):
-    id: UUID
-    loomId: UUID  # noqa: N815 (the seed's names)
-    content: str
-    kind: str
-    weight: float
-    subjects: list[str]
-    tags: list[str]
-    cues: list[str]
-    until: Moment | None
-    basis: str
-    pinned: bool
-    evidenceIds: list[int]  # noqa: N815
-    dateCreated: Moment  # noqa: N815
-    dateUpdated: Moment  # noqa: N815
+    id: UUID = Field(
+        description=(
+            "The memory thread's id (a uuid): what memory.pin, cut, reframe and give take as `thread`."
+        )
+    )
+    loomId: UUID = Field(description="The loom (memory space) the thread belongs to.")  # noqa: N815 (the seed's names)
+    content: str = Field(description="What is remembered, as text.")
+    kind: str = Field(
+        description=(
+            "Semantic (a fact), Episodic (something that happened) or Procedural (how to do something)."
+        )
+    )
+    weight: float = Field(
+        description=(
+            "How much it matters, 0-1 (a new thread 0.5); night weaving raises it when used, lowers it when "
+            "not."
+        )
+    )
+    subjects: list[str] = Field(
+        description=(
+            "Who or what it is about (user ids, names); tapestries favour threads about the session's "
+            "subjects."
+        )
+    )
+    tags: list[str] = Field(description="Free labels for filtering and reading.")
+    cues: list[str] = Field(
+        description=(
+            "Words that, said as whole words in a session, bring the thread back through memory.suggest."
+        )
+    )
+    until: Moment | None = Field(
+        description="When it stops being true: past it, the thread is neither returned nor woven."
+    )
+    basis: str = Field(
+        description=(
+            "Where it came from: Said (memory.set), Reframed, Extracted (from messages) or Woven (by night "
+            "weaving)."
+        )
+    )
+    pinned: bool = Field(description="Whether it is pinned: tapestries woven from now carry it first.")
+    evidenceIds: list[int] = Field(
+        description="The ids of the evidence (messages, actions) it was extracted from."
+    )  # noqa: N815
+    dateCreated: Moment = Field(description="When it was written.")  # noqa: N815
+    dateUpdated: Moment = Field(description="When it last changed.")  # noqa: N815
 
 
 Shape = TypeVar("Shape", bound=ThreadShape)
@@ -112,23 +159,48 @@ def wake(run_id: int | None) -> None:
 
 
 class SetRequest(SessionOp):
-    content: str = Field(min_length=1, max_length=CONTENT_MAX)
-    kind: Kind = "Semantic"
-    weight: float = Field(default=0.5, ge=WEIGHT_MIN, le=WEIGHT_MAX)
-    subjects: Items
-    tags: Items
-    cues: Items
-    until: datetime | None = None
+    content: str = Field(
+        min_length=1,
+        max_length=CONTENT_MAX,
+        description="What to remember (1-8,000 characters). A text that reads as high is not stored.",
+    )
+    kind: Kind = Field(default="Semantic", description="Semantic (default), Episodic or Procedural.")
+    weight: float = Field(
+        default=0.5, ge=WEIGHT_MIN, le=WEIGHT_MAX, description="How much it matters, 0-1 (default 0.5)."
+    )
+    subjects: Items = Field(description="Who or what it is about (at most 32 of at most 200 characters).")
+    tags: Items = Field(description="Free labels (at most 32 of at most 200 characters).")
+    cues: Items = Field(
+        description="Words that bring it back when said in a session (at most 32 of at most 200 characters)."
+    )
+    until: datetime | None = Field(
+        default=None, description="When it stops being true (with its UTC offset); never when omitted."
+    )
 
 
 class SetAnswer(Answer):
-    namespace: str
-    stored: bool
-    reason: Literal["high_sensitivity"] | None = None
-    thread: ThreadShape | None = None
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    stored: bool = Field(description="Whether the thread was written.")
+    reason: Literal["high_sensitivity"] | None = Field(
+        default=None,
+        description=(
+            "high_sensitivity: the text reads as holding a secret or personal number, and nothing was stored."
+        ),
+    )
+    thread: ThreadShape | None = Field(default=None, description="The memory thread written.")
 
 
 def set_thread(caller: Caller, req: SetRequest) -> SetAnswer:
+    """Remember one thing: write a memory thread to the loom.
+
+    A fact, an event or a procedure, with its weight, subjects, tags, cues and an optional end
+    (`until`). Screened first: a text that reads as holding a secret answers `stored: false`,
+    `reason: "high_sensitivity"` and stores nothing. Embedded by the worker; found by its words at
+    once. Naming a session (`thread_id`) records it as woven there.
+
+    Errors: 404 for a loom not in this namespace."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
         new = memory.NewMemory(
@@ -154,23 +226,39 @@ def set_thread(caller: Caller, req: SetRequest) -> SetAnswer:
 
 
 class SearchRequest(searching.Ranking, SessionOp):
-    kinds: list[Kind] | None = Field(default=None, max_length=len(KINDS))
+    kinds: list[Kind] | None = Field(
+        default=None,
+        max_length=len(KINDS),
+        description="Only threads of these kinds (Semantic, Episodic, Procedural).",
+    )
 
 
 class MemoryHit(ThreadShape):
-    similarity: float | None
-    lexicalScore: float | None  # noqa: N815
-    score: float | None
+    similarity: float | None = Field(
+        description="The vector leg's cosine similarity, when that leg found it."
+    )
+    lexicalScore: float | None = Field(description="The BM25 score, when the lexical leg found it.")  # noqa: N815
+    score: float | None = Field(description="The hybrid fused score (higher is better).")
 
 
 class SearchAnswer(Answer):
-    namespace: str
-    loomId: UUID  # noqa: N815
-    mode: Literal["hybrid", "vector", "lexical"]
-    hits: list[MemoryHit]
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    loomId: UUID = Field(description="The loom searched.")  # noqa: N815
+    mode: Literal["hybrid", "vector", "lexical"] = Field(
+        description="How the search ran: hybrid, vector or lexical (no embedder: the lexical leg alone)."
+    )
+    hits: list[MemoryHit] = Field(description="The matching memory threads, best first.")
 
 
 def search_threads(caller: Caller, req: SearchRequest) -> SearchAnswer:
+    """Search the loom's memory threads by meaning and by words.
+
+    The same hybrid search as conversation.search over the loom's live threads (not cut, not past
+    their `until`), optionally of some kinds. Naming a session records the hits as recalled there.
+
+    Errors: 404 for a loom not in this namespace."""
     settings = get_settings()
     vector = model = None
     if req.search_mode != "lexical":
@@ -215,12 +303,14 @@ def search_threads(caller: Caller, req: SearchRequest) -> SearchAnswer:
 
 
 class ThreadRequest(SessionOp):
-    thread: UUID  # the memory thread
+    thread: UUID = Field(description="The memory thread's id (a uuid).")
 
 
 class ThreadAnswer(Answer):
-    namespace: str
-    thread: ThreadShape
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    thread: ThreadShape = Field(description="The memory thread as it now is.")
 
 
 def _the_thread(s: Session, loom: Loom, thread_id: UUID) -> MemoryThread:
@@ -235,7 +325,9 @@ def _the_thread(s: Session, loom: Loom, thread_id: UUID) -> MemoryThread:
 
 
 def pin(caller: Caller, req: ThreadRequest) -> ThreadAnswer:
-    """Hold a thread close: the tapestries woven from now on carry it first."""
+    """Pin a memory thread: the tapestries woven from now carry it first.
+
+    Errors: 404 for a thread not in this loom."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
         thread = _the_thread(s, loom, req.thread)
@@ -246,7 +338,9 @@ def pin(caller: Caller, req: ThreadRequest) -> ThreadAnswer:
 
 
 def cut(caller: Caller, req: ThreadRequest) -> ThreadAnswer:
-    """Cut a thread: it is no longer woven nor returned."""
+    """Cut a memory thread: it is no longer woven into tapestries nor returned.
+
+    Errors: 404 for a thread not in this loom."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
         thread = _the_thread(s, loom, req.thread)
@@ -257,18 +351,31 @@ def cut(caller: Caller, req: ThreadRequest) -> ThreadAnswer:
 
 
 class ReframeRequest(ThreadRequest):
-    content: str = Field(min_length=1, max_length=CONTENT_MAX)
+    content: str = Field(
+        min_length=1,
+        max_length=CONTENT_MAX,
+        description="The thread's new text (1-8,000 characters); it replaces the old and is embedded again.",
+    )
 
 
 class ReframeAnswer(Answer):
-    namespace: str
-    reframed: bool
-    reason: Literal["high_sensitivity"] | None = None
-    thread: ThreadShape
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    reframed: bool = Field(description="Whether the text was replaced.")
+    reason: Literal["high_sensitivity"] | None = Field(
+        default=None, description="high_sensitivity: the new text reads as high, and the thread is unchanged."
+    )
+    thread: ThreadShape = Field(description="The memory thread as it now is.")
 
 
 def reframe(caller: Caller, req: ReframeRequest) -> ReframeAnswer:
-    """Say a thread anew: its text is replaced (its basis becomes Reframed) and embedded again."""
+    """Replace a memory thread's text (its basis becomes Reframed).
+
+    The new text is screened (one that reads as high answers `reframed: false` and changes nothing)
+    and embedded again.
+
+    Errors: 404 for a thread not in this loom."""
     run = None
     with db.session() as s:
         loom = the_loom(s, caller, req)
@@ -286,18 +393,31 @@ def reframe(caller: Caller, req: ReframeRequest) -> ReframeAnswer:
 
 
 class InspectRequest(SessionOp):
-    limit: int = Field(default=50, ge=1, le=200)
-    kinds: list[Kind] | None = Field(default=None, max_length=len(KINDS))
+    limit: int = Field(
+        default=50, ge=1, le=200, description="How many threads to answer (1-200, default 50)."
+    )
+    kinds: list[Kind] | None = Field(
+        default=None,
+        max_length=len(KINDS),
+        description="Only threads of these kinds (Semantic, Episodic, Procedural).",
+    )
 
 
 class InspectAnswer(Answer):
-    namespace: str
-    loomId: UUID  # noqa: N815
-    threads: list[ThreadShape]
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    loomId: UUID = Field(description="The loom inspected.")  # noqa: N815
+    threads: list[ThreadShape] = Field(description="The loom's live threads, heaviest first.")
 
 
 def inspect(caller: Caller, req: InspectRequest) -> InspectAnswer:
-    """The loom's live threads, heaviest first: shown only (``seen``, not used)."""
+    """List the loom's live memory threads, heaviest first.
+
+    To see what the loom remembers; optionally of some kinds. Naming a session records them as seen
+    there (shown, not used).
+
+    Errors: 404 for a loom not in this namespace."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
         query = select(MemoryThread).where(MemoryThread.loom_id == loom.id, *memory.live(utcnow()))
@@ -312,20 +432,59 @@ def inspect(caller: Caller, req: InspectRequest) -> InspectAnswer:
         )
 
 
+class EvidenceTurn(Answer):
+    id: int
+    thread_id: str  # the conversation the turn was said in
+    msg_id: str
+    role: str
+    ts: Moment
+
+
+def evidence_turns(caller: Caller, namespace: str, loom_id: UUID, ids: list[int]) -> list[EvidenceTurn]:
+    """Where the loom's evidence of these ids (a thread's ``evidenceIds``) was said: the dashboard
+    links each to its conversation. Not an op: it reads what memory.inspect and memory.search
+    already served the caller, so it takes the same bounds and adds no words of the turns."""
+    caller.may_call("memory.inspect")
+    with db.session() as s:
+        loom = the_loom(s, caller, LoomOp(namespace=namespace, loom_id=loom_id))
+        rows = s.exec(
+            select(
+                MemoryEvidence.id,
+                MemoryEvidence.thread_id,
+                MemoryEvidence.msg_id,
+                MemoryEvidence.role,
+                MemoryEvidence.ts,
+            ).where(MemoryEvidence.loom_id == loom.id, col(MemoryEvidence.id).in_(ids))
+        ).all()
+    return [EvidenceTurn(id=i, thread_id=t, msg_id=m, role=r, ts=ts) for i, t, m, r, ts in rows]
+
+
 class GiveRequest(ThreadRequest):
-    thread_id: str = Field(min_length=1, max_length=256)  # the conversation both agents are in
-    to_agent: str = Field(min_length=1, max_length=128)
+    thread_id: str = Field(
+        min_length=1, max_length=256, description="The conversation both agents are in (1-256 characters)."
+    )
+    to_agent: str = Field(
+        min_length=1,
+        max_length=128,
+        description="The agent to give the thread to (not the caller's own agent).",
+    )
 
 
 class GiveAnswer(Answer):
-    namespace: str
-    thread: ThreadShape
-    session: UUID  # the receiving agent's session, where the gift waits
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    thread: ThreadShape = Field(description="The memory thread given.")
+    session: UUID = Field(description="The receiving agent's session (a uuid), where the gift waits.")
 
 
 def give(caller: Caller, req: GiveRequest) -> GiveAnswer:
-    """Give a thread to another agent of the same run: it waits in that agent's session
-    (``pendingGiftThreadIds``) until its next context.pack offers it."""
+    """Give a memory thread to another agent of the same run.
+
+    The thread waits in the receiving agent's session of the same conversation and run until its next
+    context.pack offers it.
+
+    Errors: 404 for a thread not in this loom; 422 for giving to the calling agent itself."""
     if req.to_agent == req.agent:
         raise invalid("an agent gives a thread to another agent, not to itself", "to_agent")
     with db.session() as s:

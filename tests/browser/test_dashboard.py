@@ -1,6 +1,7 @@
 """The dashboard in headless Chromium against a live `loom up`: sign in, the Record switch, a
-thread, a search with its leg scores, a failed run retried to success, a brief; and a viewer who
-sees no admin button. Each test leaves a screenshot in .test-output/browser/."""
+thread, a search with its leg scores, a failed run retried to success, a brief, a memory thread
+found and pinned; and a viewer who sees no admin button. Each test leaves a screenshot in
+.test-output/browser/."""
 
 import re
 import uuid
@@ -208,6 +209,30 @@ def test_a_viewer_sees_no_admin_button(live, browser_page, ns):
     assert "every namespace" in page.inner_text("p.error")
 
 
+def test_search_the_memory_and_pin_a_thread(live, browser_page, ns):
+    page = browser_page
+    for content in (
+        "The staging database is rebuilt every Sunday night.",
+        "Priya owns the payments ledger migration.",
+    ):
+        op(live, "memory.set", {"namespace": ns, "content": content})
+    sign_in(page, live, live.admin)
+    page.click("nav >> text=Memory")
+    assert "Name the namespace" in page.inner_text("main")  # the operator's token covers every one
+    page.fill("input[name=query]", "payments ledger")
+    page.fill("input[name=namespace]", ns)
+    page.select_option("select[name=mode]", "lexical")
+    page.click("button:text('Search')")
+    page.wait_for_selector("h2:has-text('Found for')")
+    assert page.locator("tr.memory").count() == 1  # the other thread shares no word with the query
+    assert "Priya owns the payments ledger migration." in page.inner_text("tr.memory")
+    page.locator("tr.memory button[data-action=pin]").click()
+    page.wait_for_selector("p.said:has-text('pinned')")
+    pinned = page.locator("tr.memory.pinned")
+    assert pinned.count() == 1 and "payments ledger" in pinned.inner_text()
+    assert pinned.locator("button[data-action=pin]").count() == 0 and page.locator("tr.memory").count() == 2
+
+
 PAGES = {
     "conversations": "/ui/conversations",
     "threads": "/ui/threads?namespace={ns}",
@@ -218,6 +243,7 @@ PAGES = {
     "runs": "/ui/runs",
     "nights": "/ui/nights",
     "looms": "/ui/looms?namespace={ns}",
+    "memory": "/ui/memory?namespace={ns}",
     "health": "/ui/health",
 }
 
@@ -254,6 +280,14 @@ def test_every_page_renders_for_the_operator_and_is_screenshotted(live, browser_
             },
         },
     )
+    for content, weight, subjects in (
+        ("Release 2.4 ships only after the migration rehearsal passes on staging.", 0.9, ["release 2.4"]),
+        ("Announce every release in #releases and watch the error rate for an hour.", 0.7, ["releases"]),
+        ("The schema version is bumped in the same pull request as its migration.", 0.5, []),
+    ):
+        op(live, "memory.set", {"namespace": ns, "content": content, "weight": weight, "subjects": subjects})
+    session = op(live, "context.pack", {"namespace": ns, "thread_id": "release"})["session"]
+    live.cli("night-weave", "--loom", session["loomId"], "--wait", "--timeout", "60")
     wait_for(
         lambda: op(
             live,
