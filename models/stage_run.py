@@ -3,7 +3,7 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Column, Index, Text, text
+from sqlalchemy import BigInteger, Column, Index, Text, func, literal_column, text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
@@ -12,6 +12,7 @@ from models.base import jsonb, timestamp, utcnow
 PENDING, RUNNING, SUCCEEDED, SKIPPED, FAILED = "pending", "running", "succeeded", "skipped", "failed"
 STATUSES = (PENDING, RUNNING, SUCCEEDED, SKIPPED, FAILED)
 DONE = (SUCCEEDED, SKIPPED)
+HISTORY_KEPT = 50  # failed attempts a run keeps: operators' re-runs add attempts without end
 
 
 class StageRun(SQLModel, table=True):
@@ -35,7 +36,13 @@ class StageRun(SQLModel, table=True):
     idem_key: str = Field(max_length=256, unique=True)
     status: str = Field(default=PENDING, max_length=16)
     attempts: int = 0
-    last_error: str | None = Field(default=None, sa_column=Column(Text))
+    last_error: str | None = Field(default=None, sa_column=Column(Text))  # the latest attempt's error
+    # Each failed attempt: {"attempt": n, "at": time, "error": text}, oldest first, the latest
+    # HISTORY_KEPT kept (``workers.ledger.claims``). Kept through an operator's re-run.
+    history: list[dict[str, Any]] = Field(
+        default_factory=list,
+        sa_column=Column("history", JSONB, nullable=False, server_default="[]"),
+    )
     reason: str | None = Field(default=None, max_length=64)  # why a run was skipped
     created_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
     updated_at: datetime = Field(default_factory=utcnow, sa_column=timestamp())
@@ -48,3 +55,12 @@ class StageRun(SQLModel, table=True):
     claim: str | None = Field(default=None, max_length=32)
     params: dict[str, Any] = Field(default_factory=dict, sa_column=jsonb("params"))  # what it was asked
     result: dict[str, Any] | None = Field(default=None, sa_column=Column("result", JSONB, nullable=True))
+
+
+def with_failed_attempt(error: str, now: datetime):
+    """The value of ``history`` once the claimed attempt (``attempts``) failed with ``error``: for
+    an UPDATE of the run's row, in the statement that records the failure."""
+    entry = func.jsonb_build_object("attempt", StageRun.attempts, "at", now, "error", error)
+    appended = StageRun.history.op("||")(func.jsonb_build_array(entry))
+    latest = literal_column(f"'$[last - {HISTORY_KEPT - 1} to last]'::jsonpath")
+    return func.jsonb_path_query_array(appended, latest)

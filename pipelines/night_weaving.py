@@ -130,11 +130,17 @@ def judge(session: LoomSession) -> tuple[list[UUID], list[UUID]]:
     return used, unused
 
 
-def reweigh(s: Session, used: list[UUID], unused: list[UUID], now: datetime) -> None:
-    """Reinforce the used threads and decay the unused, within [WEIGHT_MIN, WEIGHT_MAX]."""
-    if used or unused:
-        params = {"step": REINFORCE, "max": WEIGHT_MAX, "factor": DECAY, "min": WEIGHT_MIN}
-        s.execute(queries.REWEIGH, {**params, "used": used, "unused": unused, "now": now})
+def reweigh(s: Session, used: list[UUID], unused: list[UUID], now: datetime) -> list[dict]:
+    """Reinforce the used threads and decay the unused, within [WEIGHT_MIN, WEIGHT_MAX]; what
+    changed, as the night's record keeps it: each thread's weight before and after."""
+    if not (used or unused):
+        return []
+    params = {"step": REINFORCE, "max": WEIGHT_MAX, "factor": DECAY, "min": WEIGHT_MIN}
+    rows = s.execute(queries.REWEIGH, {**params, "used": used, "unused": unused, "now": now}).all()
+    return [
+        {"thread": str(thread), "before": round(before, 4), "after": round(after, 4)}
+        for thread, before, after in sorted(rows, key=lambda row: str(row[0]))
+    ]
 
 
 def woven(

@@ -87,12 +87,18 @@ LIMIT :limit
 
 # Night weaving's judgement in one statement: the used threads reinforced by :step (to at most
 # :max), the unused decayed by :factor (to at least :min).
+# Each row's weight before and after, for the night's record of what it changed (locked first:
+# the before is the weight this update replaced).
 REWEIGH = text("""
-UPDATE memory_threads
-SET weight = CASE WHEN id = ANY(:used) THEN least(weight + :step, :max)
-                  ELSE greatest(weight * :factor, :min) END,
+WITH before AS (
+    SELECT id, weight FROM memory_threads WHERE id = ANY(:used) OR id = ANY(:unused) FOR UPDATE
+)
+UPDATE memory_threads m
+SET weight = CASE WHEN m.id = ANY(:used) THEN least(m.weight + :step, :max)
+                  ELSE greatest(m.weight * :factor, :min) END,
     updated_at = :now
-WHERE id = ANY(:used) OR id = ANY(:unused)
+FROM before WHERE m.id = before.id
+RETURNING m.id, before.weight, m.weight
 """)
 
 

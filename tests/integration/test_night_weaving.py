@@ -80,6 +80,19 @@ def episodes_citing(request: dict) -> dict:
     }
 
 
+def night_results(weaving_id: str) -> list[dict]:
+    with db.session() as s:
+        return list(
+            s.execute(
+                text(
+                    "SELECT result FROM stage_runs WHERE stage = 'night_weaving' "
+                    "AND params->>'night_weaving_id' = :id ORDER BY id"
+                ),
+                {"id": weaving_id},
+            ).scalars()
+        )
+
+
 def test_a_session_is_woven_into_episodes_and_consolidated(llm, worker):
     llm.reply = episodes_citing
     ns, chat = namespace(), "sync"
@@ -101,6 +114,7 @@ def test_a_session_is_woven_into_episodes_and_consolidated(llm, worker):
             {"id": after["consolidatedByNightWeavingId"]},
         ).one()
     assert weaving[:3] == (1, 1, 1) and weaving.finished_at is not None
+    assert night_results(after["consolidatedByNightWeavingId"])[0]["episode_ids"] == [episode["id"]]
     # The same night again: nothing awaits it, nothing is sent, nothing changes.
     assert night() == []
     assert op(ns, "looms.sessions")["sessions"][0] == after
@@ -152,6 +166,11 @@ def test_each_suggested_thread_is_judged_once_used_reinforced_unused_decayed_hel
     with db.session() as s:  # the night counts them: one used, one unused
         weaving = s.get(NightWeaving, UUID(woven["consolidatedByNightWeavingId"]))
         assert (weaving.judged, weaving.used) == (2, 1)
+    [result] = night_results(woven["consolidatedByNightWeavingId"])  # what the night changed, kept
+    assert result["reweighed"] == sorted(
+        [{"thread": used, "before": 0.5, "after": 0.6}, {"thread": unused, "before": 0.5, "after": 0.45}],
+        key=lambda change: change["thread"],
+    )
     append(ns, chat, "the next night's turn", agent="guide", run_id="run-1", msg_id="late")
     night()
     assert weights() == {used: 0.6, unused: 0.45, held_back: 0.5}  # judged once

@@ -2,6 +2,7 @@
 renewed while a batch works, one bad text failing only its own run, and bounded batches for the
 sweep and operator retries."""
 
+import json
 import logging
 import time
 from contextlib import contextmanager
@@ -16,7 +17,7 @@ from models import db
 from models.base import utcnow
 from models.conversation import Embedding, Thread
 from models.settings import get_settings
-from models.stage_run import FAILED, PENDING, RUNNING, SUCCEEDED, StageRun
+from models.stage_run import FAILED, HISTORY_KEPT, PENDING, RUNNING, SUCCEEDED, StageRun
 from pipelines.embedding import Pending, embed_isolating
 from tests.integration.conftest import (
     append,
@@ -453,6 +454,7 @@ def test_a_run_whose_worker_was_lost_on_its_last_attempt_is_failed_not_claimed_f
             runs = s.exec(select(StageRun).where(StageRun.stage == "lostrun")).all()
         assert {run.status for run in runs} == {FAILED}
         assert all("its worker was lost" in run.last_error for run in runs)
+        assert all(run.history[-1]["error"] == "its worker was lost on every attempt" for run in runs)
     finally:
         with db.session() as s:
             s.exec(text("DELETE FROM stage_runs WHERE stage = 'lostrun'"))
@@ -477,3 +479,45 @@ def test_an_unexpected_error_in_a_model_stage_releases_its_run_to_fail_in_the_en
     assert (
         failed.attempts == get_settings().stage_max_attempts and "a defect in the stage" in failed.last_error
     )
+
+
+def test_a_run_keeps_each_failed_attempt_as_history_and_succeeds_on_retry_without_losing_it():
+    run_id = lone_run("history", "a turn whose embed fails twice")
+    for error in ("EmbedderUnavailable: down", "TimeoutError: slow"):
+        (claimed,) = claim_once_backed_off(run_id)
+        with db.session() as s:
+            ledger.release(s, [claimed], error)
+    finish(claim_once_backed_off(run_id))
+    with db.session() as s:
+        run = s.get(StageRun, run_id)
+    assert (run.status, run.attempts) == (SUCCEEDED, 3)
+    assert [(a["attempt"], a["error"]) for a in run.history] == [
+        (1, "EmbedderUnavailable: down"),
+        (2, "TimeoutError: slow"),
+    ]
+    assert run.history[0]["at"] <= run.history[1]["at"]  # ISO times of one zone: in order as text
+
+
+def test_a_runs_history_keeps_only_its_latest_attempts():
+    run_id = lone_run("history-cap", "a turn re-run by an operator again and again")
+    old = [{"attempt": n, "at": "2026-01-01T00:00:00+00:00", "error": f"e{n}"} for n in range(HISTORY_KEPT)]
+    with db.session() as s:
+        s.exec(
+            text("UPDATE stage_runs SET history = CAST(:h AS jsonb) WHERE id = :id"),
+            params={"h": json.dumps(old), "id": run_id},
+        )
+    (claimed,) = claim_once_backed_off(run_id)
+    with db.session() as s:
+        ledger.release(s, [claimed], "the newest")
+        history = s.get(StageRun, run_id).history
+    assert len(history) == HISTORY_KEPT
+    assert history[0]["error"] == "e1" and history[-1]["error"] == "the newest"
+    finish(claim_once_backed_off(run_id))
+
+
+def claim_once_backed_off(run_id: int, timeout: float = 10) -> list[StageRun]:
+    deadline = time.monotonic() + timeout
+    while not (runs := ledger.claim(LONE, [run_id], fill=1)):
+        assert time.monotonic() < deadline, f"run {run_id} was not claimable in {timeout}s"
+        time.sleep(0.02)
+    return runs

@@ -25,7 +25,7 @@ from models import db
 from models.base import utcnow
 from models.queries import stage_runs as queries
 from models.settings import get_settings
-from models.stage_run import FAILED, PENDING, RUNNING, StageRun
+from models.stage_run import FAILED, PENDING, RUNNING, StageRun, with_failed_attempt
 from workers.ledger.chosen import among
 
 log = logging.getLogger(__name__)
@@ -129,7 +129,11 @@ def finish(
             finished_at=now,
             updated_at=now,
             lease_expires_at=None,
-            **({"last_error": error[:4000]} if error else {}),
+            **(
+                {"last_error": error[:4000], "history": with_failed_attempt(error[:4000], now)}
+                if error
+                else {}
+            ),
         )
     )
     return closed.rowcount
@@ -198,6 +202,7 @@ def release(
                 .values(
                     status=status,
                     last_error=error[:4000],
+                    history=with_failed_attempt(error[:4000], now),
                     reason=reason,
                     updated_at=now,
                     lease_expires_at=None,

@@ -9,8 +9,10 @@ from sqlmodel import select
 from models import db
 from models.base import utcnow
 from models.settings import get_settings
-from models.stage_run import FAILED, PENDING, RUNNING, StageRun
+from models.stage_run import FAILED, PENDING, RUNNING, StageRun, with_failed_attempt
 from workers.ledger.chosen import BATCH, among
+
+LOST = "its worker was lost on every attempt"
 
 
 def fail_abandoned(limit: int = BATCH) -> list[int]:
@@ -33,9 +35,8 @@ def fail_abandoned(limit: int = BATCH) -> list[int]:
             .where(among(chosen))
             .values(
                 status=FAILED,
-                last_error=func.concat(
-                    func.coalesce(StageRun.last_error + "; ", ""), "its worker was lost on every attempt"
-                ),
+                last_error=func.concat(func.coalesce(StageRun.last_error + "; ", ""), LOST),
+                history=with_failed_attempt(LOST, now),
                 finished_at=now,
                 updated_at=now,
                 lease_expires_at=None,

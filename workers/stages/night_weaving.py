@@ -85,7 +85,7 @@ def _consolidate(run: StageRun, session_id: UUID, read_to: int, episodes, sent) 
         loom = s.get(Loom, session.loom_id)
         threads = night_weaving.woven(s, session, episodes, sent, loom, now)
         used, unused = night_weaving.judge(session)
-        night_weaving.reweigh(s, used, unused, now)
+        reweighed = night_weaving.reweigh(s, used, unused, now)
         weaving_id = UUID(run.params["night_weaving_id"])
         session.judged_thread_ids = [*session.judged_thread_ids, *used, *unused]
         session.consolidated_up_to_sequence = read_to
@@ -94,7 +94,15 @@ def _consolidate(run: StageRun, session_id: UUID, read_to: int, episodes, sent) 
         session.date_updated = now
         s.add(session)
         judged = {"judged": len(used) + len(unused), "used": len(used)}
-        result = {"episodes": len(threads), **judged, "consolidated_up_to": read_to}
+        # What the night changed for this session, kept with the run (the dashboard's Memory page
+        # shows it): the episodes it wrote and each judged thread's weight before and after.
+        result = {
+            "episodes": len(threads),
+            **judged,
+            "consolidated_up_to": read_to,
+            "episode_ids": [str(t.id) for t in threads],
+            "reweighed": reweighed,
+        }
         if not ledger.finish(s, [run], SUCCEEDED, result=result):
             s.rollback()  # another worker holds the run now: it consolidates the session
             return
