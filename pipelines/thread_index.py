@@ -12,7 +12,8 @@ from sqlmodel import Session, select
 from models import db
 from models.coding_thread import CodingThread
 from models.queries import coding_threads as queries
-from pipelines import appending
+from models.queries import threads as thread_queries
+from pipelines import appending, screening
 
 AGENT = "coding-thread"  # the agent its turns are logged as
 INDEXED_ROLES = ("user", "assistant")
@@ -25,6 +26,7 @@ class Unindexed:
     messages: list[dict]
     start: int  # the first message not yet indexed
     said_at: datetime
+    title: str | None  # the one its client set
 
 
 def unindexed(s: Session, row_id: int) -> Unindexed | None:
@@ -32,8 +34,10 @@ def unindexed(s: Session, row_id: int) -> Unindexed | None:
     row = s.exec(select(CodingThread).where(CodingThread.row_id == row_id)).first()
     if row is None:
         return None
+    body = row.body
+    title = (body.get("metadata") or {}).get("title")
     return Unindexed(
-        row.namespace, row.id, row.body["conversation"]["messages"], row.indexed_count, row.updated_at
+        row.namespace, row.id, body["conversation"]["messages"], row.indexed_count, row.updated_at, title
     )
 
 
@@ -60,6 +64,16 @@ def write_turns(thread: Unindexed, embedding_stage: appending.RunSpelling) -> tu
             if done.run_id is not None:
                 wake.append(done.run_id)
     return written, wake
+
+
+def adopt_title(s: Session, namespace: str, thread_id: str, title: str | None) -> None:
+    """The conversation copy takes the title the client set, so the titler leaves it be; a title
+    that reads as high sensitivity is not copied (titles are listed and sent with search hits)."""
+    title = " ".join((title or "").split())
+    if title and not screening.is_high(title):
+        s.execute(
+            thread_queries.ADOPT_TITLE, {"title": title, "namespace": namespace, "thread_id": thread_id}
+        )
 
 
 def advance(s: Session, row_id: int, indexed: int) -> None:

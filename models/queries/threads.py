@@ -5,6 +5,14 @@ from sqlalchemy import text
 # A title a person set meanwhile is never overwritten, nor a deleted thread titled.
 SET_TITLE = text("UPDATE threads SET title = :title WHERE id = :id AND title IS NULL AND deleted_at IS NULL")
 
+# A coding-session thread's conversation copy carries the title its client set (the titler never
+# picks a titled thread); a title changed on the client replaces it.
+ADOPT_TITLE = text("""
+UPDATE threads SET title = :title
+WHERE namespace = :namespace AND thread_id = :thread_id AND deleted_at IS NULL
+  AND title IS DISTINCT FROM :title
+""")
+
 # Untitled for good: the metadata mark keeps the titler pass from asking again (new metadata from
 # conversation.update replaces it).
 MARK_TITLE_REFUSED = text(

@@ -16,6 +16,7 @@ from ops.caller import OPERATOR
 from ops.registry import call
 from pipelines import coding_threads as coding_search
 from pipelines import thread_index as thread_indexing
+from schedules.titler import title_untitled
 from tests.integration.conftest import enable_logging, settled, wait_until
 from tests.integration.test_answer_shapes import shape
 from workers.stages import thread_index
@@ -273,3 +274,37 @@ def test_the_thread_schema_is_published(client):
     schema = client.get("/api/threads/schema").json()
     assert schema["title"] == "Thread" and schema["properties"]["id"]["pattern"].startswith("^T-")
     assert set(schema["$defs"]["AgentStateKind"]["enum"]) >= {"waiting_for_user_input", "shutting_down"}
+
+
+def test_the_conversation_copy_keeps_the_title_its_client_set(client, tokens, ns, llm, worker):
+    enable_logging(ns)
+    said = ["rotate the staging credentials", "with the vault cli", "and restart the app", "it reloads alone"]
+    body = a_thread("Rotate staging credentials", *said)
+    first = client.post("/api/threads", json=body, headers=tokens["team"]).json()
+    wait_until(settled, what="the thread's indexing")
+
+    def copy_title() -> str | None:
+        with db.session() as s:
+            return s.execute(
+                text("SELECT title FROM threads WHERE namespace = :ns AND thread_id = :id"),
+                {"ns": ns, "id": body["id"]},
+            ).scalar_one()
+
+    assert copy_title() == "Rotate staging credentials"
+    sent = title_untitled()
+    with db.session() as s:  # none of the titler's runs is for this thread's copy
+        subjects = s.execute(
+            text("SELECT subject FROM stage_runs WHERE id = ANY(:ids)"), {"ids": sent}
+        ).scalars()
+        copy_row = s.execute(
+            text("SELECT id FROM threads WHERE namespace = :ns AND thread_id = :id"),
+            {"ns": ns, "id": body["id"]},
+        ).scalar_one()
+        assert f"thread:{copy_row}" not in set(subjects)
+    wait_until(settled, what="any title run")
+    assert copy_title() == "Rotate staging credentials"
+    renamed = {**first, "metadata": {**first["metadata"], "title": "Vault lease rotation"}}
+    renamed["conversation"]["messages"].append({"role": "user", "content": "done, thanks"})
+    assert client.put(f"/api/threads/{body['id']}", json=renamed, headers=tokens["team"]).status_code == 200
+    wait_until(settled, what="the new message's indexing")
+    assert copy_title() == "Vault lease rotation"

@@ -31,6 +31,7 @@ def _work(run: StageRun) -> None:
     written, wake = thread_index.write_turns(thread, EMBEDDING)
     with db.session() as s:
         thread_index.advance(s, row_id, len(thread.messages))
+        thread_index.adopt_title(s, thread.namespace, thread.thread_id, thread.title)
         result = {"messages": len(thread.messages) - thread.start, "turns": written}
         ledger.finish(s, [run], SUCCEEDED, result=result)
     if wake:
