@@ -13,34 +13,51 @@ import click
 import typer
 from typer.core import TyperGroup
 
-# Each command: the module defining it and its Typer group or function, ``module:attribute``.
-COMMANDS = {
-    "up": "cli.processes:up",
-    "api": "cli.processes:api",
-    "worker": "cli.processes:worker",
-    "scheduler": "cli.processes:scheduler",
-    "mcp": "cli.processes:mcp",
-    "status": "cli.status:status",
-    "search": "cli.search:search",
-    "ingest-transcript": "cli.conversation:ingest_transcript",
-    "op": "cli.conversation:call_op",
-    "tokens": "cli.tokens:tokens_app",
-    "namespaces": "cli.namespaces:namespaces_app",
-    "runs": "cli.runs:runs_app",
-    "passes": "cli.passes:passes_app",
-    "screening": "cli.passes:screening_app",
-    "night-weave": "cli.passes:night_app",
-    "erasure": "cli.erasure:erasure_app",
-    "brief": "cli.briefs:brief_app",
-    "db": "cli.db:db_app",
-    "backup": "cli.backup:backup",
-    "restore": "cli.backup:restore",
-    "threads": "cli.threads:threads_app",
-    "login": "cli.threads:login",
-    "resume": "cli.threads:resume",
-    "share": "cli.threads:share",
-    "private": "cli.threads:private",
+# Each command: the module defining it and its Typer group or function, ``module:attribute``; by
+# the task ``loom --help`` lists it under.
+PANELS = {
+    "Run Loom": {
+        "up": "cli.processes:up",
+        "api": "cli.processes:api",
+        "worker": "cli.processes:worker",
+        "scheduler": "cli.processes:scheduler",
+        "mcp": "cli.processes:mcp",
+        "status": "cli.status:status",
+    },
+    "Capture and search": {
+        "search": "cli.search:search",
+        "ingest-transcript": "cli.conversation:ingest_transcript",
+        "op": "cli.conversation:call_op",
+    },
+    "Memory and briefs": {
+        "brief": "cli.briefs:brief_app",
+        "night-weave": "cli.passes:night_app",
+    },
+    "Operate: runs and passes": {
+        "runs": "cli.runs:runs_app",
+        "passes": "cli.passes:passes_app",
+        "screening": "cli.passes:screening_app",
+    },
+    "Tokens and namespaces": {
+        "tokens": "cli.tokens:tokens_app",
+        "namespaces": "cli.namespaces:namespaces_app",
+    },
+    "Data: backup, erasure": {
+        "backup": "cli.backup:backup",
+        "restore": "cli.backup:restore",
+        "erasure": "cli.erasure:erasure_app",
+        "db": "cli.db:db_app",
+    },
+    "Coding-session threads": {
+        "threads": "cli.threads:threads_app",
+        "login": "cli.threads:login",
+        "resume": "cli.threads:resume",
+        "share": "cli.threads:share",
+        "private": "cli.threads:private",
+    },
 }
+COMMANDS = {name: target for commands in PANELS.values() for name, target in commands.items()}
+PANEL = {name: panel for panel, commands in PANELS.items() for name in commands}
 
 
 class _Commands(TyperGroup):
@@ -57,9 +74,10 @@ class _Commands(TyperGroup):
         found = getattr(importlib.import_module(module), attribute)
         if isinstance(found, typer.Typer):  # a group, even of one command (``loom namespaces logging``)
             command = typer.main.get_group(found)
+            command.rich_help_panel = PANEL[cmd_name]
         else:  # a function: the one command of a Typer of its own
             single = typer.Typer(add_completion=False)
-            single.command(cmd_name)(found)
+            single.command(cmd_name, rich_help_panel=PANEL[cmd_name])(found)
             command = typer.main.get_command(single)
         command.name = cmd_name
         return command

@@ -4,14 +4,15 @@ system reached (its broker set up), an option's choice or range checked."""
 import contextlib
 import logging
 from collections.abc import Iterator
-from datetime import datetime
 
 import services
+from cli import progress
 from cli.console import fail
 from ops import registry
 from ops.caller import OPERATOR
 from ops.errors import OpError
 from ops.schemas import Streamed
+from ops.waiting import Waiting
 from workers import broker
 
 
@@ -20,9 +21,13 @@ def setup_logging() -> None:
 
 
 def call(op: str, body: dict) -> dict | Streamed:
-    """The op's answer, called as the operator (admin of every namespace); a refusal is one line."""
+    """The op's answer, called as the operator (admin of every namespace); a refusal is one line.
+    An answer that waits on runs is waited for as ``registry.call`` would, showing its progress."""
     try:
-        return registry.call(op, OPERATOR, body)
+        answer = registry.start(op, OPERATOR, body)
+        if isinstance(answer, Waiting):
+            return progress.block(answer.check, answer.seconds, op).dumped()
+        return answer
     except OpError as exc:
         raise fail(exc.reason) from exc
 
@@ -44,10 +49,3 @@ def check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> None
 def check_range(name: str, value: int | None, allowed: range) -> None:
     if value is not None and value not in allowed:
         raise fail(f"{name} must be between {allowed.start} and {allowed.stop - 1}")
-
-
-def when(moment: datetime | str | None) -> str:
-    """A time (or an op's ISO time), to the second."""
-    if isinstance(moment, str):
-        moment = datetime.fromisoformat(moment)
-    return moment.isoformat(timespec="seconds") if moment else "-"

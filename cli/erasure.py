@@ -6,15 +6,24 @@ import sys
 from typing import Annotated
 
 import typer
-from rich import box
-from rich.table import Table
 
 import services
-from cli.common import call, check_range, when
-from cli.console import out
+from cli.common import call, check_range
+from cli.console import Column, out, table
 from ops.schemas import Streamed
 
 erasure_app = typer.Typer(no_args_is_help=True, help="Erasure: the log of requests, and a person's export.")
+
+# On a narrow terminal the event's own id goes first, then who asked (`--json` has them).
+EVENT_COLUMNS = (
+    Column("id", drop=1),
+    Column("erasure"),
+    Column("event"),
+    Column("at", time=True),
+    Column("by", drop=2),
+    Column("scope", wraps=True),
+    Column("rows", wraps=True),
+)
 
 
 @erasure_app.command("list")
@@ -31,18 +40,19 @@ def erasure_list(
         for e in events:
             out.print(json.dumps(e), markup=False, highlight=False, soft_wrap=True)
         return
-    table = Table("id", "erasure", "event", "at", "by", "scope", "rows", box=box.SIMPLE)
-    for e in events:
-        table.add_row(
-            str(e["id"]),
-            str(e["erasure_id"] or "-"),
+    rows = (
+        (
+            e["id"],
+            e["erasure_id"],
             e["event"],
-            when(e["at"]),
+            e["at"],
             e["actor"],
             json.dumps(e["scope"]),
-            json.dumps(e["rows"]) if e["rows"] is not None else "-",
+            json.dumps(e["rows"]) if e["rows"] is not None else None,
         )
-    out.print(table)
+        for e in events
+    )
+    out.print(table(EVENT_COLUMNS, rows))
 
 
 @erasure_app.command("export")

@@ -3,19 +3,18 @@ operator fires with a narrower scope, ``loom screening rescreen`` and ``loom nig
 
 import dataclasses
 import json
-import time
 import uuid
 from collections import Counter
 from typing import Annotated
 
 import typer
-from rich import box
-from rich.table import Table
 
 import services
-from cli.common import call, check_choice, check_range, connected, when
-from cli.console import fail, out
-from models.stage_run import PENDING, RUNNING
+from cli import progress
+from cli.common import call, check_choice, check_range, connected
+from cli.console import Column, fail, out, table
+from models.stage_run import PENDING, RUNNING, StageRun
+from ops.waiting import Watch
 from schedules.night_weaving import weave_night
 from schedules.record import PassBusy, fire
 from schedules.registry import Pass, passes
@@ -30,23 +29,46 @@ night_app = typer.Typer(
 )
 
 
+# On a narrow terminal a listing keeps what answers "did it run, and well": the columns with a
+# ``drop`` go, the lowest first (``cli.console.table``).
+PASS_COLUMNS = (
+    Column("pass"),
+    Column("trigger", wraps=True, drop=4),
+    Column("last started", time=True, none="never"),
+    Column("finished", time=True, drop=1),
+    Column("sent", drop=3),
+    Column("by", drop=2),
+    Column("error", wraps=True, none=""),
+)
+NIGHT_COLUMNS = (
+    Column("id"),
+    Column("loom", drop=1),
+    Column("started", time=True),
+    Column("finished", time=True, drop=2),
+    Column("sessions", drop=5),
+    Column("consolidated"),
+    Column("episodes"),
+    Column("judged", drop=3),
+    Column("by", drop=4),
+)
+
+
 @passes_app.command("list")
-def passes_list() -> None:
+def passes_list(
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object a line")] = False,
+) -> None:
     """Each pass: its trigger and its last firing (by the scheduler or by hand)."""
     with services.running(start="database"):
         listed = call("passes.list", {})["passes"]
-    table = Table("pass", "trigger", "last started", "finished", "sent", "by", "error", box=box.SIMPLE)
-    for p in listed:
-        table.add_row(
-            p["name"],
-            p["trigger"],
-            when(p["started_at"]) if p["started_at"] else "never",
-            when(p["finished_at"]),
-            str(p["sent"]) if p["sent"] is not None else "-",
-            p["by"] or "-",
-            p["error"] or "",
-        )
-    out.print(table)
+    if as_json:
+        for p in listed:
+            out.print(json.dumps(p), markup=False, highlight=False, soft_wrap=True)
+        return
+    rows = (
+        (p["name"], p["trigger"], p["started_at"], p["finished_at"], p["sent"], p["by"], p["error"])
+        for p in listed
+    )
+    out.print(table(PASS_COLUMNS, rows))
 
 
 @passes_app.command("run")
@@ -86,13 +108,19 @@ def _fire(chosen: Pass, wait: bool, timeout: int) -> None:
     out.print(f"{chosen.name}: sent {len(sent)} runs")
     if not wait or not sent:
         return
-    deadline = time.monotonic() + timeout
-    while (runs := ledger.runs_by_id(sent)) and any(r.status in (PENDING, RUNNING) for r in runs):
-        if time.monotonic() > deadline:
-            raise fail(f"{chosen.name}: runs still pending after {timeout} s")
-        time.sleep(0.5)
+    runs = progress.block(lambda final: _settled(sent, final), timeout, chosen.name)
+    if any(r.status in (PENDING, RUNNING) for r in runs):
+        raise fail(f"{chosen.name}: runs still pending after {timeout} s")
     counts = Counter(r.status for r in runs)
     out.print(", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+
+
+def _settled(run_ids: list[int], final: bool) -> list[StageRun] | Watch:
+    """The runs once none is pending or running (``final``: as they are), else all of them watched."""
+    runs = ledger.runs_by_id(run_ids)
+    if final or not any(r.status in (PENDING, RUNNING) for r in runs):
+        return runs
+    return Watch(frozenset(run_ids))
 
 
 @night_app.callback()
@@ -130,18 +158,18 @@ def night_weave_list(
         for w in weavings:
             out.print(json.dumps(w), markup=False, highlight=False, soft_wrap=True)
         return
-    columns = ("id", "loom", "started", "finished", "sessions", "consolidated", "episodes", "judged", "by")
-    table = Table(*columns, box=box.SIMPLE)
-    for w in weavings:
-        table.add_row(
+    rows = (
+        (
             w["id"],
             w["loom_id"] or "all",
-            when(w["started_at"]),
-            when(w["finished_at"]),
-            str(w["sessions"]),
-            str(w["consolidated"]),
-            str(w["episodes"]),
-            str(w["judged"]),
+            w["started_at"],
+            w["finished_at"],
+            w["sessions"],
+            w["consolidated"],
+            w["episodes"],
+            w["judged"],
             w["by"],
         )
-    out.print(table)
+        for w in weavings
+    )
+    out.print(table(NIGHT_COLUMNS, rows))

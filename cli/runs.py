@@ -7,17 +7,27 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 import services
 from cli.common import call, check_choice, check_range, connected
-from cli.console import fail, given, out
+from cli.console import Column, fail, given, out, table
 from models.stage_run import FAILED, SKIPPED, STATUSES
 from workers import ledger, stages
 
 runs_app = typer.Typer(no_args_is_help=True, help="The stage ledger: list, show and retry stage runs.")
 
 RUN_IDS = range(1, 2**63)  # a run id is a bigint
+
+# On a narrow terminal the attempts go first, then the subject (`loom runs show` has it all).
+RUN_COLUMNS = (
+    Column("id"),
+    Column("stage"),
+    Column("subject", wraps=True, drop=2),
+    Column("status"),
+    Column("attempts", drop=1),
+    Column("updated", time=True, drop=3),
+    Column("reason / last error", wraps=True, none=""),
+)
 
 
 def _since(value: str | None) -> datetime | None:
@@ -52,18 +62,19 @@ def runs_list(
     if as_json:
         print(json.dumps([run.model_dump(mode="json") for run in runs]))
         return
-    table = Table("id", "stage", "subject", "status", "attempts", "updated", "reason / last error")
-    for run in runs:
-        table.add_row(
-            str(run.id),
+    rows = (
+        (
+            run.id,
             run.stage,
             run.subject,
             run.status,
-            str(run.attempts),
-            run.updated_at.strftime("%Y-%m-%d %H:%M:%S"),
+            run.attempts,
+            run.updated_at,
             (run.reason or run.last_error or "")[:80],
         )
-    out.print(table)
+        for run in runs
+    )
+    out.print(table(RUN_COLUMNS, rows))
 
 
 @runs_app.command("show")

@@ -1,18 +1,34 @@
 """``loom status``: the servers, the stages' runs and queues, the embedder's rate, at a glance
 (``ops.status``). Starts nothing."""
 
+import dataclasses
+import json
+from typing import Annotated
+
 import typer
-from rich import box
-from rich.table import Table
 from rich.text import Text
 
 import services
-from cli.console import err, out
+from cli.console import Column, err, out, table
 from models.settings import get_settings
 from ops import status as system
 
+# The stages' table, narrowed on a small terminal: the queue's rarer states go first.
+STAGE_COLUMNS = (
+    Column("stage"),
+    Column("pending"),
+    Column("running", drop=4),
+    Column("failed"),
+    Column("oldest pending", drop=5),
+    Column("queued", drop=3),
+    Column("delayed", drop=1),
+    Column("dead", drop=2),
+)
 
-def status() -> None:
+
+def status(
+    as_json: Annotated[bool, typer.Option("--json", help="the whole snapshot as one JSON object")] = False,
+) -> None:
     """Services, queues, failed runs and the oldest pending run at a glance. Starts nothing: a
     server that is not running is reported down, and the exit code is then 1."""
     get_settings.cache_clear()  # the environment as it is now
@@ -24,26 +40,47 @@ def status() -> None:
     finally:
         probe.close()
     api_check = system.probe_api(settings.host, settings.port)
-    for name, check, where in (
+    services_checked = (
         ("database", snap.database, services.masked(at.database_url)),
         ("broker", snap.broker, services.masked(at.redis_url)),
         ("api", api_check, f"http://{settings.host}:{settings.port}"),
-    ):
+    )
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "services": {
+                        name: {"up": check.ok, "at": where, "error": check.error}
+                        for name, check, where in services_checked
+                    },
+                    "stages": {stage: dataclasses.asdict(state) for stage, state in snap.stages.items()},
+                    "embedded_per_second": snap.embedded_per_second,
+                    "errors": snap.errors,
+                }
+            )
+        )
+    else:
+        _print(snap, services_checked)
+    raise typer.Exit(0 if snap.up and api_check.ok else 1)
+
+
+def _print(snap: system.Snapshot, services_checked: tuple[tuple[str, system.Check, str], ...]) -> None:
+    for name, check, where in services_checked:
         state = ("up   ", "green") if check.ok else ("down ", "bold red")
         line = Text.assemble(f"{name:<9}", state, f" {where}", f"  {check.error}" if check.error else "")
         out.print(line, soft_wrap=True, highlight=False)
-    table = Table(
-        "stage", "pending", "running", "failed", "oldest pending", "queued", "delayed", "dead", box=box.SIMPLE
-    )
+    rows = []
     for stage, state in snap.stages.items():
         runs, queued = state.runs or {}, state.queued or {}
-        table.add_row(
-            stage,
-            *(str(runs.get(s, "?")) for s in ("pending", "running", "failed")),
-            _age(state.oldest_pending_seconds),
-            *(str(queued.get(s, "?")) for s in ("ready", "delayed", "dead")),
+        rows.append(
+            (
+                stage,
+                *(runs.get(s, "?") for s in ("pending", "running", "failed")),
+                _age(state.oldest_pending_seconds),
+                *(queued.get(s, "?") for s in ("ready", "delayed", "dead")),
+            )
         )
-    out.print(table)
+    out.print(table(STAGE_COLUMNS, rows))
     rates = snap.embedded_per_second
     out.print(
         f"embedder: {rates['1m']:.2f} turns/s over the last minute, {rates['5m']:.2f} over 5 minutes"
@@ -53,7 +90,6 @@ def status() -> None:
     )
     for error in snap.errors:
         err.print(f"warning: {error}", markup=False, highlight=False)
-    raise typer.Exit(0 if snap.up and api_check.ok else 1)
 
 
 def _age(seconds: float | None) -> str:

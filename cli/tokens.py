@@ -4,17 +4,28 @@ import json
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 import services
 from cli.common import call
-from cli.console import err, fail, out
+from cli.console import Column, err, fail, out, table
 from models import db
 from ops.caller import create_token, list_tokens, revoke_token
 from ops.conversation_write import recording as records_in
 from ops.errors import OpError
 
 tokens_app = typer.Typer(no_args_is_help=True, help="Bearer tokens.")
+
+# On a narrow terminal the creation time goes first, then the narrowing of what a token reads.
+TOKEN_COLUMNS = (
+    Column("id"),
+    Column("role"),
+    Column("namespaces", wraps=True),
+    Column("read scope", drop=3),
+    Column("pinned to", wraps=True, drop=2, none=""),
+    Column("user", none="", drop=4),
+    Column("created", time=True, drop=1),
+    Column("revoked", time=True, none=""),
+)
 
 
 def records(namespace: str) -> bool:
@@ -116,20 +127,20 @@ def tokens_list(
         for row in rows:
             print(json.dumps(row))
         return
-    table = Table("id", "role", "namespaces", "read scope", "pinned to", "user", "created", "revoked")
-    for row in rows:
-        pinned = row["read_user_id"] or row["read_session_id"] or ""
-        table.add_row(
-            str(row["id"]),
+    shown = (
+        (
+            row["id"],
             row["role"],
             "(all)" if row["all_namespaces"] else ", ".join(row["namespaces"]),
             row["read_scope"],
-            pinned,
-            row["user_id"] or "",
-            row["created_at"][:19],
-            (row["revoked_at"] or "")[:19],
+            row["read_user_id"] or row["read_session_id"],
+            row["user_id"],
+            row["created_at"],
+            row["revoked_at"],
         )
-    out.print(table)
+        for row in rows
+    )
+    out.print(table(TOKEN_COLUMNS, shown))
 
 
 @tokens_app.command("revoke")

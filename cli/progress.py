@@ -1,0 +1,105 @@
+"""The CLI's one wait on stage runs, with its progress on stderr (stdout stays the command's answer
+for scripts): every --wait (``loom passes run``, ``screening rescreen``, ``night-weave``,
+``ingest-transcript``) and every op that waits on runs (``loom op erasure.request`` with ``wait``,
+a brief's save) blocks here.
+
+Once a wait has lasted SHOWN_AFTER, a terminal shows a bar (runs done of all, failures so far,
+the rate, the time left); anything else (a log, a pipe) gets a plain line every LINE_SECONDS, and
+one when the wait ends."""
+
+import time
+from collections.abc import Callable
+from types import TracebackType
+from typing import TypeVar
+
+from rich.progress import BarColumn, Progress, SpinnerColumn, TaskID, TextColumn
+
+from cli.console import err
+from models.stage_run import FAILED, PENDING, RUNNING
+from ops import waiting
+from ops.waiting import Waiting, Watch
+from workers import ledger
+
+SHOWN_AFTER = 1.0  # seconds: a shorter wait shows nothing
+BAR_SECONDS = 0.5  # between two reads of the runs while a bar shows
+LINE_SECONDS = 10.0  # between two plain lines
+
+T = TypeVar("T")
+
+
+def block(check: Callable[[bool], T | Watch], seconds: float, what: str) -> T:
+    """``check``'s answer, polled as ``ops.waiting.block`` polls (``check(True)`` once ``seconds``
+    have passed), telling on stderr how the runs of its ``Watch``es are doing, as ``what``."""
+    with _Report(what) as report:
+
+        def reported(final: bool) -> T | Watch:
+            answer = check(final)
+            report.watch(answer.run_ids if isinstance(answer, Watch) else frozenset())
+            return answer
+
+        return waiting.block(Waiting(reported, seconds))
+
+
+def _said(done: int, total: int, failed: int, seconds: float) -> str:
+    """E.g. ``12/40 runs done, 1 failed, 0.8/s, ~35 s left``; once none or all are done, the time
+    waited instead of the rate."""
+    counts = f"{done}/{total} runs done, {failed} failed"
+    if 0 < done < total:
+        rate = done / seconds
+        return f"{counts}, {rate:.1f}/s, ~{(total - done) / rate:.0f} s left"
+    return f"{counts}, {seconds:.0f} s"
+
+
+class _Report:
+    """The progress of one wait: the runs watched so far, read again when a report is due."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.started = time.monotonic()
+        self.due = self.started + SHOWN_AFTER
+        self.run_ids: set[int] = set()
+        self.on_terminal = err.is_interactive
+        self.bar: Progress | None = None
+        self.task: TaskID | None = None
+        self.shown = False
+
+    def __enter__(self) -> "_Report":
+        return self
+
+    def watch(self, run_ids: frozenset[int]) -> None:
+        self.run_ids |= run_ids
+        now = time.monotonic()
+        if self.run_ids and now >= self.due:
+            self._show(now)
+            self.due = now + (BAR_SECONDS if self.on_terminal else LINE_SECONDS)
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        try:
+            if self.shown and kind is None:  # how the wait ended
+                self._show(time.monotonic())
+        finally:
+            if self.bar is not None:
+                self.bar.stop()
+
+    def _show(self, now: float) -> None:
+        runs = ledger.runs_by_id(sorted(self.run_ids))
+        done = sum(run.status not in (PENDING, RUNNING) for run in runs)
+        failed = sum(run.status == FAILED for run in runs)
+        line = _said(done, len(runs), failed, now - self.started)
+        self.shown = True
+        if not self.on_terminal:
+            err.print(f"{self.what}: {line}", markup=False, highlight=False, soft_wrap=True)
+            return
+        if self.bar is None:
+            self.bar = Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}", markup=False),
+                BarColumn(),
+                TextColumn("{task.fields[said]}", markup=False),
+                console=err,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(self.what, total=len(runs), said=line)
+        self.bar.update(self.task, completed=done, total=len(runs), said=line)
