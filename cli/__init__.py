@@ -51,6 +51,7 @@ PANELS = {
     "Coding-session threads": {
         "threads": "cli.threads:threads_app",
         "login": "cli.threads:login",
+        "new": "cli.threads:new",
         "resume": "cli.threads:resume",
         "share": "cli.threads:share",
         "private": "cli.threads:private",

@@ -10,8 +10,8 @@ import typer
 
 import services
 from cli.common import call, check_choice, check_range, connected
-from cli.console import Column, fail, given, out, table
-from models.stage_run import FAILED, SKIPPED, STATUSES
+from cli.console import Column, fail, given, out, table, when
+from models.stage_run import DONE, FAILED, SKIPPED, STATUSES
 from workers import ledger, stages
 
 runs_app = typer.Typer(no_args_is_help=True, help="The stage ledger: list, show and retry stage runs.")
@@ -70,7 +70,7 @@ def runs_list(
             run.status,
             run.attempts,
             run.updated_at,
-            (run.reason or run.last_error or "")[:80],
+            (run.reason or (run.last_error if run.status not in DONE else None) or "")[:80],
         )
         for run in runs
     )
@@ -78,14 +78,32 @@ def runs_list(
 
 
 @runs_app.command("show")
-def runs_show(run_id: int) -> None:
-    """One stage run, whole."""
+def runs_show(
+    run_id: int,
+    as_json: Annotated[bool, typer.Option("--json", help="the run's row whole, history included")] = False,
+) -> None:
+    """One stage run: where it stands now, then each failed attempt, oldest first."""
     check_range("the run id", run_id, RUN_IDS)
     with services.running(start=services.DATABASE):
         run = ledger.get(run_id)
     if run is None:
         raise fail(f"no stage run {run_id}")
-    print(json.dumps(run.model_dump(mode="json"), indent=2))
+    if as_json:
+        print(json.dumps(run.model_dump(mode="json"), indent=2))
+        return
+    state = run.status + (f" ({run.reason})" if run.reason else "")
+    lines = [
+        f"run {run.id}  {run.stage}  {run.subject}",
+        f"status    {state}, after {run.attempts} attempt{'s' if run.attempts != 1 else ''}",
+        f"created   {when(run.created_at)}",
+        f"finished  {when(run.finished_at)}",
+    ]
+    if run.result:
+        lines.append(f"result    {json.dumps(run.result)}")
+    if run.history:
+        lines.append("failed attempts:")
+        lines += [f"  {a['attempt']:>3}  {when(a['at'])}  {a['error']}" for a in run.history]
+    out.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
 
 
 @runs_app.command("retry")

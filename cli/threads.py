@@ -181,12 +181,34 @@ def share(
     )
 
 
-def private(title: Annotated[str | None, typer.Option(help="the session's title")] = None) -> None:
-    """Start a local-only session (is_private, visibility private): it is never synced."""
+def _started(title: str | None) -> Thread:
+    """A new thread of this workspace, its title and git state as they are now."""
     thread = Thread(workspace_root=str(Path.cwd()), cwd=str(Path.cwd()))
     thread.metadata.title = title
-    thread.make_private()
     snapshot_git_state(thread, Path.cwd())
+    return thread
+
+
+def new(title: Annotated[str | None, typer.Option(help="the session's title")] = None) -> None:
+    """Start a coding-session thread of this workspace, synced to the server (kept on this machine
+    and synced later when the server is away). Prints its id: pass it to the agent, `loom resume`."""
+    thread = _started(title)
+    store = the_store()
+    if store.sync_client is None:
+        store.save(thread)
+        print("saved on this machine only: run loom login to sync it", file=sys.stderr)
+    else:
+        try:
+            store.save_and_sync(thread)
+        except LoomError as exc:  # saved here and queued: the next save or `loom threads sync` sends it
+            print(f"saved on this machine, not synced yet: {exc.reason}", file=sys.stderr)
+    print(thread.id)
+
+
+def private(title: Annotated[str | None, typer.Option(help="the session's title")] = None) -> None:
+    """Start a local-only session (is_private, visibility private): it is never synced."""
+    thread = _started(title)
+    thread.make_private()
     the_store().save(thread)
     print(thread.id)
 

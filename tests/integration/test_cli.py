@@ -167,13 +167,37 @@ def test_runs_list_show_and_retry(failed_run):
     ]
     table = loom("runs", "list", "--status", "failed").stdout
     assert [str(failed_run), "embedding"] in [line.split()[:2] for line in table.splitlines()]
-    shown = json.loads(loom("runs", "show", str(failed_run)).stdout)
+    shown = json.loads(loom("runs", "show", str(failed_run), "--json").stdout)
     assert (shown["status"], shown["last_error"]) == (FAILED, "EmbedderUnavailable: down")
     retried = loom("runs", "retry", str(failed_run))
     assert retried.exit_code == 0 and "queued again" in retried.stdout
-    assert json.loads(loom("runs", "show", str(failed_run)).stdout)["status"] == PENDING
+    assert json.loads(loom("runs", "show", str(failed_run), "--json").stdout)["status"] == PENDING
     again = loom("runs", "retry", str(failed_run))
     assert again.exit_code == 0 and "already pending" in again.stdout
+
+
+def test_a_run_that_succeeded_on_retry_shows_its_state_first_then_its_failed_attempts():
+    history = [
+        {"attempt": 1, "at": "2026-12-01T10:00:00+00:00", "error": "EmbedderUnavailable: down"},
+        {"attempt": 2, "at": "2026-12-01T10:00:05+00:00", "error": "TimeoutError: slow"},
+    ]
+    run_id = run_with_status(
+        "ops", "a turn whose third attempt succeeded", SUCCEEDED, attempts=3, last_error="TimeoutError: slow",
+        history=history,
+    )  # fmt: skip
+    shown = loom("runs", "show", str(run_id), "--json")
+    assert json.loads(shown.stdout)["history"] == history
+    lines = loom("runs", "show", str(run_id)).stdout.splitlines()
+    status = next(i for i, line in enumerate(lines) if line.startswith("status"))
+    assert "succeeded" in lines[status] and "3 attempts" in lines[status]
+    attempts = [line.split() for line in lines[lines.index("failed attempts:") + 1 :]]
+    assert status < lines.index("failed attempts:")
+    assert [(a[0], a[1], a[-1]) for a in attempts] == [
+        ("1", "2026-12-01T10:00:00+00:00", "down"),
+        ("2", "2026-12-01T10:00:05+00:00", "slow"),
+    ]
+    listed = loom("runs", "list", "--status", "succeeded").stdout  # no old error shown as current
+    assert not any(line.split()[:1] == [str(run_id)] and "slow" in line for line in listed.splitlines())
 
 
 def test_runs_retry_by_stage_requeues_every_failed_run_and_leaves_succeeded_ones(failed_run):

@@ -77,6 +77,13 @@ def test_login_share_resume_search_and_sync(home, live_api):
 
     assert thread.id in loom("threads", "search", "login redirect").output
 
+    started = loom("new", "--title", "Rate limiter spike")  # a new session: synced, in this workspace
+    assert started.exit_code == 0, started.output
+    new_id = started.stdout.strip()
+    on_server = store.sync_client.get(new_id)
+    assert on_server.metadata.title == "Rate limiter spike" and on_server.git_branch == "feature/auth"
+    assert on_server.workspace_root == str(home / "project") and not on_server.is_private
+
     private = loom("private", "--title", "secret spike")
     assert private.exit_code == 0
     private_id = private.output.strip()
