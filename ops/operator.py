@@ -47,19 +47,24 @@ class NamespacesRequest(OperatorRequest):
 
 
 class NamespaceRow(Answer):
-    name: str
-    conversation_logging_enabled: bool
-    threads: int
-    last_turn_at: Moment | None
+    name: str = Field(description="The namespace's name.")
+    conversation_logging_enabled: bool = Field(
+        description="Its Record switch: whether it keeps conversations (a namespace with no row does not)."
+    )
+    threads: int = Field(description="How many live conversation threads it holds.")
+    last_turn_at: Moment | None = Field(description="When its newest turn was said; null when it has none.")
 
 
 class NamespacesAnswer(Answer):
-    namespaces: list[NamespaceRow]
+    namespaces: list[NamespaceRow] = Field(
+        description="The token's namespaces (every one known, for a token of all namespaces)."
+    )
 
 
 def list_namespaces(caller: Caller, req: NamespacesRequest) -> NamespacesAnswer:
-    """The caller's namespaces (every one known, for a token of all), each with its Record switch,
-    its thread count and its last turn; a namespace with no row does not record."""
+    """List the token's namespaces with their Record switch, thread count and last turn.
+
+    Every namespace known, for a token of all namespaces. Takes no `namespace`."""
     with db.session() as s:
         recording = select(Namespace.name, Namespace.conversation_logging_enabled)
         threads = (
@@ -90,31 +95,63 @@ def list_namespaces(caller: Caller, req: NamespacesRequest) -> NamespacesAnswer:
 
 
 class RunsRequest(OperatorRequest):
-    status: RunStatus | None = None
-    stage: str | None = Field(default=None, min_length=1, max_length=32)
-    before_id: RunId | None = None  # paging: runs older than this one
-    limit: int = Field(default=50, ge=1, le=500)
+    status: RunStatus | None = Field(
+        default=None, description="Only runs in this status (pending, running, succeeded, skipped, failed)."
+    )
+    stage: str | None = Field(
+        default=None, min_length=1, max_length=32, description="Only runs of this stage (1-32 characters)."
+    )
+    before_id: RunId | None = Field(
+        default=None,
+        description="Paging: only runs older than this run id (the last id of the previous page).",
+    )
+    limit: int = Field(
+        default=50, ge=1, le=500, description="How many runs a page holds (1-500, default 50)."
+    )
+
+
+class FailedAttempt(Answer):
+    attempt: int = Field(description="Which attempt of the run it was, 1 for the first.")
+    at: Moment = Field(description="When the attempt failed (ISO 8601 with its UTC offset).")
+    error: str = Field(description="The error the attempt ended with (its first 4,000 characters).")
 
 
 class RunRow(runs.RunAnswer):
     """A run as the ops that start one answer it, and the rest of its record."""
 
-    subject: str
-    params: dict[str, Any]
-    updated_at: Moment
-    started_at: Moment | None
-    available_at: Moment
+    history: list[FailedAttempt] = Field(
+        description=(
+            "Each failed attempt, oldest first (the latest 50). A run that succeeded on retry keeps the "
+            "errors of the attempts before: `status` says where it stands now."
+        )
+    )
+
+    subject: str = Field(
+        description=(
+            "What the run works on (e.g. embedding:<row id>, a thread or a session), unique per stage with "
+            "its key."
+        )
+    )
+    params: dict[str, Any] = Field(description="The run's parameters, as its stage reads them.")
+    updated_at: Moment = Field(description="When the run's record last changed.")
+    started_at: Moment | None = Field(
+        description="When a worker last started it; null while it has never run."
+    )
+    available_at: Moment = Field(
+        description="When it may run next (later than now while it backs off between attempts)."
+    )
 
 
 class RunsAnswer(Answer):
-    runs: list[RunRow]
-    counts: dict[str, dict[str, int]]  # stage -> status -> runs, over the whole ledger
+    runs: list[RunRow] = Field(description="The ledger's runs, newest first.")
+    counts: dict[str, dict[str, int]] = Field(description="For every stage, its runs counted by status.")
 
 
 def run_row(run: StageRun) -> RunRow:
     """The run as every op shows it (``runs.run_public``), with what the ledger's own views add."""
     return RunRow(
         **dict(runs.run_public(run)),
+        history=run.history,
         subject=run.subject,
         params=run.params,
         updated_at=run.updated_at,
@@ -124,7 +161,10 @@ def run_row(run: StageRun) -> RunRow:
 
 
 def list_runs(caller: Caller, req: RunsRequest) -> RunsAnswer:
-    """The ledger, newest first, by stage and status; with every stage's counts by status."""
+    """List the stage-run ledger, newest first, with every stage's counts by status.
+
+    The background work (embedding, ingest, compaction, extraction, erasure...) as runs, filtered by
+    status and stage and paged by `before_id`. For an operator (a token of every namespace)."""
     found = ledger.select_runs(req.status, req.stage, limit=req.limit, before_id=req.before_id)
     with db.session() as s:
         counted = s.exec(
@@ -137,14 +177,19 @@ def list_runs(caller: Caller, req: RunsRequest) -> RunsAnswer:
 
 
 class RunRequest(OperatorRequest):
-    run_id: RunId
+    run_id: RunId = Field(description="The run's id in the ledger.")
 
 
 class RunAnswer(Answer):
-    run: RunRow
+    run: RunRow = Field(description="The run, whole (attempts, error, subject, params, result, times).")
 
 
 def get_run(caller: Caller, req: RunRequest) -> RunAnswer:
+    """Read one stage run whole: attempts, error, subject, params, result and times.
+
+    Use it to poll a run an op answered. For an operator (a token of every namespace).
+
+    Errors: 404 when there is no such run."""
     run = ledger.get(req.run_id)
     if run is None:
         raise not_found(f"no stage run {req.run_id}")
@@ -152,13 +197,22 @@ def get_run(caller: Caller, req: RunRequest) -> RunAnswer:
 
 
 class RetryAnswer(Answer):
-    run: RunRow
-    requeued: bool
-    message: str
+    run: RunRow = Field(description="The run as it now is.")
+    requeued: bool = Field(
+        description=(
+            "Whether it was queued again (false: it was not failed, nor a skipped run its stage retries)."
+        )
+    )
+    message: str = Field(description="What happened, in a sentence (as `loom runs retry` prints it).")
 
 
 def retry_run(caller: Caller, req: RunRequest) -> RetryAnswer:
-    """Queue a failed (or skipped, where its stage retries those) run again; `loom runs retry`."""
+    """Queue a failed run again (or a skipped one, where its stage retries those).
+
+    As `loom runs retry`; `requeued` says whether it was, `message` why. For an admin of every
+    namespace.
+
+    Errors: 404 when there is no such run."""
     outcome = ledger.retry(req.run_id)
     if outcome is None:
         raise not_found(f"no stage run {req.run_id}")
@@ -169,20 +223,27 @@ def retry_run(caller: Caller, req: RunRequest) -> RetryAnswer:
 
 
 class RetryStageRequest(OperatorRequest):
-    stage: str = Field(min_length=1, max_length=32)
-    status: Literal[FAILED, SKIPPED] = FAILED  # type: ignore[valid-type]
+    stage: str = Field(
+        min_length=1, max_length=32, description="The stage whose runs to queue again (1-32 characters)."
+    )
+    status: Literal[FAILED, SKIPPED] = Field(
+        default=FAILED, description="Which runs: failed (default), or skipped where the stage retries those."
+    )  # type: ignore[valid-type]
 
 
 class RetryStageAnswer(Answer):
-    stage: str
-    status: str
-    requeued: int  # runs sent back to pending
-    message: str
+    stage: str = Field(description="The stage retried.")
+    status: str = Field(description="The status of the runs retried.")
+    requeued: int = Field(description="How many runs were sent back to pending.")
+    message: str = Field(description="What happened, in a sentence.")
 
 
 def retry_stage(caller: Caller, req: RetryStageRequest) -> RetryStageAnswer:
-    """Queue every failed (or skipped, where the stage retries those) run of a stage again, a
-    batch a statement; `loom runs retry --stage S --status S`."""
+    """Queue every failed (or skipped) run of a stage again.
+
+    As `loom runs retry --stage`; answers how many were requeued. For an admin of every namespace.
+
+    Errors: 422 for an unknown stage, or a status the stage does not retry."""
     declared = stages.all_stages()
     if req.stage not in declared:
         raise invalid(f"stage must be one of {', '.join(sorted(declared))}", "stage")
@@ -206,21 +267,25 @@ class PassesRequest(OperatorRequest):
 
 
 class PassRow(Answer):
-    name: str
-    trigger: str
-    started_at: Moment | None
-    finished_at: Moment | None
-    sent: int | None
-    by: str | None
-    error: str | None
+    name: str = Field(description="The pass's name (what passes.run takes).")
+    trigger: str = Field(description="When the scheduler fires it (its cron or interval).")
+    started_at: Moment | None = Field(description="When its last firing started; null if it never fired.")
+    finished_at: Moment | None = Field(
+        description="When its last firing finished; null while it runs or if it never fired."
+    )
+    sent: int | None = Field(description="How many runs its last firing requested.")
+    by: str | None = Field(description="Who fired it last: scheduler or operator.")
+    error: str | None = Field(description="The last firing's error, if it failed.")
 
 
 class PassesAnswer(Answer):
-    passes: list[PassRow]
+    passes: list[PassRow] = Field(description="Each periodic pass with its trigger and its last firing.")
 
 
 def list_passes(caller: Caller, req: PassesRequest) -> PassesAnswer:
-    """Each pass: its trigger and its last firing (by the scheduler or by hand)."""
+    """List the periodic passes, each with its trigger and its last firing.
+
+    For an operator (a token of every namespace)."""
     with db.session() as s:
         last = {row.name: row for row in s.exec(select(PassRun))}
     rows = []
@@ -241,16 +306,23 @@ def list_passes(caller: Caller, req: PassesRequest) -> PassesAnswer:
 
 
 class PassRunRequest(OperatorRequest):
-    name: str = Field(min_length=1, max_length=64)
+    name: str = Field(
+        min_length=1, max_length=64, description="The pass to fire now (one of passes.list's names)."
+    )
 
 
 class PassRunAnswer(Answer):
-    name: str
-    sent: int
+    name: str = Field(description="The pass fired.")
+    sent: int = Field(description="How many runs it requested.")
 
 
 def run_pass(caller: Caller, req: PassRunRequest) -> PassRunAnswer:
-    """Fire one pass now, recorded as the operator's: it enqueues what it would on its schedule."""
+    """Fire one periodic pass now, as `loom passes run`.
+
+    It enqueues what it would on its schedule, recorded as the operator's. For an admin of every
+    namespace.
+
+    Errors: 422 for an unknown pass; 409 while another firing of it runs; 503 when the pass failed."""
     known = passes()
     if req.name not in known:
         raise invalid(f"name must be one of {', '.join(known)}", "name")
@@ -267,29 +339,36 @@ def run_pass(caller: Caller, req: PassRunRequest) -> PassRunAnswer:
 
 
 class NightsRequest(OperatorRequest):
-    limit: int = Field(default=20, ge=1, le=100_000)
+    limit: int = Field(
+        default=20,
+        ge=1,
+        le=100_000,
+        description="How many night weavings to answer, newest first (1-100,000, default 20).",
+    )
 
 
 class NightRow(Answer):
-    id: str
-    loom_id: str | None
-    started_at: Moment
-    finished_at: Moment | None
-    sessions: int
-    consolidated: int
-    episodes: int
-    judged: int
-    used: int  # of those judged; the rest were unused
-    by: str
+    id: str = Field(description="The night weaving's id (a uuid).")
+    loom_id: str | None = Field(description="The loom it wove, or null for every loom.")
+    started_at: Moment = Field(description="When it started.")
+    finished_at: Moment | None = Field(description="When its last run finished; null while runs are left.")
+    sessions: int = Field(description="How many sessions it sent to be consolidated.")
+    consolidated: int = Field(description="How many of them are consolidated so far.")
+    episodes: int = Field(description="How many Episodic memory threads it wove.")
+    judged: int = Field(description="How many suggested threads it judged used or unused.")
+    used: int = Field(description="Of those judged, how many were used (the rest were unused).")
+    by: str = Field(description="Who fired it: scheduler or operator.")
 
 
 class NightsAnswer(Answer):
-    nights: list[NightRow]
+    nights: list[NightRow] = Field(description="The night weavings, newest first.")
 
 
 def list_nights(caller: Caller, req: NightsRequest) -> NightsAnswer:
-    """The night weavings, newest first: the sessions sent and consolidated, the episodes woven
-    and the memory threads judged."""
+    """List the night weavings, newest first.
+
+    Each with the sessions it sent and consolidated, the episodes it wove and the memory threads it
+    judged. For an operator (a token of every namespace)."""
     with db.session() as s:
         weavings = s.exec(
             select(NightWeaving).order_by(col(NightWeaving.started_at).desc()).limit(req.limit)
@@ -321,14 +400,18 @@ class RotateKeyRequest(OperatorRequest):
 
 
 class RotateKeyAnswer(Answer):
-    key_id: int  # signs every cursor from now on
-    accepted_key_ids: list[int]  # it and the key that signed until now
-    retired: int  # keys dropped: the cursors they signed are refused
+    key_id: int = Field(description="The new key's id: it signs every paging cursor from now on.")
+    accepted_key_ids: list[int] = Field(
+        description="The keys whose cursors are accepted: the new one and the one that signed until now."
+    )
+    retired: int = Field(description="How many keys were dropped: cursors they signed are refused.")
 
 
 def rotate_cursor_key(caller: Caller, req: RotateKeyRequest) -> RotateKeyAnswer:
-    """Sign paging cursors with a new key (``ops.cursors.rotate_key``): cursors issued until now
-    keep paging until the next rotation; those signed before the previous one are refused."""
+    """Sign paging cursors with a new key.
+
+    Cursors issued until now keep paging until the next rotation; those signed before the previous
+    one are refused from now on. For an admin of every namespace."""
     rotated = cursors.rotate_key()
     return RotateKeyAnswer(
         key_id=rotated.key_id, accepted_key_ids=rotated.accepted_key_ids, retired=rotated.retired
@@ -343,21 +426,39 @@ class HealthRequest(OperatorRequest):
 
 
 class StageHealth(Answer):
-    runs: dict[str, int] | None  # by status; null while the database is down
-    oldest_pending_seconds: float | None
-    queue: str
-    queued: dict[str, int] | None  # ready, delayed, dead; null while the broker is down
+    runs: dict[str, int] | None = Field(
+        description="The stage's runs counted by status; null while the database is down."
+    )
+    oldest_pending_seconds: float | None = Field(
+        description="How long the oldest pending run has waited, in seconds; null when none waits."
+    )
+    queue: str = Field(description="The broker queue the stage's runs are sent on.")
+    queued: dict[str, int] | None = Field(
+        description="The queue's messages: ready, delayed and dead; null while the broker is down."
+    )
 
 
 class HealthAnswer(Answer):
-    database: str  # ok, or (to an admin) the error, which names hosts and ports; else "down"
-    broker: str
-    stages: dict[str, StageHealth]
-    embedded_per_second: dict[str, float] | None
-    errors: list[str]
+    database: str = Field(
+        description='ok, or (to an admin) the error, which names hosts and ports; "down" to others.'
+    )
+    broker: str = Field(description='ok, or (to an admin) the broker\'s error; "down" to others.')
+    stages: dict[str, StageHealth] = Field(
+        description="Each stage's runs, queue and oldest pending run, by stage name."
+    )
+    embedded_per_second: dict[str, float] | None = Field(
+        description="Embeddings written per second over the last 1m and 5m; null when unknown."
+    )
+    errors: list[str] = Field(
+        description="Reads that failed while their server was up (to an admin only; empty to others)."
+    )
     # This API process's last hour, a minute a value, the current minute last (``ops.activity``).
-    appended_per_minute: list[int]
-    searched_per_minute: list[int]
+    appended_per_minute: list[int] = Field(
+        description="This API process's appends in each minute of the last hour, the current minute last."
+    )
+    searched_per_minute: list[int] = Field(
+        description="This API process's searches in each minute of the last hour, the current minute last."
+    )
 
 
 @functools.lru_cache(maxsize=4)
@@ -367,8 +468,11 @@ def _probe(at: Endpoints) -> status.Probe:
 
 
 def health(caller: Caller, req: HealthRequest) -> HealthAnswer:
-    """``loom status`` over HTTP: the servers, each stage's runs, queue and oldest pending run, and
-    the last hour's appends and searches."""
+    """Read the server's health: database, broker, each stage's runs and queue.
+
+    `loom status` over HTTP: the servers' checks, each stage's runs by status, queue and oldest pending
+    run, the embedding throughput, and this API process's appends and searches per minute over the
+    last hour. For an operator (a token of every namespace); error details go to admins only."""
     snap = _probe(status.endpoints()).recent_snapshot()
 
     def shown(check: status.Check) -> str:  # as /healthz tells them: the detail to an admin only

@@ -3,6 +3,7 @@ thread, a search with its leg scores, a failed run retried to success, a brief, 
 found and pinned; and a viewer who sees no admin button. Each test leaves a screenshot in
 .test-output/browser/."""
 
+import json
 import re
 import uuid
 
@@ -127,22 +128,28 @@ def test_retry_a_failed_run_and_watch_it_succeed(live, browser_page, ns):
         60,
         "the first embedding run",
     )[0][0]
+    attempt = {"attempt": 3, "at": "2026-12-01T10:00:00+00:00", "error": "EmbedderUnavailable: down"}
     live.sql(
-        "UPDATE stage_runs SET status = 'failed', last_error = 'EmbedderUnavailable: down', attempts = 3"
-        " WHERE id = %s RETURNING id",
+        "UPDATE stage_runs SET status = 'failed', last_error = 'EmbedderUnavailable: down', attempts = 3,"
+        " history = jsonb_build_array(CAST(%s AS jsonb)) WHERE id = %s RETURNING id",
+        json.dumps(attempt),
         run_id,
     )
     sign_in(page, live, live.admin)
     page.goto(f"{live.url}/ui/runs?stage=embedding&status=failed")
     page.click(f"a[href='/ui/runs/{run_id}']")
     assert page.inner_text("h1 .status") == "failed" and "EmbedderUnavailable: down" in page.inner_text(
-        "dl.record"
+        "table.attempts"
     )
     page.click("button[data-action=retry]")
     page.wait_for_selector(f"text=run {run_id} queued again")
     # No reload: the page updates itself while the run is pending or running.
     page.wait_for_selector("h1 .status.st-succeeded", timeout=60_000)
     assert page.locator("button[data-action=retry]").count() == 0
+    # Its state first, the failed attempt kept below as history, not as a current error.
+    assert "EmbedderUnavailable: down" not in page.inner_text("dl.record")
+    assert "EmbedderUnavailable: down" in page.inner_text("table.attempts")
+    assert "succeeded on attempt" in page.inner_text("main")
 
 
 def test_a_pending_runs_page_updates_itself_until_the_run_is_done(live, browser_page):
