@@ -11,7 +11,7 @@ from typing import Annotated
 from uuid import UUID
 
 import anyio
-from fastapi import Depends, FastAPI, Query, Request
+from fastapi import Depends, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, create_model
@@ -43,7 +43,8 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
         if loading is not None:
             await anyio.to_thread.run_sync(settle, loading)
 
-    app = FastAPI(title="Loom", version="0.1.0", lifespan=lifespan)
+    # /docs is Loom's own (``openapi.serve_docs``: no CDN); no ReDoc, whose script no dependency ships.
+    app = FastAPI(title="Loom", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None)
     # MCP over streamable HTTP (``api.mcp``): GET, POST and DELETE on one path.
     app.router.routes.append(Route("/mcp", endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
     app.add_middleware(JSONErrors)
@@ -69,6 +70,7 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
     ui.install(app)  # /ui: the dashboard
 
     app.openapi = lambda: openapi.document(app)  # the ops' own schemas, from the registry
+    openapi.serve_docs(app)
 
     @app.post("/v1/{op_name}", include_in_schema=False)
     async def call_op(op_name: str, request: Request) -> Response:
@@ -83,13 +85,14 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
         # which walks every value of the answer again.
         return JSONResponse(answer)
 
-    @app.get("/looms/by-id/{loom_id}/sessions", **openapi.WITH_TOKEN)
+    @app.get("/looms/by-id/{loom_id}/sessions", summary="List a loom's sessions", **openapi.WITH_TOKEN)
     def loom_sessions(
         caller: Annotated[Caller, Depends(_sessions_caller)],
-        loom_id: UUID,
+        loom_id: Annotated[UUID, Path(description="The loom's id (a uuid, as looms.list answers it).")],
         params: Annotated[SessionsQuery, Query()],
     ) -> Response:
-        """looms.sessions by the loom's id, its filters as query parameters."""
+        """looms.sessions by the loom's id, its filters as query parameters: the loom's LoomSessions,
+        newest first, a page at a time. Needs the `viewer` role."""
         body = {"loom_id": loom_id, **params.model_dump(exclude_unset=True)}
         return JSONResponse(registry.call("looms.sessions", caller, body))
 

@@ -3,16 +3,23 @@
 The ops are served by one generic route (``POST /v1/{op_name}``, hidden from the document) that
 reads and checks the body itself (``ops.limits``), so FastAPI cannot derive the ops' schemas from
 it: they are written here from the registry's request and answer models, so clients can be
-generated and a schema-driven fuzzer can exercise every op. The GET routes
-(``/looms/by-id/{id}/sessions``, ``/api/threads…``) declare typed parameters, which FastAPI
-describes; ``WITH_TOKEN`` gives them the ops' refusals.
+generated and a schema-driven fuzzer can exercise every op; each op's summary and description are
+its handler's docstring (``Op.documentation``), each field's its model's ``Field(description=…)``.
+The GET routes (``/looms/by-id/{id}/sessions``, ``/api/threads…``) declare typed parameters, which
+FastAPI describes; ``WITH_TOKEN`` gives them the ops' refusals, and ``reads`` publishes the body of
+a route that reads its own (the coding-session threads' upserts).
 """
 
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
+from swagger_ui_bundle import swagger_ui_path
 
 from ops.limits import MAX_BODY_BYTES
 from ops.registry import OPS
@@ -21,7 +28,14 @@ REF = "#/components/schemas/{model}"
 
 ERROR = {
     "type": "object",
-    "properties": {"error": {"type": "string"}, "field": {"type": "string"}},
+    "description": "Every refusal's body: why, and which field when one is at fault.",
+    "properties": {
+        "error": {"type": "string", "description": "Why the request was refused, in a sentence."},
+        "field": {
+            "type": "string",
+            "description": "The field (or parameter) at fault, dotted when nested (e.g. messages.0.content).",
+        },
+    },
     "required": ["error"],
     "additionalProperties": False,
 }
@@ -71,25 +85,68 @@ WITH_TOKEN: dict[str, Any] = {
     },
 }
 
+# The models of the bodies routes read themselves (``reads``), published beside the ops' models.
+_BODIES: list[type[BaseModel]] = []
+
+
+def reads(model: type[BaseModel], refusals: dict[str, str], stale: str) -> dict[str, Any]:
+    """A route's arguments for a body it reads itself (bounded, as an op reads its own) that is
+    ``model``, answered as stored: FastAPI sees no body parameter, so the document is told it, with
+    the route's ``refusals`` beside the token's and its 409 (``stale``), which carries the latest
+    ``model``. The model's schema lands in the document's components."""
+    if model not in _BODIES:
+        _BODIES.append(model)
+    ref = {"$ref": REF.format(model=model.__name__)}
+    conflict = {
+        "type": "object",
+        "properties": {
+            **ERROR["properties"],
+            "thread": {**ref, "description": "The latest stored version, to merge with and send again."},
+        },
+        "required": ["error", "thread"],
+    }
+    error = _json({"$ref": REF.format(model="Error")})
+    return {
+        "openapi_extra": {**WITH_TOKEN["openapi_extra"], "requestBody": {"required": True, **_json(ref)}},
+        "responses": {
+            "200": {"description": "the body as stored, with its new version", **_json(ref)},
+            **WITH_TOKEN["responses"],
+            **{status: {"description": text, **error} for status, text in refusals.items()},
+            "409": {"description": stale, **_json(conflict)},
+        },
+    }
+
+
+INFO = """Loom keeps AI agents' conversations and memory: the ops below are `POST /v1/<op>` with a JSON
+body and `Authorization: Bearer <token>` (`loom tokens create`); every op takes `namespace` (optional
+when the token covers exactly one) and `agent`. A refusal is `{"error": …, "field": …}` with a 4xx;
+while the database is down every op answers 503 with `Retry-After`.
+
+**MCP.** `/mcp` serves the same memory to MCP clients (Claude Code, Codex, Cursor…) as JSON-RPC over
+streamable HTTP, with the same bearer token: it is not described here. Its tools and how to connect
+are in `docs/mcp.md` of Loom's repository."""
+
 
 def document(app: FastAPI) -> dict[str, Any]:
     if app.openapi_schema:
         return app.openapi_schema
-    spec = get_openapi(title=app.title, version=app.version, routes=app.routes)
+    spec = get_openapi(title=app.title, version=app.version, description=INFO, routes=app.routes)
     models = [(op.request, "validation") for op in OPS.values()] + [
         (op.answer, "serialization") for op in OPS.values()
     ]
-    refs, defs = models_json_schema(models, ref_template=REF)
+    refs, defs = models_json_schema(models + [(model, "validation") for model in _BODIES], ref_template=REF)
     components = spec.setdefault("components", {})
     components.setdefault("schemas", {}).update(defs["$defs"] | {"Error": ERROR})
     components["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
     error = _json({"$ref": REF.format(model="Error")})
     for name, op in OPS.items():
+        summary, description = op.documentation
+        needs = f"the `{op.role}` role" + (" and a token of every namespace" if op.all_namespaces else "")
         spec["paths"][f"/v1/{name}"] = {
             "post": {
                 "operationId": name.replace(".", "_"),
-                "summary": name,
-                "description": f"Needs the `{op.role}` role.",
+                "summary": summary,
+                "description": f"{description}\n\nNeeds {needs}.",
                 "security": [{"bearer": []}],
                 "requestBody": {"required": True, **_json(refs[(op.request, "validation")])},
                 "responses": {
@@ -106,3 +163,24 @@ def document(app: FastAPI) -> dict[str, Any]:
     }
     app.openapi_schema = spec
     return spec
+
+
+ASSETS = "/docs/assets"  # Swagger UI's files, served by Loom itself
+
+
+def serve_docs(app: FastAPI) -> None:
+    """``GET /docs``: Swagger UI over the document, its script, style and icon served from the
+    swagger-ui-bundle package, so the page works on a machine with no network (FastAPI's own page
+    loads them from a CDN). No token: the document is public, as ``/openapi.json`` is."""
+    app.mount(ASSETS, StaticFiles(directory=swagger_ui_path), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title=f"{app.title} API",
+            swagger_js_url=f"{ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{ASSETS}/favicon-32x32.png",
+            swagger_ui_parameters={"validatorUrl": None},  # no badge fetched from swagger.io
+        )

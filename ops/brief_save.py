@@ -42,8 +42,8 @@ from workers.stages.brief_window import BRIEF_WINDOW
 from workers.stages.brief_window import request as request_window
 
 
-def _list(cap: int = 100) -> object:
-    return Field(default=None, max_length=cap)
+def _list(description: str, cap: int = 100) -> object:
+    return Field(default=None, max_length=cap, description=description)
 
 
 class SectionsIn(BaseModel):
@@ -51,67 +51,166 @@ class SectionsIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    goal: str | None = Field(default=None, max_length=4_000)
-    status: str | None = Field(default=None, max_length=4_000)
-    decisions: list[str] | None = _list()
-    dead_ends: list[str] | None = _list()
-    done: list[str] | None = _list()
-    open_questions: list[str] | None = _list()
-    next_steps: list[str] | None = _list()
-    key_files: list[str] | None = _list()
-    errors: list[str] | None = _list()
-    constraints: list[str] | None = _list()
-    pointers: list[str] | None = _list()
+    goal: str | None = Field(
+        default=None, max_length=4_000, description="What the line of work is for (replaces the brief's)."
+    )
+    status: str | None = Field(
+        default=None, max_length=4_000, description="Where it stands now (replaces the brief's)."
+    )
+    decisions: list[str] | None = _list(
+        description="Decisions taken, added to the brief's (the 20 newest kept)."
+    )
+    dead_ends: list[str] | None = _list(
+        description="Approaches tried that failed, added to the brief's (the 12 newest kept)."
+    )
+    done: list[str] | None = _list(
+        description="What was finished, added to the brief's (the 16 newest kept)."
+    )
+    open_questions: list[str] | None = _list(
+        description="Questions still open (replaces the brief's; at most 8)."
+    )
+    next_steps: list[str] | None = _list(description="What to do next (replaces the brief's; at most 8).")
+    key_files: list[str] | None = _list(
+        description="The files that matter (replaces the brief's; at most 20)."
+    )
+    errors: list[str] | None = _list(
+        description="Errors met and not yet solved (replaces the brief's; at most 8)."
+    )
+    constraints: list[str] | None = _list(
+        description="Rules the work must keep (replaces the brief's; at most 10)."
+    )
+    pointers: list[str] | None = _list(
+        description="Commands, searches, links worth keeping (replaces the brief's; at most 12)."
+    )
 
 
 class Addressed(BriefOp):
-    brief_key: str = Field(default="", max_length=600)
-    project: str | None = Field(default=None, min_length=1, max_length=128)
-    branch: str | None = Field(default=None, min_length=1, max_length=128)
-    session_id: str | None = Field(default=None, min_length=1, max_length=256)
+    brief_key: str = Field(
+        default="",
+        max_length=600,
+        description=(
+            "The brief's key (^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,159}$); empty: auto/<project>/<branch>, else "
+            "session/<session_id>."
+        ),
+    )
+    project: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=128,
+        description="The project the work is in (1-128 characters).",
+    )
+    branch: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=128,
+        description="The branch the work is on (1-128 characters).",
+    )
+    session_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=256,
+        description="The client's session that saves (1-256 characters).",
+    )
 
 
 class SaveRequest(Addressed):
-    events: list[brief_events.Event] = Field(default_factory=list, max_length=brief_events.MAX_EVENTS)
-    sections: SectionsIn | None = None
-    event_cursor: str | None = Field(default=None, min_length=1, max_length=256)
-    if_revision: int | None = Field(default=None, ge=0, le=2**31 - 1)
-    use_llm: bool = True  # false: no model is asked (events alone then revise nothing)
+    events: list[brief_events.Event] = Field(
+        default_factory=list,
+        max_length=brief_events.MAX_EVENTS,
+        description=(
+            "What happened in the session (at most 4,000): condensed into the brief by the model or the "
+            "deterministic builder."
+        ),
+    )
+    sections: SectionsIn | None = Field(
+        default=None, description="The agent's own sections, written over the brief at once (author model)."
+    )
+    event_cursor: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=256,
+        description=(
+            "Where the events end in the client's stream: a save repeating the previous save's session_id "
+            "and event_cursor writes nothing (reason repeated)."
+        ),
+    )
+    if_revision: int | None = Field(
+        default=None,
+        ge=0,
+        le=2**31 - 1,
+        description="Compare-and-set: save only when the brief is at this revision; 409 otherwise.",
+    )
+    use_llm: bool = Field(
+        default=True,
+        description=(
+            "false: no model is asked (events alone then revise nothing, unless deterministic_fallback)."
+        ),
+    )
     # With no model to call (none configured, or use_llm false), the deterministic builder condenses
     # the events instead of no one: the coding plugins' saves, which must leave a brief either way.
-    deterministic_fallback: bool = False
-    wait_seconds: float = Field(default=30, ge=0, le=120)
+    deterministic_fallback: bool = Field(
+        default=False,
+        description=(
+            "With no model to call, the deterministic builder condenses the events instead (the coding "
+            "plugins' saves)."
+        ),
+    )
+    wait_seconds: float = Field(
+        default=30,
+        ge=0,
+        le=120,
+        description=(
+            "How long to wait for the events' windows to be revised (0-120 s, default 30); past it the "
+            "answer says pending."
+        ),
+    )
 
 
 class WindowCounts(Answer):
-    total: int
-    revised: int
-    failed: int
-    not_revised: int
-    pending: int
+    total: int = Field(description="How many windows the events were cut into.")
+    revised: int = Field(description="Windows that revised the brief.")
+    failed: int = Field(description="Windows whose model call failed (runs.retry can revise them later).")
+    not_revised: int = Field(
+        description="Windows left unrevised (no model to call, or model calls switched off)."
+    )
+    pending: int = Field(description="Windows still waiting for the worker.")
 
 
 class EventCounts(Answer):
-    received: int
-    screened_out: int  # read as high: never stored, never sent
-    dropped: int  # in windows older than the save's newest LOOM_SESSION_BRIEF_MAX_WINDOWS
+    received: int = Field(description="Events the save carried.")
+    screened_out: int = Field(description="Events that read as high: never stored, never sent to a model.")
+    dropped: int = Field(description="Events dropped as older than the windows kept.")
 
 
 Reason = Literal["not-revised", "repeated", "pending"]
 
 
 class SaveAnswer(Answer):
-    namespace: str
-    brief_key: str
-    revision: int
-    changed: bool
-    reason: Reason | None
-    author: Literal["llm", "deterministic", "model"] | None
-    save_id: int | None
-    windows: WindowCounts
-    run_ids: list[int]  # the windows' runs (those still to wait on, when pending)
-    events: EventCounts
-    refused_sections: list[str]  # read as high: not stored
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    brief_key: str = Field(description="The brief saved (its key as the caller sees it).")
+    revision: int = Field(description="The brief's revision after the save.")
+    changed: bool = Field(description="Whether the save wrote a new revision.")
+    reason: Reason | None = Field(
+        description=(
+            "Why not changed: not-revised (no model to call), repeated (the same session_id and event_cursor "
+            "again) or pending (windows still revising: wait on run_ids)."
+        )
+    )
+    author: Literal["llm", "deterministic", "model"] | None = Field(
+        description=(
+            "Who wrote the revision: llm (the model, from events), deterministic (the builder, from events) "
+            "or model (the calling agent's own sections)."
+        )
+    )
+    save_id: int | None = Field(description="The save's id (a save of sections alone has none).")
+    windows: WindowCounts = Field(description="The events' windows counted by outcome.")
+    run_ids: list[int] = Field(
+        description="The windows' brief_window runs (those still to wait on, when pending)."
+    )
+    events: EventCounts = Field(description="The events counted: received, screened out, dropped.")
+    refused_sections: list[str] = Field(description="Sections not stored because they read as high.")
 
 
 def _save_key(req: SaveRequest) -> str:
@@ -203,6 +302,16 @@ class _Given:
 
 
 def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
+    """Save a session brief: the resumable state of a line of work.
+
+    With `sections`, the agent's own are written over the brief at once (`author: "model"`). With
+    `events` (what happened in the session), the events are screened, cut into windows and condensed
+    by the worker, by the LLM or the deterministic builder; the op waits up to `wait_seconds` and
+    answers what happened, or `reason: "pending"` with the runs to wait on. A save repeating the
+    previous save's `session_id` and `event_cursor` writes nothing (`repeated`).
+
+    Errors: 422 without brief_key, project and branch, or session_id, or without events and sections;
+    409 when `if_revision` does not match; 503 when every window's model call failed (send it again)."""
     namespace = caller.namespace(req.namespace)
     prefix = prefix_of(caller, req)
     key = stored_key(caller, req, _save_key(req))

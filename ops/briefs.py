@@ -23,60 +23,115 @@ from pipelines import briefs
 
 class BriefOp(OpRequest):
     # The user an own_user token that serves many users through one credential acts for.
-    user_id: str | None = Field(default=None, min_length=1, max_length=256)
+    user_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=256,
+        description=(
+            "For a token bounded to users that serves many users through one credential: the user it acts "
+            "for."
+        ),
+    )
 
 
 class GetRequest(BriefOp):
-    brief_key: str | None = Field(default=None, min_length=1, max_length=600)
-    from_session: str | None = Field(default=None, min_length=1, max_length=256)
-    project: str | None = Field(default=None, min_length=1, max_length=128)
-    revision: int | None = Field(default=None, ge=1, le=2**31 - 1)
-    full: bool = False  # append the client's last compaction summary verbatim
+    brief_key: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=600,
+        description="The brief to read; else from_session, else project.",
+    )
+    from_session: str | None = Field(
+        default=None, min_length=1, max_length=256, description="Read the newest brief this session wrote."
+    )
+    project: str | None = Field(
+        default=None, min_length=1, max_length=128, description="Read this project's newest brief."
+    )
+    revision: int | None = Field(
+        default=None,
+        ge=1,
+        le=2**31 - 1,
+        description="Read this revision (1 or more); the latest when omitted.",
+    )
+    full: bool = Field(
+        default=False,
+        description=(
+            "true: append the client's last compaction summary (its newest summary event) verbatim to the "
+            "markdown."
+        ),
+    )
 
 
 class BriefAnswer(Answer):
-    namespace: str
-    brief_key: str
-    project: str | None
-    branch: str | None
-    revision: int
-    author: Literal["llm", "deterministic", "model"] | None
-    session_id: str | None
-    updated_at: Moment
-    sections: dict[str, str | list[str]]
-    markdown: str
-    client_summary: str | None  # with full=true
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    brief_key: str = Field(description="The brief's key (^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,159}$).")
+    project: str | None = Field(description="The project the brief is of, if known.")
+    branch: str | None = Field(description="The branch the brief is of, if known.")
+    revision: int = Field(description="The revision read.")
+    author: Literal["llm", "deterministic", "model"] | None = Field(
+        description=(
+            "Who wrote the revision: llm (the model, from events), deterministic (the builder, from events) "
+            "or model (the calling agent's own sections)."
+        )
+    )
+    session_id: str | None = Field(description="The session that wrote the revision.")
+    updated_at: Moment = Field(description="When the revision was written.")
+    sections: dict[str, str | list[str]] = Field(
+        description=(
+            "The brief's sections by name (goal, status, decisions, dead_ends, done, open_questions, "
+            "next_steps, key_files, errors, constraints, pointers): a text or a list of items."
+        )
+    )
+    markdown: str = Field(description="The brief rendered as markdown, ready to put in an agent's context.")
+    client_summary: str | None = Field(
+        description="With full: the client's last compaction summary, verbatim."
+    )
 
 
 class ListRequest(BriefOp):
-    mine_only: bool = False
-    project: str | None = Field(default=None, min_length=1, max_length=128)
-    limit: int = Field(default=50, ge=1, le=200)
+    mine_only: bool = Field(default=False, description="Only the briefs the caller's token wrote.")
+    project: str | None = Field(
+        default=None, min_length=1, max_length=128, description="Only briefs of this project."
+    )
+    limit: int = Field(default=50, ge=1, le=200, description="How many briefs to answer (1-200, default 50).")
 
 
 class BriefLine(Answer):
-    brief_key: str
-    project: str | None
-    branch: str | None
-    revision: int
-    author: Literal["llm", "deterministic", "model"] | None
-    updated_at: Moment
-    line: str
+    brief_key: str = Field(description="The brief's key (^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,159}$).")
+    project: str | None = Field(description="The project the brief is of.")
+    branch: str | None = Field(description="The branch the brief is of.")
+    revision: int = Field(description="Its latest revision.")
+    author: Literal["llm", "deterministic", "model"] | None = Field(
+        description=(
+            "Who wrote the revision: llm (the model, from events), deterministic (the builder, from events) "
+            "or model (the calling agent's own sections)."
+        )
+    )
+    updated_at: Moment = Field(description="When it was last revised.")
+    line: str = Field(description="The brief in one line: its goal and status.")
 
 
 class ListAnswer(Answer):
-    namespace: str
-    briefs: list[BriefLine]
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    briefs: list[BriefLine] = Field(description="The briefs, newest first.")
 
 
 class DeleteRequest(BriefOp):
-    brief_key: str = Field(min_length=1, max_length=600)
+    brief_key: str = Field(
+        min_length=1, max_length=600, description="The brief to forget, with every revision."
+    )
 
 
 class DeleteAnswer(Answer):
-    namespace: str
-    brief_key: str
-    deleted: bool
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    brief_key: str = Field(description="The brief asked about.")
+    deleted: bool = Field(description="Whether there was such a brief to delete.")
 
 
 # --- addressing ----------------------------------------------------------------------------------
@@ -118,6 +173,13 @@ def _visible(caller: Caller, req: BriefOp, namespace: str):
 
 
 def get(caller: Caller, req: GetRequest) -> BriefAnswer:
+    """Read a session brief: its sections and their markdown, to resume the work.
+
+    By `brief_key`, else the newest brief of `from_session`, else the newest of `project`; any
+    `revision`. With `full`, the client's last compaction summary is appended verbatim.
+
+    Errors: 404 when there is no such brief or revision; 422 without any of brief_key, from_session
+    and project."""
     namespace = caller.namespace(req.namespace)
     query = _visible(caller, req, namespace)
     with db.session() as s:
@@ -181,6 +243,9 @@ def get(caller: Caller, req: GetRequest) -> BriefAnswer:
 
 
 def list_briefs(caller: Caller, req: ListRequest) -> ListAnswer:
+    """List the session briefs, newest first, one line each (goal and status).
+
+    Optionally only the caller's own (`mine_only`) or one project's."""
     namespace = caller.namespace(req.namespace)
     query = _visible(caller, req, namespace)
     if req.mine_only:
@@ -210,6 +275,9 @@ def list_briefs(caller: Caller, req: ListRequest) -> ListAnswer:
 
 
 def delete_brief(caller: Caller, req: DeleteRequest) -> DeleteAnswer:
+    """Forget a session brief and every revision of it.
+
+    `deleted` says whether there was one."""
     namespace = caller.namespace(req.namespace)
     key = stored_key(caller, req, req.brief_key)
     with db.session() as s:

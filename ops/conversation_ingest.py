@@ -3,9 +3,9 @@ the format's first sign, stores the raw text and one ``ingest`` run in one trans
 the run; the ingest stage parses it and appends its turns through the write path of
 conversation.append."""
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import select
 
@@ -30,7 +30,22 @@ def body_cap() -> int:
 
 
 class IngestRequest(OpRequest):
-    thread_id: str = Identifier
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "thread_id": "imported-1",
+                    "transcript": "# user\nHow do we deploy to staging?\n\n# assistant\nRun make deploy.\n",
+                    "source": "deploy-notes.md",
+                    "wait": True,
+                }
+            ]
+        }
+    )
+
+    thread_id: Annotated[
+        str, Field(description="The conversation thread the transcript's turns go to (1-256 characters).")
+    ] = Identifier
     transcript: str = Field(
         min_length=1,
         description="Markdown (# user / # assistant sections), a JSON array, "
@@ -40,22 +55,54 @@ class IngestRequest(OpRequest):
     first_line: int = Field(
         default=1, ge=1, le=1_000_000_000, description="a piece of a JSON-lines session file: its first line"
     )
-    wait: bool = False  # answer once the run is done, or after wait_seconds
-    wait_seconds: float = Field(default=30, gt=0, le=120)
+    wait: bool = Field(
+        default=False,
+        description=(
+            "true: answer once the ingest run is done (or after wait_seconds); false (default): answer the "
+            "queued run at once."
+        ),
+    )
+    wait_seconds: float = Field(
+        default=30,
+        gt=0,
+        le=120,
+        description="How long to wait for the run with wait (at most 120 s, default 30).",
+    )
 
 
 class IngestAnswer(Answer):
-    namespace: str
-    thread_id: str
-    agent: str
-    stored: bool
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    thread_id: str = Field(description="The thread the transcript goes to.")
+    agent: str = Field(description="The agent the turns are stored for.")
+    stored: bool = Field(description="Whether the raw transcript was kept and an ingest run requested.")
     # duplicate: this very transcript was handed over before (its run answers what it did)
-    reason: Literal["logging_disabled", "duplicate"] | None = None
-    transcript_id: int | None = None
-    run: RunAnswer | None = None  # its result counts the turns stored, duplicate and refused
+    reason: Literal["logging_disabled", "duplicate"] | None = Field(
+        default=None,
+        description=(
+            "logging_disabled: the namespace does not record; duplicate: this very transcript was handed "
+            "over before (its run says what it did)."
+        ),
+    )
+    transcript_id: int | None = Field(default=None, description="The stored transcript's id.")
+    run: RunAnswer | None = Field(
+        default=None, description="The ingest run; its result counts the turns stored, duplicate and refused."
+    )
 
 
 def ingest(caller: Caller, req: IngestRequest) -> IngestAnswer | Waiting:
+    """Import a whole transcript (markdown, a JSON array, or a Claude Code session file).
+
+    Stores the raw text and requests one ingest run, which parses it and appends its turns as
+    conversation.append would (deduplicated, screened, embedded). Answers the run at once (or once it
+    is done, with `wait`); the same text again answers `reason: "duplicate"` with its run. A large
+    JSON-lines file may be sent in pieces, each with its `first_line`. The run's result counts the
+    turns stored, duplicate and refused; a transcript that does not parse fails its run
+    (`reason: "malformed"`).
+
+    Errors: 413 for a body over LOOM_INGEST_MAX_BYTES; 422 for `first_line` with a format other than
+    JSON lines."""
     namespace = caller.namespace(req.namespace)
     if not transcripts.looks_like_a_transcript(req.transcript):
         raise invalid(

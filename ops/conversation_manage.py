@@ -1,6 +1,8 @@
 """conversation.compact and conversation.delete. Compact is a thin endpoint (validate, write the
 stage run, enqueue it; the worker asks the model); delete tombstones in one transaction."""
 
+from typing import Annotated
+
 from pydantic import Field
 from sqlmodel import col, func, select, update
 
@@ -20,21 +22,55 @@ from workers.stages import compaction
 
 
 class CompactRequest(OpRequest):
-    thread_id: str = Identifier
-    keep_recent: int = Field(default=10, ge=0, le=10_000)
-    min_to_compact: int = Field(default=4, ge=1, le=10_000)
-    wait: bool = False  # answer once the run is done, or after wait_seconds
-    wait_seconds: float = Field(default=30, gt=0, le=120)
+    thread_id: Annotated[
+        str, Field(description="The thread whose transcript (of the request's agent) to compact.")
+    ] = Identifier
+    keep_recent: int = Field(
+        default=10,
+        ge=0,
+        le=10_000,
+        description="How many of the newest turns stay verbatim (0-10,000, default 10).",
+    )
+    min_to_compact: int = Field(
+        default=4,
+        ge=1,
+        le=10_000,
+        description="Compact only when at least this many turns would be summarised (1-10,000, default 4).",
+    )
+    wait: bool = Field(
+        default=False,
+        description=(
+            "true: answer once the compaction run is done (or after wait_seconds); false (default): answer "
+            "the queued run at once."
+        ),
+    )
+    wait_seconds: float = Field(
+        default=30,
+        gt=0,
+        le=120,
+        description="How long to wait for the run with wait (at most 120 s, default 30).",
+    )
 
 
 class CompactAnswer(Answer):
-    namespace: str
-    thread_id: str
-    agent: str
-    run: RunAnswer
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    thread_id: str = Field(description="The thread being compacted.")
+    agent: str = Field(description="The agent whose transcript is compacted.")
+    run: RunAnswer = Field(
+        description="The compaction run (poll it with runs.get); its result counts the turns summarised."
+    )
 
 
 def compact(caller: Caller, req: CompactRequest) -> CompactAnswer | Waiting:
+    """Summarise a thread's older turns, keeping the newest verbatim.
+
+    Requests a compaction run for the request's agent's transcript: the LLM writes a summary that takes
+    the place of the older turns (saved messages stay verbatim), keeping `keep_recent` turns as they
+    are. Answers the run at once, or once it is done with `wait`.
+
+    Errors: 409 when the server has no LLM provider configured."""
     namespace = caller.namespace(req.namespace)
     if not llm.configured():
         raise OpError(409, f"conversation.compact needs an LLM provider: {llm.NO_PROVIDER}")
@@ -53,21 +89,37 @@ def compact(caller: Caller, req: CompactRequest) -> CompactAnswer | Waiting:
 
 
 class DeleteRequest(OpRequest):
-    thread_id: str = Identifier
-    confirm_thread_id: str = Identifier
+    thread_id: Annotated[str, Field(description="The thread to delete.")] = Identifier
+    confirm_thread_id: Annotated[
+        str,
+        Field(
+            description=(
+                "The same thread id again, as a guard against deleting by mistake; must equal thread_id."
+            )
+        ),
+    ] = Identifier
 
 
 class DeleteAnswer(Answer):
-    namespace: str
-    thread_id: str
-    turns_deleted: int
-    thread_deleted: bool  # false while another agent's copies stay live
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    thread_id: str = Field(description="The thread deleted from.")
+    turns_deleted: int = Field(description="How many turns were tombstoned.")
+    thread_deleted: bool = Field(
+        description=(
+            "Whether the thread itself is gone (no live turn of any agent is left); its id is never reused."
+        )
+    )
 
 
 def delete(caller: Caller, req: DeleteRequest) -> DeleteAnswer:
-    """Tombstone the thread's turns (the named agent's copies, or every agent's), their
-    embedding rows (a row another agent's live copy shares passes to it) and, once no live turn
-    is left, the thread row; the contexts of the turns left are rebuilt."""
+    """Delete a thread's turns (one agent's copies, or every agent's).
+
+    Tombstones the turns and their embeddings; once no live turn is left the thread itself is deleted
+    and its id is never taken again. `confirm_thread_id` must repeat `thread_id`, as a guard.
+
+    Errors: 404 when there is no such thread; 422 when `confirm_thread_id` differs."""
     namespace = caller.namespace(req.namespace)
     if req.confirm_thread_id != req.thread_id:
         raise invalid("confirm_thread_id must equal thread_id", "confirm_thread_id")

@@ -3,7 +3,7 @@
 import copy
 from collections.abc import Iterator
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 from sqlalchemy import and_, exists, or_, true, tuple_
@@ -76,30 +76,52 @@ def listing_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
 
 
 class ThreadsRequest(OpRequest):
-    window_days: int | None = Field(default=None, ge=1, le=36_500)
-    limit: int = Field(default=20, ge=1, le=200)
-    offset: int = Field(default=0, ge=0, le=100_000)
+    window_days: int | None = Field(
+        default=None,
+        ge=1,
+        le=36_500,
+        description=(
+            "Only threads whose last turn is at most this many days old (1-36,500); every thread when "
+            "omitted."
+        ),
+    )
+    limit: int = Field(
+        default=20, ge=1, le=200, description="How many threads a page holds (1-200, default 20)."
+    )
+    offset: int = Field(
+        default=0, ge=0, le=100_000, description="How many threads to skip, for the next page (0-100,000)."
+    )
 
 
 class LastTurn(Answer):
-    msg_id: str
-    role: str
-    ts: Moment
-    excerpt: str  # blank when it reads as high
+    msg_id: str = Field(description="The newest live turn's message id.")
+    role: str = Field(description="Who said the newest turn.")
+    ts: Moment = Field(description="When the newest turn was said.")
+    excerpt: str = Field(description="The start of the newest turn's text; blank when it reads as high.")
 
 
 class ThreadsItem(ThreadAnswer):
-    last_turn: LastTurn | None = None
+    last_turn: LastTurn | None = Field(
+        default=None, description="The thread's newest live turn, in brief; null for a thread with none."
+    )
 
 
 class ThreadsAnswer(Answer):
-    namespace: str
-    threads: list[ThreadsItem]
-    offset: int
-    limit: int
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    threads: list[ThreadsItem] = Field(description="The threads, the most recently active first.")
+    offset: int = Field(description="The offset this page starts at.")
+    limit: int = Field(description="The page size asked for.")
 
 
 def threads(caller: Caller, req: ThreadsRequest) -> ThreadsAnswer:
+    """List the namespace's conversation threads, the most recently active first.
+
+    Each thread with its title, turn count, times and its newest turn in brief. Use it to show a user
+    their conversations or to pick one to resume; `window_days` keeps the recent ones, `limit` and
+    `offset` page. With an `agent`, only the threads that agent holds turns in (or opened); `"*"` for
+    every agent's."""
     namespace = caller.namespace(req.namespace)
     # Each thread's newest live turn, fetched with the page in one statement.
     last = (
@@ -150,17 +172,24 @@ def threads(caller: Caller, req: ThreadsRequest) -> ThreadsAnswer:
 
 
 class TurnAnswer(Answer):
-    msg_id: str
-    role: str
-    content: str
-    reasoning: str | None
-    agent: str
-    user_id: str | None
-    run_id: str | None
-    metadata: dict[str, Any]
-    tokens: int | None
-    sensitivity: Literal["high", "none"]
-    ts: Moment
+    msg_id: str = Field(description="The message's id within its thread.")
+    role: str = Field(description="Who said it: user, assistant, system or tool.")
+    content: str = Field(
+        description="The turn's text (a compaction summary reads as a system turn in the transcript)."
+    )
+    reasoning: str | None = Field(description="The assistant's reasoning kept with the turn, if any.")
+    agent: str = Field(description="The agent whose copy this is.")
+    user_id: str | None = Field(description="The end user the turn was appended for, if any.")
+    run_id: str | None = Field(description="The interaction run the turn was appended in, if any.")
+    metadata: dict[str, Any] = Field(description="The free-form JSON appended with the turn.")
+    tokens: int | None = Field(description="The token count the client sent, if any.")
+    sensitivity: Literal["high", "none"] = Field(
+        description=(
+            "high: the screening found a secret or personal number (the turn is never embedded nor sent to a "
+            "model); none otherwise."
+        )
+    )
+    ts: Moment = Field(description="When it was said.")
 
 
 def turn_answer(turn: Turn) -> TurnAnswer:
@@ -224,19 +253,44 @@ def _page(
 
 
 class GetRequest(OpRequest):
-    thread_id: str = Identifier
-    include_messages: bool = False
-    order: Literal["asc", "desc"] = "asc"
-    limit: int = Field(default=100, ge=1, le=500)
-    cursor: str | None = Field(default=None, max_length=200)
+    thread_id: Annotated[str, Field(description="The thread to read.")] = Identifier
+    include_messages: bool = Field(
+        default=False,
+        description=(
+            "true: the answer carries a page of the thread's turns too (default false: the thread alone)."
+        ),
+    )
+    order: Literal["asc", "desc"] = Field(
+        default="asc", description="The turns' order: asc (oldest first, default) or desc (newest first)."
+    )
+    limit: int = Field(
+        default=100, ge=1, le=500, description="How many turns a page holds (1-500, default 100)."
+    )
+    cursor: str | None = Field(
+        default=None,
+        max_length=200,
+        description="The next_cursor of the previous page, to read on; omitted for the first page.",
+    )
 
 
 class GetAnswer(ThreadAnswer):
-    messages: list[TurnAnswer] | None = None  # with include_messages
-    next_cursor: str | None = None
+    messages: list[TurnAnswer] | None = Field(
+        default=None, description="A page of the thread's turns, with include_messages."
+    )
+    next_cursor: str | None = Field(
+        default=None, description="Pass it as cursor for the next page; null on the last page."
+    )
 
 
 def get(caller: Caller, req: GetRequest) -> GetAnswer:
+    """Read one conversation thread, with a page of its turns if asked.
+
+    The thread's title, metadata, counts and times; with `include_messages: true` a page of its turns
+    too, oldest first or (`order: "desc"`) newest first, `next_cursor` reading on. With an `agent`,
+    only that agent's copies of the turns; every agent's when omitted or `"*"`.
+
+    Errors: 404 when there is no such thread (or it was deleted); 422 for a cursor this server did
+    not issue for the same listing."""
     namespace = caller.namespace(req.namespace)
     with db.session() as s:
         thread = find_thread(s, namespace, req.thread_id)
@@ -249,20 +303,37 @@ def get(caller: Caller, req: GetRequest) -> GetAnswer:
 
 
 class ListRequest(OpRequest):
-    thread_id: str = Identifier
-    run_id: str | None = Field(default=None, max_length=256)
-    limit: int = Field(default=100, ge=1, le=500)
-    cursor: str | None = Field(default=None, max_length=200)
+    thread_id: Annotated[str, Field(description="The thread whose turns to list.")] = Identifier
+    run_id: str | None = Field(
+        default=None, max_length=256, description="Only turns appended with this run id."
+    )
+    limit: int = Field(
+        default=100, ge=1, le=500, description="How many turns a page holds (1-500, default 100)."
+    )
+    cursor: str | None = Field(
+        default=None,
+        max_length=200,
+        description="The next_cursor of the previous page; omitted for the first page.",
+    )
 
 
 class ListAnswer(Answer):
-    namespace: str
-    thread_id: str
-    messages: list[TurnAnswer]
-    next_cursor: str | None
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    thread_id: str = Field(description="The thread listed.")
+    messages: list[TurnAnswer] = Field(description="A page of its turns in time order.")
+    next_cursor: str | None = Field(description="Pass it as cursor for the next page; null on the last page.")
 
 
 def list_turns(caller: Caller, req: ListRequest) -> ListAnswer:
+    """List a thread's turns in time order, a page at a time.
+
+    The transcript to replay into a model's context or to show: each turn's text, role, agent, user,
+    run, metadata and screening verdict. `run_id` keeps one interaction run's turns; `next_cursor`
+    reads on.
+
+    Errors: 422 for a cursor this server did not issue for the same listing."""
     namespace = caller.namespace(req.namespace)
     with db.session() as s:
         find_thread(s, namespace, req.thread_id)

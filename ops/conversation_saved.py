@@ -38,18 +38,50 @@ UserId = Field(default=None, min_length=1, max_length=256)
 
 
 class SavedOp(OpRequest):
-    namespace: SavedNamespace = None
-    user_id: str | None = UserId  # an own_user token's user when omitted
+    namespace: SavedNamespace = Field(
+        default=None,
+        description=(
+            'The namespace to act in, or "@me" for a token bounded to one end user; may be omitted when the '
+            "token covers exactly one."
+        ),
+    )
+    user_id: Annotated[
+        str | None,
+        Field(
+            description=(
+                "The end user whose saved messages these are (1-256 characters); required unless the token "
+                'is pinned to one user (its own then, or "@me"\'s).'
+            )
+        ),
+    ] = UserId
 
 
 class SaveRequest(SavedOp):
-    conversation_id: str = Identifier
-    message_id: str = MessageId
+    conversation_id: Annotated[
+        str, Field(description="The conversation (thread) the message belongs to (1-256 characters).")
+    ] = Identifier
+    message_id: Annotated[
+        str, Field(description="The message's id in that conversation (its msg_id, at most 128 characters).")
+    ] = MessageId
     # A message the transcript does not hold yet is stored from these.
-    role: Literal["user", "assistant", "system", "tool"] | None = None
-    content: str | None = Field(default=None, min_length=1, max_length=1_000_000)
-    ts: SaidAt | None = None
-    run_id: str | None = Field(default=None, max_length=256)
+    role: Literal["user", "assistant", "system", "tool"] | None = Field(
+        default=None,
+        description=(
+            "For a message the transcript does not hold yet: who said it (user, assistant, system or tool)."
+        ),
+    )
+    content: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=1_000_000,
+        description="For a message the transcript does not hold yet: its text (1-1,000,000 characters).",
+    )
+    ts: SaidAt | None = Field(
+        default=None, description="For a new message: when it was said, with its UTC offset (default now)."
+    )
+    run_id: str | None = Field(
+        default=None, max_length=256, description="For a new message: the interaction run it was said in."
+    )
 
 
 Reason = Literal[
@@ -58,19 +90,45 @@ Reason = Literal[
 
 
 class SaveAnswer(Answer):
-    namespace: str
-    conversation_id: str
-    message_id: str
-    saved: bool
-    saved_at: Moment | None = None
-    stored: bool = False  # the save wrote the transcript row
-    indexed: bool
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    conversation_id: str = Field(description="The conversation of the message.")
+    message_id: str = Field(description="The message saved.")
+    saved: bool = Field(
+        description="Whether the message is now in the user's saved messages; false with a reason otherwise."
+    )
+    saved_at: Moment | None = Field(default=None, description="When the user saved it.")
+    stored: bool = Field(
+        default=False,
+        description="Whether the save wrote the message into the transcript (it did not hold it).",
+    )
+    indexed: bool = Field(description="Whether the message is embedded and searchable now.")
     # pending: the worker had not indexed it within the wait; it will (embedding_runs say which)
-    reason: Reason | None = None
-    embedding_runs: list[int] = []
+    reason: Reason | None = Field(
+        default=None,
+        description=(
+            "Why not saved or not indexed: owner_mismatch (another user owns it), deleted, unsupported_role "
+            "(system/tool), high_sensitivity, expired, embed_failed, or pending (the worker had not indexed "
+            "it in time: see embedding_runs)."
+        ),
+    )
+    embedding_runs: list[int] = Field(
+        default=[], description="The embedding runs to wait on when reason is pending."
+    )
 
 
 def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
+    """Save one message to a user's saved messages, to find it later.
+
+    Works whether or not the namespace records: a message the transcript holds is flagged in place,
+    one it does not hold is stored from `role` and `content`. The message is indexed by the worker;
+    the answer says `indexed`, or `reason: "pending"` with the embedding runs to wait on. A refusal
+    writes nothing and answers `saved: false` with a reason (`owner_mismatch`, `deleted`,
+    `unsupported_role`, `high_sensitivity`, `expired`).
+
+    Errors: 404 for a message the transcript does not hold, sent without role and content; 403 for a
+    token pinned to another user."""
     message = _message(caller, req)
     now = utcnow()
 
@@ -156,19 +214,36 @@ def _message(caller: Caller, req: SavedOp) -> saving.Message:
 
 
 class UnsaveRequest(SavedOp):
-    conversation_id: str = Identifier
-    message_id: str = MessageId
+    conversation_id: Annotated[str, Field(description="The conversation of the message.")] = Identifier
+    message_id: Annotated[
+        str, Field(description="The message to withdraw from the user's saved messages.")
+    ] = MessageId
 
 
 class UnsaveAnswer(Answer):
-    namespace: str
-    conversation_id: str
-    message_id: str
-    found: bool  # false for a message this user did not save, whoever did: it never says why
-    removed: bool = False  # the turn existed only because of the save, and is gone
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    conversation_id: str = Field(description="The conversation of the message.")
+    message_id: str = Field(description="The message asked about.")
+    found: bool = Field(
+        description="Whether this user had saved it (false, whoever else did: it never says why)."
+    )
+    removed: bool = Field(
+        default=False,
+        description=(
+            "Whether the message itself was removed: a message only the save stored, in a namespace that "
+            "does not record."
+        ),
+    )
 
 
 def unsave(caller: Caller, req: UnsaveRequest) -> UnsaveAnswer:
+    """Withdraw a message from a user's saved messages.
+
+    The turn stays in the transcript with its flag cleared, unless only the save had stored it in a
+    namespace that does not record (then it is removed: `removed: true`). A message this user has not
+    saved answers `found: false`."""
     message = _message(caller, req)
     with db.session() as s:
         done = saving.unsave(s, message, recording(s, message.namespace), utcnow())
@@ -182,33 +257,63 @@ def unsave(caller: Caller, req: UnsaveRequest) -> UnsaveAnswer:
 
 
 class SearchSavedRequest(searching.Ranking):
-    namespace: SavedNamespace = None
-    user_id: str | None = UserId
-    conversation_id: str | None = Field(default=None, max_length=256)
+    namespace: SavedNamespace = Field(
+        default=None,
+        description=(
+            'The namespace to search, or "@me" for a token bounded to one end user; may be omitted when the '
+            "token covers exactly one."
+        ),
+    )
+    user_id: Annotated[
+        str | None,
+        Field(
+            description=(
+                "The end user whose saved messages to search (1-256 characters); required unless the token "
+                "is pinned to one user."
+            )
+        ),
+    ] = UserId
+    conversation_id: str | None = Field(
+        default=None, max_length=256, description="Only hits of this conversation."
+    )
 
 
 class SavedHit(Answer):
-    conversation_id: str
-    message_id: str
-    role: str
-    ts: Moment  # when the message was said
-    saved_at: Moment | None
-    similarity: float | None
-    lexical_score: float | None = None
-    found_by: list[Literal["semantic", "lexical", "substring"]]
-    semantic_rank: int | None = None
-    lexical_rank: int | None = None
-    score: float | None = None
-    excerpt: str
+    conversation_id: str = Field(description="The conversation of the saved message.")
+    message_id: str = Field(description="The saved message's id.")
+    role: str = Field(description="Who said it.")
+    ts: Moment = Field(description="When the message was said.")
+    saved_at: Moment | None = Field(description="When the user saved it.")
+    similarity: float | None = Field(
+        description="The vector leg's cosine similarity, when that leg found it."
+    )
+    lexical_score: float | None = Field(
+        default=None, description="The BM25 score, when the lexical leg found it."
+    )
+    found_by: list[Literal["semantic", "lexical", "substring"]] = Field(
+        description="Which legs found it: semantic, lexical, or substring."
+    )
+    semantic_rank: int | None = Field(default=None, description="Its 1-based rank in the vector leg.")
+    lexical_rank: int | None = Field(default=None, description="Its 1-based rank in the lexical leg.")
+    score: float | None = Field(default=None, description="The hybrid fused score (higher is better).")
+    excerpt: str = Field(description="A piece of the message's text around the match.")
 
 
 class SearchSavedAnswer(Answer):
-    mode: Literal["vector", "hybrid", "lexical", "substring"]
-    embedder_error: str | None = None
-    namespace: str
-    user_id: str
-    hits: list[SavedHit]
-    stats: searching.SearchStats
+    mode: Literal["vector", "hybrid", "lexical", "substring"] = Field(
+        description=(
+            "How the search ran: hybrid, vector, lexical, or substring (semantic without an embedder)."
+        )
+    )
+    embedder_error: str | None = Field(
+        default=None, description="Why the vector leg did not answer, when it fell back."
+    )
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    user_id: str = Field(description="The user whose saved messages were searched.")
+    hits: list[SavedHit] = Field(description="The matching saved messages, best first, each message once.")
+    stats: searching.SearchStats = Field(description="Candidates and timings per leg.")
 
 
 def _saved_hit(hit: search.Hit, mode: str, query: str, chars: int) -> SavedHit:
@@ -225,32 +330,49 @@ def _saved_hit(hit: search.Hit, mode: str, query: str, chars: int) -> SavedHit:
 
 
 def search_saved(caller: Caller, req: SearchSavedRequest) -> SearchSavedAnswer:
+    """Search one user's saved messages by meaning and by words.
+
+    The same hybrid search as conversation.search, over the messages this user saved in the namespace
+    (each message once), optionally within one conversation."""
     namespace, user = caller.namespace(req.namespace), caller.acting_user(req.user_id)
     filters = search.Filters([namespace], thread_id=req.conversation_id, saved_by=user)
     return searching.ranked(req, filters, SearchSavedAnswer, _saved_hit, namespace=namespace, user_id=user)
 
 
 class ListSavedRequest(SavedOp):
-    conversation_id: str | None = Field(default=None, max_length=256)
-    limit: int = Field(default=50, ge=1, le=200)
-    cursor: str | None = Field(default=None, max_length=200)
+    conversation_id: str | None = Field(
+        default=None, max_length=256, description="Only saved messages of this conversation."
+    )
+    limit: int = Field(default=50, ge=1, le=200, description="How many a page holds (1-200, default 50).")
+    cursor: str | None = Field(
+        default=None,
+        max_length=200,
+        description="The next_cursor of the previous page; omitted for the first page.",
+    )
 
 
 class SavedMessage(Answer):
-    conversation_id: str
-    message_id: str
-    role: str
-    agent: str
-    ts: Moment  # when the user saved it (the message's own time for a row saved without one)
-    said_at: Moment
-    excerpt: str  # empty for a message that reads as high
+    conversation_id: str = Field(description="The conversation of the saved message.")
+    message_id: str = Field(description="The saved message's id.")
+    role: str = Field(description="Who said it.")
+    agent: str = Field(description="The agent whose copy was saved.")
+    ts: Moment = Field(
+        description="When the user saved it, the listing's order, newest first (the message's own time for a "
+        "row saved without one)."
+    )
+    said_at: Moment = Field(description="When the message itself was said.")
+    excerpt: str = Field(
+        description="The start of the message's text; empty for a message that reads as high."
+    )
 
 
 class ListSavedAnswer(Answer):
-    namespace: str
-    user_id: str
-    messages: list[SavedMessage]
-    next_cursor: str | None
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    user_id: str = Field(description="The user whose saved messages these are.")
+    messages: list[SavedMessage] = Field(description="A page of saved messages, newest saved first.")
+    next_cursor: str | None = Field(description="Pass it as cursor for the next page; null on the last page.")
 
 
 # A page ends at a saved message: when it was saved, its turn's id.
@@ -258,6 +380,11 @@ LIST_SAVED_CURSOR = cursors.Kind("conversation.list_saved_messages", (datetime, 
 
 
 def list_saved(caller: Caller, req: ListSavedRequest) -> ListSavedAnswer:
+    """List one user's saved messages, newest saved first.
+
+    A page at a time (`next_cursor` reads on), optionally within one conversation.
+
+    Errors: 422 for a cursor this server did not issue for the same listing."""
     namespace, user = caller.namespace(req.namespace), caller.acting_user(req.user_id)
     scope = (namespace, user, req.conversation_id)
     after = None if req.cursor is None else cursors.decode(LIST_SAVED_CURSOR, scope, req.cursor)
@@ -288,24 +415,34 @@ def list_saved(caller: Caller, req: ListSavedRequest) -> ListSavedAnswer:
 
 
 class SavedStatusRequest(SavedOp):
-    conversation_id: str = Identifier
-    message_ids: list[Annotated[str, MessageId]] = Field(min_length=1, max_length=500)
+    conversation_id: Annotated[str, Field(description="The conversation the messages are in.")] = Identifier
+    message_ids: list[Annotated[str, MessageId]] = Field(
+        min_length=1, max_length=500, description="The message ids to check (1-500)."
+    )
 
 
 class SavedState(Answer):
-    message_id: str
-    is_saved: bool
-    saved_at: Moment | None = None
+    message_id: str = Field(description="A message id asked about.")
+    is_saved: bool = Field(description="Whether this user has saved it.")
+    saved_at: Moment | None = Field(default=None, description="When this user saved it, if saved.")
 
 
 class SavedStatusAnswer(Answer):
-    namespace: str
-    user_id: str
-    conversation_id: str
-    messages: list[SavedState]
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    user_id: str = Field(description="The user asked about.")
+    conversation_id: str = Field(description="The conversation asked about.")
+    messages: list[SavedState] = Field(
+        description="Each message id asked about, with whether this user saved it."
+    )
 
 
 def saved_status(caller: Caller, req: SavedStatusRequest) -> SavedStatusAnswer:
+    """Tell which of a conversation's messages a user has saved.
+
+    For up to 500 message ids at once: each one's `is_saved` and `saved_at` for this user, to show a
+    conversation with its saved flags."""
     namespace, user = caller.namespace(req.namespace), caller.acting_user(req.user_id)
     with db.session() as s:
         saved = saving.saved_times(s, namespace, req.conversation_id, req.message_ids, user)

@@ -10,7 +10,7 @@ to an admin token for every namespace, as ``loom erasure list`` has it."""
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field
 from sqlmodel import col, select
@@ -30,21 +30,62 @@ from workers.stages.erasure import ERASURE, STAGE
 
 
 class ErasureRequest(OpRequest):
-    user_id: str | None = Field(default=None, min_length=1, max_length=256)
-    namespaces: list[NamespaceName] | None = Field(default=None, min_length=1, max_length=100)
-    purge: bool = False  # a namespaces list only: remove from disk instead of tombstoning
-    wait: bool = False  # answer once the run is done, or after wait_seconds
-    wait_seconds: float = Field(default=30, gt=0, le=120)
+    user_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=256,
+        description=(
+            "Erase this end user's rows in the request's namespace (turns, saved messages, briefs, working "
+            "memory, observations)."
+        ),
+    )
+    namespaces: list[NamespaceName] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=100,
+        description=(
+            "Or erase these whole namespaces (1-100, each covered by the token); not with user_id or "
+            "namespace."
+        ),
+    )
+    purge: bool = Field(
+        default=False,
+        description="With namespaces only: remove the rows from disk instead of tombstoning them.",
+    )
+    wait: bool = Field(
+        default=False,
+        description=(
+            "true: answer once the erasure run is done (or after wait_seconds); false (default): answer the "
+            "queued run at once."
+        ),
+    )
+    wait_seconds: float = Field(
+        default=30,
+        gt=0,
+        le=120,
+        description="How long to wait for the run with wait (at most 120 s, default 30).",
+    )
 
 
 class ErasureAnswer(Answer):
-    erasure_id: int
-    namespaces: list[str]  # the namespaces it erases in
-    scope: dict[str, Any]
-    run: RunAnswer  # its result counts the rows erased, by table
+    erasure_id: int = Field(description="The erasure's id in the erasure log (erasure.list).")
+    namespaces: list[str] = Field(description="The namespaces it erases in.")
+    scope: dict[str, Any] = Field(
+        description="What is erased: the user and namespace, or the namespaces and whether they are purged."
+    )
+    run: RunAnswer = Field(description="The erasure run; its result counts the rows erased by table.")
 
 
 def request(caller: Caller, req: ErasureRequest) -> ErasureAnswer | Waiting:
+    """Erase an end user's data, or whole namespaces (the right to be forgotten).
+
+    With `user_id`: the person's turns, saved messages, briefs, working memory and observations in the
+    namespace. With `namespaces`: everything in them, tombstoned or (`purge`) removed from disk. Logged
+    in the erasure log and done by one erasure run, whose result counts the rows by table; answers the
+    run at once, or once it is done with `wait`.
+
+    Errors: 422 for neither or both of user_id and namespaces, or `purge` with a user_id; 403 for a
+    namespace the token does not cover."""
     if req.namespaces is None:
         if req.user_id is None:
             raise invalid("name a user_id (in a namespace), or a namespaces list", "user_id")
@@ -69,34 +110,48 @@ def request(caller: Caller, req: ErasureRequest) -> ErasureAnswer | Waiting:
 
 
 class ExportRequest(OpRequest):
-    user_id: str = Identifier
-    include_tombstoned: bool = True
+    user_id: Annotated[
+        str, Field(description="The end user whose turns to export, in the request's namespace.")
+    ] = Identifier
+    include_tombstoned: bool = Field(
+        default=True,
+        description="Include the user's deleted (tombstoned) turns too, with deleted_at (default true).",
+    )
 
 
 class ExportedTurn(Answer):
-    thread_id: str
-    msg_id: str
-    agent: str
-    role: str
-    content: str
-    reasoning: str | None
-    user_id: str | None
-    run_id: str | None
-    metadata: dict[str, Any]
-    tokens: int | None
-    ts: Moment
-    deleted_at: Moment | None
+    thread_id: str = Field(description="The conversation thread of the turn.")
+    msg_id: str = Field(description="The turn's message id.")
+    agent: str = Field(description="The agent whose copy this is.")
+    role: str = Field(description="Who said it.")
+    content: str = Field(description="The turn's text.")
+    reasoning: str | None = Field(description="The assistant's reasoning kept with it, if any.")
+    user_id: str | None = Field(description="The user it was appended for.")
+    run_id: str | None = Field(description="The interaction run it was appended in.")
+    metadata: dict[str, Any] = Field(description="The free-form JSON appended with it.")
+    tokens: int | None = Field(description="Its token count, as the client sent it.")
+    ts: Moment = Field(description="When it was said.")
+    deleted_at: Moment | None = Field(description="When it was tombstoned; null for a live turn.")
 
 
 class ExportAnswer(Answer):
-    namespace: str
-    user_id: str
-    include_tombstoned: bool
-    turns: list[ExportedTurn]
-    count: int
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    user_id: str = Field(description="The user exported.")
+    include_tombstoned: bool = Field(description="Whether tombstoned turns are included.")
+    turns: list[ExportedTurn] = Field(
+        description="The person's turns in time order (never their embeddings)."
+    )
+    count: int = Field(description="How many turns were exported.")
 
 
 def export(caller: Caller, req: ExportRequest) -> Streamed:
+    """Export everything Loom holds of one end user's turns, as one JSON document.
+
+    The person's turns in time order (with deleted ones, `deleted_at` set, unless
+    `include_tombstoned: false`), never their embeddings; streamed as it is read, and logged as
+    `exported` in the erasure log."""
     namespace = caller.namespace(req.namespace)
     return Streamed(_exported(caller, namespace, req.user_id, req.include_tombstoned))
 
@@ -121,26 +176,39 @@ def _exported(caller: Caller, namespace: str, user_id: str, tombstoned: bool) ->
 
 
 class LogRequest(OperatorRequest):
-    limit: int = Field(default=50, ge=1, le=100_000)
+    limit: int = Field(
+        default=50,
+        ge=1,
+        le=100_000,
+        description="How many log events to answer, newest first (1-100,000, default 50).",
+    )
 
 
 class LogEvent(Answer):
-    id: int
-    erasure_id: int | None  # the request it belongs to (an export belongs to none)
-    event: str  # requested, finished or exported
-    actor: str  # who asked: "operator", or "token <id>"
-    scope: dict[str, Any]
-    rows: dict[str, Any] | None  # the rows erased or exported, by table
-    at: Moment
+    id: int = Field(description="The log event's id.")
+    erasure_id: int | None = Field(
+        description="The erasure request it belongs to (an export belongs to none)."
+    )
+    event: str = Field(description="requested, finished or exported.")
+    actor: str = Field(description='Who asked: "operator", or "token <id>".')
+    scope: dict[str, Any] = Field(
+        description="What was erased or exported (user and namespace, or namespaces)."
+    )
+    rows: dict[str, Any] | None = Field(
+        description="The rows erased or exported, by table; null until finished."
+    )
+    at: Moment = Field(description="When the event happened.")
 
 
 class LogAnswer(Answer):
-    events: list[LogEvent]
+    events: list[LogEvent] = Field(description="The erasure log, newest first.")
 
 
 def list_log(caller: Caller, req: LogRequest) -> LogAnswer:
-    """The erasure log, newest first: who asked, when, for what scope, how many rows (requests,
-    their finishing, exports)."""
+    """Read the erasure log, newest first.
+
+    Who asked, when, for what scope and how many rows: each erasure's request and finish, and each
+    export. Served only to an admin of every namespace, since it names the people erased in any."""
     with db.session() as s:
         events = s.exec(select(ErasureEvent).order_by(col(ErasureEvent.id).desc()).limit(req.limit)).all()
     return LogAnswer(

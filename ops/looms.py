@@ -5,10 +5,10 @@ A LoomSession is served as the seed's object: every field by its exact name, cam
 ``[]`` when empty and scalars ``null``, uuids, UTC datetimes (``session_object``)."""
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from uuid import UUID, uuid4
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 from sqlalchemy import tuple_
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import col, select
@@ -26,45 +26,100 @@ from pipelines import memory, sessions, tapestry
 
 
 class ProposedThread(Answer):
-    content: str
-    kind: str
-    weight: float
-    subjects: list[str]
-    tags: list[str]
-    cues: list[str]
-    until: Moment | None
-    basis: str
+    content: str = Field(description="What is remembered, as text.")
+    kind: str = Field(
+        description=(
+            "Semantic (a fact), Episodic (something that happened) or Procedural (how to do something)."
+        )
+    )
+    weight: float = Field(
+        description=(
+            "How much it matters, 0-1 (a new thread 0.5); night weaving raises it when used, lowers it when "
+            "not."
+        )
+    )
+    subjects: list[str] = Field(
+        description=(
+            "Who or what it is about (user ids, names); tapestries favour threads about the session's "
+            "subjects."
+        )
+    )
+    tags: list[str] = Field(description="Free labels for filtering and reading.")
+    cues: list[str] = Field(
+        description=(
+            "Words that, said as whole words in a session, bring the thread back through memory.suggest."
+        )
+    )
+    until: Moment | None = Field(
+        description="When it stops being true: past it, the thread is neither returned nor woven."
+    )
+    basis: str = Field(
+        description=(
+            "Where it came from: Said (memory.set), Reframed, Extracted (from messages) or Woven (by night "
+            "weaving)."
+        )
+    )
 
 
 class SessionObject(Answer):
-    loomId: UUID  # noqa: N815 (the seed's names, throughout)
-    interactionProcessId: UUID  # noqa: N815
-    agentName: str  # noqa: N815
-    agentId: UUID | None  # noqa: N815
-    tapestry: str | None
-    tapestryWovenAt: Moment | None  # noqa: N815
-    subjects: list[str]
-    tapestryThreadIds: list[UUID]  # noqa: N815
-    suggestedThreadIds: list[UUID]  # noqa: N815
-    heldBackThreadIds: list[UUID]  # noqa: N815
-    cuedThreadIds: list[UUID]  # noqa: N815
-    heldThreadIds: list[UUID]  # noqa: N815
-    pendingGiftThreadIds: list[UUID]  # noqa: N815
-    recalledThreadIds: list[UUID]  # noqa: N815
-    wovenThreadIds: list[UUID]  # noqa: N815
-    seenThreadIds: list[UUID]  # noqa: N815
-    pendingProposals: list[ProposedThread]  # noqa: N815
-    lastTurnAt: Moment | None  # noqa: N815
-    lastSequence: int  # noqa: N815
-    awaitingNight: bool  # noqa: N815
-    consolidatedUpToSequence: int  # noqa: N815
-    judgedThreadIds: list[UUID]  # noqa: N815
-    consolidatedByNightWeavingId: UUID | None  # noqa: N815
-    knownThreadIds: list[UUID]  # noqa: N815
-    tenantId: UUID  # noqa: N815
-    id: UUID
-    dateCreated: Moment  # noqa: N815
-    dateUpdated: Moment  # noqa: N815
+    loomId: UUID = Field(description="The loom the session remembers with.")  # noqa: N815 (the seed's names, throughout)
+    interactionProcessId: UUID = Field(
+        description=(
+            "The interaction run: the turns' run_id when it is a uuid, else a stable uuid v5 of it (a turn "
+            "with no run belongs to its thread's interaction)."
+        )
+    )  # noqa: N815
+    agentName: str = Field(description="The agent whose time with the loom this is.")  # noqa: N815
+    agentId: UUID | None = Field(description="The agent's uuid, when known.")  # noqa: N815
+    tapestry: str | None = Field(
+        description=(
+            "The memory woven for the session on its first context.pack, then fixed; null until woven."
+        )
+    )
+    tapestryWovenAt: Moment | None = Field(description="When the tapestry was woven.")  # noqa: N815
+    subjects: list[str] = Field(
+        description=(
+            "Whom the session is about: whoever sent messages in the thread, and the subjects context.pack "
+            "named."
+        )
+    )
+    tapestryThreadIds: list[UUID] = Field(description="The memory threads woven into the tapestry.")  # noqa: N815
+    suggestedThreadIds: list[UUID] = Field(description="The threads memory.suggest offered in this session.")  # noqa: N815
+    heldBackThreadIds: list[UUID] = Field(
+        description="Threads memory.suggest found but held back (not similar enough to what was said)."
+    )  # noqa: N815
+    cuedThreadIds: list[UUID] = Field(
+        description="Threads brought back by one of their cues (once a session)."
+    )  # noqa: N815
+    heldThreadIds: list[UUID] = Field(description="Threads pinned (memory.pin) in this session.")  # noqa: N815
+    pendingGiftThreadIds: list[UUID] = Field(
+        description="Threads another agent gave (memory.give), waiting for this session's next context.pack."
+    )  # noqa: N815
+    recalledThreadIds: list[UUID] = Field(description="Threads memory.search returned in this session.")  # noqa: N815
+    wovenThreadIds: list[UUID] = Field(
+        description="Threads this session wrote or changed (memory.set, pin, cut, reframe)."
+    )  # noqa: N815
+    seenThreadIds: list[UUID] = Field(description="Threads memory.inspect showed in this session.")  # noqa: N815
+    pendingProposals: list[ProposedThread] = Field(
+        description="Facts extraction proposed (a loom in Suggest mode), waiting for the next context.pack."
+    )  # noqa: N815
+    lastTurnAt: Moment | None = Field(description="When the session's newest turn was said.")  # noqa: N815
+    lastSequence: int = Field(description="The thread sequence number of the session's newest turn.")  # noqa: N815
+    awaitingNight: bool = Field(description="Whether turns wait for night weaving to consolidate them.")  # noqa: N815
+    consolidatedUpToSequence: int = Field(
+        description="Night weaving has consolidated the turns up to this sequence number."
+    )  # noqa: N815
+    judgedThreadIds: list[UUID] = Field(
+        description="Suggested threads night weaving has judged used or unused (each once)."
+    )  # noqa: N815
+    consolidatedByNightWeavingId: UUID | None = Field(
+        description="The night weaving that last consolidated the session."
+    )  # noqa: N815
+    knownThreadIds: list[UUID] = Field(description="Every thread shown or touched in the session.")  # noqa: N815
+    tenantId: UUID = Field(description="The namespace's uuid (a uuid v5 of its name).")  # noqa: N815
+    id: UUID = Field(description="The session's id (a uuid).")
+    dateCreated: Moment = Field(description="When the session was opened.")  # noqa: N815
+    dateUpdated: Moment = Field(description="When the session last changed.")  # noqa: N815
 
 
 def proposed(proposal: dict[str, Any]) -> ProposedThread:
@@ -121,11 +176,17 @@ class ListRequest(OpRequest):
 
 
 class LoomShape(Answer):
-    id: UUID
-    name: str
-    isDefault: bool  # noqa: N815
-    weavingMode: Literal[WEAVING_MODES]  # type: ignore[valid-type]  # noqa: N815
-    dateCreated: Moment  # noqa: N815
+    id: UUID = Field(description="The loom's id (a uuid): what the memory ops take as loom_id.")
+    name: str = Field(description="The loom's name, unique in its namespace.")
+    isDefault: bool = Field(
+        description="Whether it is the namespace's default loom (the one used when an op names none)."
+    )  # noqa: N815
+    weavingMode: Literal[WEAVING_MODES] = Field(
+        description=(
+            "Auto: extraction writes memory threads; Suggest: it proposes them to the session instead."
+        )
+    )  # type: ignore[valid-type]  # noqa: N815
+    dateCreated: Moment = Field(description="When the loom was made.")  # noqa: N815
 
 
 def loom_shape(loom: Loom) -> LoomShape:
@@ -139,11 +200,17 @@ def loom_shape(loom: Loom) -> LoomShape:
 
 
 class ListAnswer(Answer):
-    namespace: str
-    looms: list[LoomShape]
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    looms: list[LoomShape] = Field(description="The namespace's looms (its default one made on first use).")
 
 
 def list_looms(caller: Caller, req: ListRequest) -> ListAnswer:
+    """List the namespace's looms (memory spaces).
+
+    Each loom's id, name, whether it is the default and its weaving mode. The default loom is made on
+    first use."""
     namespace = caller.namespace(req.namespace)
     with db.session() as s:
         memory.default_loom(s, namespace)
@@ -154,18 +221,37 @@ def list_looms(caller: Caller, req: ListRequest) -> ListAnswer:
 
 
 class CreateRequest(OpRequest):
-    name: str = Field(min_length=1, max_length=128)
-    weaving_mode: Literal[WEAVING_MODES] = AUTO  # type: ignore[valid-type]
+    name: str = Field(
+        min_length=1,
+        max_length=128,
+        description=(
+            "The new loom's name (1-128 characters); an existing name answers that loom with created false."
+        ),
+    )
+    weaving_mode: Literal[WEAVING_MODES] = Field(
+        default=AUTO,
+        description=(
+            "Auto (default): extraction writes memory threads; Suggest: extraction proposes them to the "
+            "session."
+        ),
+    )  # type: ignore[valid-type]
 
 
 class LoomAnswer(Answer):
-    namespace: str
-    created: bool  # false: the namespace has a loom of that name, answered as it is
-    loom: LoomShape
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    created: bool = Field(
+        description="Whether a loom was made (false: the namespace had one of that name, answered as it is)."
+    )
+    loom: LoomShape = Field(description="The loom.")
 
 
 def create(caller: Caller, req: CreateRequest) -> LoomAnswer:
-    """Another loom of the namespace (its default one is made on first use)."""
+    """Make another loom (memory space) in the namespace.
+
+    A loom of the same name is answered as it is, with `created: false`. `weaving_mode` says whether
+    extraction writes memory threads (`Auto`) or proposes them to the session (`Suggest`)."""
     namespace = caller.namespace(req.namespace)
     with db.session() as s:
         made = s.exec(
@@ -185,11 +271,16 @@ def create(caller: Caller, req: CreateRequest) -> LoomAnswer:
 
 
 class UpdateRequest(LoomOp):
-    weaving_mode: Literal[WEAVING_MODES]  # type: ignore[valid-type]
+    weaving_mode: Literal[WEAVING_MODES] = Field(description="The loom's new weaving mode: Auto or Suggest.")  # type: ignore[valid-type]
 
 
 def update(caller: Caller, req: UpdateRequest) -> LoomAnswer:
-    """Set how the loom takes what extraction finds."""
+    """Change how a loom takes what extraction finds (its weaving mode).
+
+    `Auto`: extraction writes memory threads; `Suggest`: it proposes them to the session, whose next
+    context.pack offers them. The default loom's when `loom_id` is omitted.
+
+    Errors: 404 for a loom not in this namespace."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
         loom.weaving_mode = req.weaving_mode
@@ -198,17 +289,29 @@ def update(caller: Caller, req: UpdateRequest) -> LoomAnswer:
 
 
 class SessionsRequest(LoomOp):
-    agent_name: str | None = Field(default=None, min_length=1, max_length=128)
-    awaiting_night: bool | None = None
-    limit: int = Field(default=50, ge=1, le=200)
-    cursor: str | None = Field(default=None, max_length=200)
+    agent_name: str | None = Field(
+        default=None, min_length=1, max_length=128, description="Only this agent's sessions."
+    )
+    awaiting_night: bool | None = Field(
+        default=None, description="Only sessions that do (true) or do not (false) wait for night weaving."
+    )
+    limit: int = Field(
+        default=50, ge=1, le=200, description="How many sessions a page holds (1-200, default 50)."
+    )
+    cursor: str | None = Field(
+        default=None,
+        max_length=200,
+        description="The nextCursor of the previous page; omitted for the first page.",
+    )
 
 
 class SessionsAnswer(Answer):
-    namespace: str
-    loomId: UUID  # noqa: N815
-    sessions: list[SessionObject]
-    nextCursor: str | None  # noqa: N815
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    loomId: UUID = Field(description="The loom whose sessions these are.")  # noqa: N815
+    sessions: list[SessionObject] = Field(description="The loom's sessions, newest first.")
+    nextCursor: str | None = Field(description="Pass it as cursor for the next page; null on the last page.")  # noqa: N815
 
 
 # A page ends at a session: its (date_created, id).
@@ -216,7 +319,13 @@ SESSIONS_CURSOR = cursors.Kind("looms.sessions", (datetime, UUID))
 
 
 def list_sessions(caller: Caller, req: SessionsRequest) -> SessionsAnswer:
-    """The loom's sessions, newest first, a page at a time."""
+    """List a loom's LoomSessions (one agent's time in one run), newest first.
+
+    Each session as a whole object: its tapestry, the threads it was shown and touched, and its night
+    weaving state; filtered by agent name or by whether it waits for night weaving, a page at a time.
+    Also served as `GET /looms/by-id/{loom_id}/sessions`.
+
+    Errors: 404 for a loom not in this namespace; 422 for a cursor this server did not issue."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
         query = select(LoomSession).where(LoomSession.loom_id == loom.id)
@@ -247,29 +356,99 @@ def list_sessions(caller: Caller, req: SessionsRequest) -> SessionsAnswer:
 
 
 class PackRequest(LoomOp):
-    thread_id: str = Field(min_length=1, max_length=256)  # the conversation the agent is in
-    run_id: str | None = Field(default=None, min_length=1, max_length=256)
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"thread_id": "support-4711", "run_id": "run-2026-12-01-a", "subjects": ["customer-42"]}
+            ]
+        }
+    )
+
+    thread_id: str = Field(
+        min_length=1,
+        max_length=256,
+        description="The conversation the agent is in: names its session (1-256 characters).",
+    )
+    run_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=256,
+        description="The interaction run the agent is in (its session is per run).",
+    )
     # The interaction's subject inputs; whoever sent messages in the thread is added.
-    subjects: list[str] = Field(default_factory=list, max_length=32)
+    subjects: list[str] = Field(
+        default_factory=list,
+        max_length=32,
+        description=(
+            "Whom or what the interaction is about (at most 32, each 1-200 characters); whoever sent "
+            "messages in the thread is added."
+        ),
+    )
     # A (user, session) scope (the SDK's Session.resume): the user is the first subject, and their
     # working memory of the project and branch comes with the pack.
-    user_id: str | None = Field(default=None, min_length=1, max_length=200)
-    project: str = working_memory.Name
-    branch: str = working_memory.Name
+    user_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description=(
+            "A (user, session) scope: the user is the tapestry's first subject, and their working memory "
+            "comes with the pack."
+        ),
+    )
+    project: Annotated[
+        str,
+        Field(
+            description=(
+                "With user_id: the project whose working memory to pack (at most 128 characters, '' for "
+                "none)."
+            )
+        ),
+    ] = working_memory.Name
+    branch: Annotated[
+        str,
+        Field(
+            description=(
+                "With user_id: the branch whose working memory to pack (at most 128 characters, '' for none)."
+            )
+        ),
+    ] = working_memory.Name
 
 
 class PackAnswer(Answer):
-    namespace: str
-    session: SessionObject
-    tapestry: str | None
-    gifts: list[ThreadShape]  # given by another agent of the run, offered now
-    proposals: list[ProposedThread]
-    working_memory: working_memory.BlockAnswer | None  # the scope's "where was I" block, if any
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    session: SessionObject = Field(description="The agent's session (opened by this call if new).")
+    tapestry: str | None = Field(
+        description="The memory woven for the session, as text to put in the agent's context."
+    )
+    gifts: list[ThreadShape] = Field(description="Threads another agent of the run gave, offered now (once).")
+    proposals: list[ProposedThread] = Field(
+        description=(
+            "Facts extraction proposed (a loom in Suggest mode), offered now (once): weave the wanted ones "
+            "with memory.set."
+        )
+    )
+    # Annotated: a default here would be bound to the name ``working_memory`` the annotation reads.
+    working_memory: Annotated[
+        working_memory.BlockAnswer | None,
+        Field(
+            description=(
+                "The user's working memory of the project and branch; null when none (or no user_id)."
+            )
+        ),
+    ]
 
 
 def pack(caller: Caller, req: PackRequest) -> PackAnswer:
-    """The agent's context for this turn: its tapestry (woven now when this is its first turn in
-    the session, then fixed), and what waits to be offered (gifts, proposals), offered once."""
+    """Get the memory to put in an agent's context for this conversation.
+
+    Call it at the start of an agent's turn: it opens the agent's session (by thread, run and agent),
+    weaves its tapestry from the loom's threads on the first call and answers the same tapestry after,
+    and offers once what waits for it (gifts from other agents, proposals from extraction). With a
+    `user_id` (and `project`, `branch`) it brings that user's working memory too.
+
+    Errors: 404 for a loom not in this namespace; 422 for a subject over 200 characters."""
     if any(not 1 <= len(subject) <= 200 for subject in req.subjects):
         raise invalid("each subject is 1 to 200 characters", "subjects")
     now = utcnow()

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal, TypeVar
 from uuid import UUID
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 from sqlmodel import Session, col, select
 
 from models import db
@@ -159,6 +159,21 @@ def wake(run_id: int | None) -> None:
 
 
 class SetRequest(SessionOp):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "content": "Ana prefers release notes as a bulleted list.",
+                    "kind": "Semantic",
+                    "weight": 0.7,
+                    "subjects": ["ana"],
+                    "tags": ["preferences"],
+                    "cues": ["release notes"],
+                }
+            ]
+        }
+    )
+
     content: str = Field(
         min_length=1,
         max_length=CONTENT_MAX,
@@ -226,6 +241,12 @@ def set_thread(caller: Caller, req: SetRequest) -> SetAnswer:
 
 
 class SearchRequest(searching.Ranking, SessionOp):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"query": "how does Ana want release notes?", "limit": 5, "kinds": ["Semantic"]}]
+        }
+    )
+
     kinds: list[Kind] | None = Field(
         default=None,
         max_length=len(KINDS),

@@ -32,28 +32,72 @@ from workers.stages.extraction import EXTRACTION, request
 class MessageIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    role: Literal["user", "assistant", "system", "tool"]
-    content: str = Field(min_length=1, max_length=100_000)
-    msg_id: str | None = Field(default=None, min_length=1, max_length=128)
-    ts: SaidAt | None = None
-    user_id: str | None = Field(default=None, min_length=1, max_length=256)
+    role: Literal["user", "assistant", "system", "tool"] = Field(
+        description="Who said it: user, assistant, system or tool."
+    )
+    content: str = Field(
+        min_length=1, max_length=100_000, description="The message's text (1-100,000 characters)."
+    )
+    msg_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=128,
+        description=(
+            "The message's id in the conversation (unique in the batch); derived from role and content when "
+            "omitted."
+        ),
+    )
+    ts: SaidAt | None = Field(default=None, description="When it was said, with its UTC offset.")
+    user_id: str | None = Field(
+        default=None, min_length=1, max_length=256, description="The end user who said it or was answered."
+    )
 
 
 class SetFromMessagesRequest(SessionOp):
-    thread_id: str = Field(min_length=1, max_length=256)  # the conversation the messages are of
-    messages: list[MessageIn] = Field(min_length=1, max_length=500)
-    defer: bool = True  # false: wait for the extraction's outcome (at most wait_seconds)
-    wait_seconds: float = Field(default=30, gt=0, le=120)
+    thread_id: str = Field(
+        min_length=1,
+        max_length=256,
+        description="The conversation the messages are of (names the session that proposals go to).",
+    )
+    messages: list[MessageIn] = Field(
+        min_length=1, max_length=500, description="The messages to remember from (1-500), kept as evidence."
+    )
+    defer: bool = Field(
+        default=True,
+        description=(
+            "true (default): answer with the extraction run at once; false: wait for it (at most "
+            "wait_seconds)."
+        ),
+    )
+    wait_seconds: float = Field(
+        default=30,
+        gt=0,
+        le=120,
+        description="How long to wait for the run when defer is false (at most 120 s, default 30).",
+    )
 
 
 class SetFromMessagesAnswer(Answer):
-    namespace: str
-    loomId: UUID  # noqa: N815
-    evidence: int  # the messages kept as evidence
-    run: RunAnswer
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    loomId: UUID = Field(description="The loom the facts go to.")  # noqa: N815
+    evidence: int = Field(description="How many messages were kept as evidence.")
+    run: RunAnswer = Field(
+        description="The extraction run; its result counts facts, memories and the lines sent."
+    )
 
 
 def set_from_messages(caller: Caller, req: SetFromMessagesRequest) -> SetFromMessagesAnswer | Waiting:
+    """Remember what matters in a batch of messages (LLM extraction).
+
+    Keeps the messages as evidence and requests one extraction run: the LLM picks the facts worth
+    remembering and writes them as memory threads citing their evidence (or, in a `Suggest` loom,
+    proposes them to the session). The same messages again are the same run. Answers the run at once,
+    or (`defer: false`) once it is done. Without an LLM provider the run is skipped and the evidence
+    stays (memory.recall reads it).
+
+    Errors: 422 for two messages sharing a msg_id; 404 for a loom not in this namespace."""
     now = utcnow()
     messages = [
         extraction.Message(
@@ -81,36 +125,54 @@ def set_from_messages(caller: Caller, req: SetFromMessagesRequest) -> SetFromMes
 
 
 class RecallRequest(SessionOp):
-    query: str | None = Field(default=None, min_length=1, max_length=4000)
-    since: datetime | None = None
-    until: datetime | None = None
-    limit: int = Field(default=20, ge=1, le=100)
+    query: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=4000,
+        description=(
+            "Words to find in the evidence by BM25 (1-4,000 characters); without one, the evidence in time "
+            "order."
+        ),
+    )
+    since: datetime | None = Field(default=None, description="Only evidence said at or after this time.")
+    until: datetime | None = Field(default=None, description="Only evidence said at or before this time.")
+    limit: int = Field(
+        default=20, ge=1, le=100, description="How many messages to answer (1-100, default 20)."
+    )
 
 
 class Recalled(Answer):
-    id: int
-    thread_id: str
-    msg_id: str
-    role: str
-    agent: str
-    ts: Moment
-    score: float | None
-    excerpt: str
+    id: int = Field(description="The evidence row's id.")
+    thread_id: str = Field(description="The conversation it is from.")
+    msg_id: str = Field(description="Its message id there.")
+    role: str = Field(description="Who said it.")
+    agent: str = Field(description="The agent that handed it over.")
+    ts: Moment = Field(description="When it was said.")
+    score: float | None = Field(description="Its BM25 score (with a query); null in time order.")
+    excerpt: str = Field(description="A piece of its text around the match.")
 
 
 class RecallAnswer(Answer):
-    namespace: str
-    loomId: UUID  # noqa: N815
-    mode: Literal["lexical", "time"]
-    hits: list[Recalled]
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    loomId: UUID = Field(description="The loom whose evidence was read.")  # noqa: N815
+    mode: Literal["lexical", "time"] = Field(
+        description="lexical (a query was given) or time (in time order)."
+    )
+    hits: list[Recalled] = Field(description="The evidence found, never a message that reads as high.")
 
 
 EXCERPT_CHARS = 400
 
 
 def recall(caller: Caller, req: RecallRequest) -> RecallAnswer:
-    """The evidence extraction read, by its words or its time (a message that reads as high is
-    never returned)."""
+    """Read the evidence extraction was given, by its words or by time.
+
+    BM25 over the loom's evidence with a `query`, or the evidence of a time window in time order
+    without one, each with an excerpt around the match; never a message that reads as high.
+
+    Errors: 422 when `since` is after `until`; 404 for a loom not in this namespace."""
     if req.since and req.until and req.since > req.until:
         raise invalid("since is after until", "since")
     with db.session() as s:

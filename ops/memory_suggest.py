@@ -21,25 +21,44 @@ from pipelines import memory, search, sessions, suggesting
 
 
 class SuggestRequest(LoomOp):
-    thread_id: str = Field(min_length=1, max_length=256)  # the conversation, naming the session
-    run_id: str | None = Field(default=None, min_length=1, max_length=256)
-    said: str = Field(min_length=1, max_length=4000)  # what was just said
-    limit: int = Field(default=5, ge=1, le=20)
+    thread_id: str = Field(min_length=1, max_length=256, description="The conversation the session is in.")
+    run_id: str | None = Field(
+        default=None, min_length=1, max_length=256, description="The interaction run of the session."
+    )
+    said: str = Field(
+        min_length=1,
+        max_length=4000,
+        description="What was just said (1-4,000 characters): the words to find threads for.",
+    )
+    limit: int = Field(
+        default=5, ge=1, le=20, description="How many threads to offer at most (1-20, default 5)."
+    )
 
 
 class Suggestion(ThreadShape):
-    cued: bool
-    similarity: float | None
+    cued: bool = Field(description="Whether one of its cues was said (rather than found by search).")
+    similarity: float | None = Field(
+        description="Its cosine similarity to what was said; null when not embedded yet."
+    )
 
 
 class SuggestAnswer(Answer):
-    namespace: str
-    session: UUID
-    suggestions: list[Suggestion]
-    heldBack: int  # noqa: N815 (found, but held back after vetting)
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    session: UUID = Field(description="The session's id (a uuid).")
+    suggestions: list[Suggestion] = Field(description="The threads offered (each once a session).")
+    heldBack: int = Field(description="How many candidates were held back as not similar enough.")  # noqa: N815 (found, but held back after vetting)
 
 
 def suggest(caller: Caller, req: SuggestRequest) -> SuggestAnswer:
+    """Offer the memory threads that what was just said touches.
+
+    Call it with the latest message of a session: the loom's hybrid search over those words, and any
+    thread whose cue was said, each vetted for similarity; the ones that pass are offered (once a
+    session), the rest held back and counted.
+
+    Errors: 404 for a loom not in this namespace."""
     settings = get_settings()
     vector, model, _ = searching.query_vector(req.said)
     now = utcnow()

@@ -37,51 +37,110 @@ CRYSTALLIZE_MAX = 500  # actions a crystallize takes; the rest wait for the next
 class Action(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    id: str | None = Field(default=None, min_length=1, max_length=128)  # the client's (a tool_use_id)
-    tool: str = Field(min_length=1, max_length=128)
-    input_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
-    summary: str = Field(min_length=1, max_length=SUMMARY_MAX, pattern=r"^[^\r\n]*$")
-    outcome: Literal["ok", "error"] = "ok"
-    files: list[Annotated[str, Field(min_length=1, max_length=FILE_MAX)]] = Field(
-        default_factory=list, max_length=FILES_MAX
+    id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=128,
+        description=(
+            "The client's id for the action (e.g. Claude Code's tool_use_id, at most 128 characters); a "
+            "digest of the action and its time when omitted. The same id again stores nothing."
+        ),
     )
-    error: str | None = Field(default=None, max_length=ERROR_MAX)
-    ts: SaidAt | None = None
+    tool: str = Field(min_length=1, max_length=128, description="The tool's name (1-128 characters).")
+    input_sha256: str = Field(
+        pattern=r"^[0-9a-f]{64}$", description="The sha256 of the tool's input, as 64 lowercase hex digits."
+    )
+    summary: str = Field(
+        min_length=1,
+        max_length=SUMMARY_MAX,
+        pattern=r"^[^\r\n]*$",
+        description="One line of what it did (the command, or the file path), at most 200 characters.",
+    )
+    outcome: Literal["ok", "error"] = Field(default="ok", description="ok (default) or error.")
+    files: list[Annotated[str, Field(min_length=1, max_length=FILE_MAX)]] = Field(
+        default_factory=list,
+        max_length=FILES_MAX,
+        description="The files it touched (at most 32 paths of at most 512 characters).",
+    )
+    error: str | None = Field(
+        default=None,
+        max_length=ERROR_MAX,
+        description="The error it gave, if any (at most 2,000 characters).",
+    )
+    ts: SaidAt | None = Field(default=None, description="When it happened, with its UTC offset.")
 
 
 class SessionScope(OpRequest):
-    session_id: str = Field(min_length=1, max_length=256)
+    session_id: str = Field(
+        min_length=1,
+        max_length=256,
+        description="The coding session the actions belong to (1-256 characters).",
+    )
 
 
 class RecordRequest(SessionScope):
-    run_id: str | None = Field(default=None, min_length=1, max_length=256)
-    user_id: str | None = Field(default=None, min_length=1, max_length=256)
-    project: str | None = Field(default=None, min_length=1, max_length=128)
-    branch: str | None = Field(default=None, min_length=1, max_length=128)
-    actions: list[Action] = Field(min_length=1, max_length=BATCH_MAX)
+    run_id: str | None = Field(
+        default=None, min_length=1, max_length=256, description="The interaction run of the session."
+    )
+    user_id: str | None = Field(
+        default=None, min_length=1, max_length=256, description="The end user the session works for."
+    )
+    project: str | None = Field(
+        default=None, min_length=1, max_length=128, description="The project the session works in."
+    )
+    branch: str | None = Field(
+        default=None, min_length=1, max_length=128, description="The branch the session works on."
+    )
+    actions: list[Action] = Field(
+        min_length=1, max_length=BATCH_MAX, description="The tool actions to record (1-200)."
+    )
 
 
 class RecordAnswer(Answer):
-    namespace: str
-    session_id: str
-    recorded: int  # new actions stored
-    repeated: int  # already stored: sent again, nothing written
-    high: int  # of those stored, the ones that read as high (kept, never sent to a model)
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    session_id: str = Field(description="The session recorded.")
+    recorded: int = Field(description="New actions stored.")
+    repeated: int = Field(description="Actions already stored (sent again): nothing written.")
+    high: int = Field(
+        description=(
+            "Of those recorded, the actions that read as high: kept, but never sent to a model nor written "
+            "into a memory."
+        )
+    )
 
 
 class CrystallizeRequest(SessionScope, LoomOp):
-    run_id: str | None = Field(default=None, min_length=1, max_length=256)
-    defer: bool = True  # false: wait for the episodes (at most wait_seconds)
-    wait_seconds: float = Field(default=30, gt=0, le=120)
+    run_id: str | None = Field(
+        default=None, min_length=1, max_length=256, description="The interaction run of the session."
+    )
+    defer: bool = Field(
+        default=True,
+        description=(
+            "true (default): answer with the run at once; false: wait for the episodes (at most "
+            "wait_seconds)."
+        ),
+    )
+    wait_seconds: float = Field(
+        default=30,
+        gt=0,
+        le=120,
+        description="How long to wait when defer is false (at most 120 s, default 30).",
+    )
 
 
 class CrystallizeAnswer(Answer):
-    namespace: str
-    loomId: UUID  # noqa: N815
-    session_id: str
-    actions: int  # taken by this crystallize
-    remaining: int  # left for the next one (more than one crystallize takes)
-    run: RunAnswer | None  # None when there was nothing new
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    loomId: UUID = Field(description="The loom the episodes go to.")  # noqa: N815
+    session_id: str = Field(description="The session crystallized.")
+    actions: int = Field(description="How many actions this crystallize took (at most 500).")
+    remaining: int = Field(description="How many are left for the next crystallize.")
+    run: RunAnswer | None = Field(
+        description="The extraction run writing the episodes; null when nothing was new."
+    )
 
 
 def _key(action: Action, ts) -> str:
@@ -91,6 +150,14 @@ def _key(action: Action, ts) -> str:
 
 
 def record(caller: Caller, req: RecordRequest) -> RecordAnswer:
+    """Record a coding agent's tool actions (observations).
+
+    Up to 200 a call, each with the tool, a hash of its input, one line of what it did, its outcome,
+    the files it touched and its error. Once per session and action: an action sent again
+    (`repeated`) writes nothing. Each is screened; one that reads as high is kept but never sent to a
+    model.
+
+    Errors: 422 for two actions of a call sharing an id."""
     namespace, now = caller.namespace(req.namespace), utcnow()
     rows = []
     for action in req.actions:
@@ -133,6 +200,14 @@ def record(caller: Caller, req: RecordRequest) -> RecordAnswer:
 
 
 def crystallize(caller: Caller, req: CrystallizeRequest) -> CrystallizeAnswer | Waiting:
+    """Turn a session's recorded actions into Episodic memory threads.
+
+    Takes the actions not crystallized yet (500 at a time: `remaining` says how many wait), keeps them
+    as evidence and requests an extraction run, which writes the episodes worth remembering (the
+    deterministic builder writes them when there is no model). Answers the run at once, or
+    (`defer: false`) once it is done.
+
+    Errors: 404 for a loom not in this namespace."""
     now = utcnow()
     with db.session() as s:
         loom = the_loom(s, caller, req)

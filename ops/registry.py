@@ -1,6 +1,7 @@
 """Every op by its document name: the role it needs, its request model, its handler. HTTP and the
 CLI both dispatch through ``call``, so both check the same role and validate the same way."""
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -41,6 +42,13 @@ class Op:
     handler: Callable[[Caller, BaseModel], Answer | Streamed | Waiting]
     body_cap: Callable[[], int] = lambda: MAX_BODY_BYTES  # the largest body it reads, in bytes
     all_namespaces: bool = False  # served only to a token for every namespace (``ops.operator``)
+
+    @property
+    def documentation(self) -> tuple[str, str]:
+        """The op's summary and description, as the OpenAPI document publishes them: its handler's
+        docstring, the first line and the rest (written for the op's callers)."""
+        summary, _, description = inspect.getdoc(self.handler).partition("\n")
+        return summary, description.strip()
 
 
 read, write, manage = conversation_read, conversation_write, conversation_manage

@@ -3,6 +3,8 @@
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
+from pydantic import Field
+
 from models import db
 from models.stage_run import DONE, FAILED, StageRun
 from ops.schemas import Answer, Moment
@@ -11,15 +13,41 @@ from workers import outbox
 
 
 class RunAnswer(Answer):
-    id: int
-    stage: str
-    status: Literal["pending", "running", "succeeded", "skipped", "failed"]
-    reason: str | None
-    last_error: str | None
-    attempts: int
-    result: dict[str, Any] | None
-    created_at: Moment
-    finished_at: Moment | None
+    id: int = Field(
+        description="The run's id in the stage-run ledger (for runs.get, runs.retry and `loom runs show`)."
+    )
+    stage: str = Field(
+        description=(
+            "The stage that does the work (embedding, ingest, compaction, extraction, erasure, brief_window, "
+            "...)."
+        )
+    )
+    status: Literal["pending", "running", "succeeded", "skipped", "failed"] = Field(
+        description=(
+            "Where the run is: pending (queued), running, succeeded, skipped (nothing to do, or no provider) "
+            "or failed (after its retries)."
+        )
+    )
+    reason: str | None = Field(
+        description=(
+            "Why a run was skipped or failed, in a word or two (e.g. no-llm-provider, malformed); null while "
+            "it runs or when it succeeded."
+        )
+    )
+    last_error: str | None = Field(
+        description="The last attempt's error message, when an attempt failed; null otherwise."
+    )
+    attempts: int = Field(description="How many times a worker has tried the run so far.")
+    result: dict[str, Any] | None = Field(
+        description=(
+            "What the run did, by its stage's own counts (e.g. turns stored, rows erased by table); null "
+            "until it finishes."
+        )
+    )
+    created_at: Moment = Field(description="When the run was requested (ISO 8601 with its UTC offset).")
+    finished_at: Moment | None = Field(
+        description="When the run reached succeeded, skipped or failed; null while it is pending or running."
+    )
 
 
 def run_public(run: StageRun) -> RunAnswer:

@@ -61,8 +61,22 @@ SaidAt = Annotated[AwareDatetime, AfterValidator(_said)]
 class OpRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
 
-    namespace: NamespaceName | None = None
-    agent: str = Field(default="default", min_length=1, max_length=128)
+    namespace: NamespaceName | None = Field(
+        default=None,
+        description=(
+            "The namespace (tenant) to act in; may be omitted when the token covers exactly one namespace. "
+            "1-128 characters, no control or format characters, no space at either end."
+        ),
+    )
+    agent: str = Field(
+        default="default",
+        min_length=1,
+        max_length=128,
+        description=(
+            "The calling agent's name: which agent's copies of the turns an op writes or reads. Defaults to "
+            '"default"; reads take "*" for every agent.'
+        ),
+    )
 
 
 Identifier = Field(min_length=1, max_length=256)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Literal, TypeVar
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from models import db
 from models.settings import get_settings
@@ -25,49 +25,129 @@ log = logging.getLogger(__name__)
 class Ranking(OpRequest):
     """What every search asks: the query, how many hits, and how they are ranked."""
 
-    query: str = Field(min_length=1, max_length=4000)
-    limit: int = Field(default=10, ge=1, le=100)
+    query: str = Field(
+        min_length=1,
+        max_length=4000,
+        description=(
+            "The words to search for (1-4,000 characters): matched by meaning (vector leg) and by words "
+            "(BM25 leg)."
+        ),
+    )
+    limit: int = Field(
+        default=10, ge=1, le=100, description="How many hits to answer at most (1-100, default 10)."
+    )
     # hybrid: both legs fused by reciprocal rank (a hit only the vector leg found must pass its
     # floor); semantic: cosine similarity over the embedded first 2,048 characters, with its
     # floor; lexical: BM25 over the whole text.
-    search_mode: Literal["hybrid", "semantic", "lexical"] = "hybrid"
-    lexical_weight: float = Field(default=0.6, ge=0, le=1)  # the BM25 leg's share of a hybrid score
+    search_mode: Literal["hybrid", "semantic", "lexical"] = Field(
+        default="hybrid",
+        description=(
+            "hybrid (default): both legs fused by reciprocal rank; semantic: vector similarity alone, above "
+            "its floor; lexical: BM25 over the whole text alone."
+        ),
+    )
+    lexical_weight: float = Field(
+        default=0.6,
+        ge=0,
+        le=1,
+        description=(
+            "The weight of the lexical leg in the hybrid fusion, 0-1 (default 0.6); the vector leg weighs 1."
+        ),
+    )
 
 
 class SearchRequest(Ranking):
-    thread_id: str | None = Field(default=None, max_length=256)
-    run_id: str | None = Field(default=None, max_length=256)
-    role: Literal["user", "assistant", "system", "tool"] | None = None
-    namespace_scope: Literal["all_mine", "namespace"] = "all_mine"
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"query": "invoice export timeout", "limit": 5},
+                {"query": "BILL-12", "search_mode": "lexical", "thread_id": "support-4711"},
+            ]
+        }
+    )
+
+    thread_id: str | None = Field(
+        default=None, max_length=256, description="Only messages of this conversation thread."
+    )
+    run_id: str | None = Field(
+        default=None,
+        max_length=256,
+        description="Only messages appended with this run id (one interaction run).",
+    )
+    role: Literal["user", "assistant", "system", "tool"] | None = Field(
+        default=None, description="Only messages of this role (user, assistant, system or tool)."
+    )
+    namespace_scope: Literal["all_mine", "namespace"] = Field(
+        default="all_mine",
+        description=(
+            "all_mine (default): every namespace the token covers unless `namespace` names one; namespace: "
+            "the request's (or the token's only) namespace alone."
+        ),
+    )
 
 
 class Hit(Answer):
-    namespace: str
-    thread_id: str
-    msg_id: str
-    role: str
-    agent: str
-    ts: Moment
-    similarity: float | None  # the vector leg's cosine similarity; null when it did not find it
-    lexical_score: float | None = None  # the BM25 score, when the lexical leg found it
-    found_by: list[Literal["semantic", "lexical", "substring"]]
-    semantic_rank: int | None = None
-    lexical_rank: int | None = None
-    score: float | None = None  # a hybrid search's fused score
-    excerpt: str
+    namespace: str = Field(description="The namespace the matched message is in.")
+    thread_id: str = Field(description="The conversation thread the matched message belongs to.")
+    msg_id: str = Field(description="The matched message's id within its thread.")
+    role: str = Field(description="Who said the message: user, assistant, system or tool.")
+    agent: str = Field(description="The agent whose copy of the message matched.")
+    ts: Moment = Field(description="When the message was said.")
+    similarity: float | None = Field(
+        description="The vector leg's cosine similarity to the query; null when that leg did not find it."
+    )
+    lexical_score: float | None = Field(
+        default=None, description="The BM25 score, when the lexical leg found it."
+    )
+    found_by: list[Literal["semantic", "lexical", "substring"]] = Field(
+        description="Which legs found it: semantic, lexical, or substring (the fallback without an embedder)."
+    )
+    semantic_rank: int | None = Field(
+        default=None, description="Its 1-based rank in the vector leg's candidates, when that leg found it."
+    )
+    lexical_rank: int | None = Field(
+        default=None, description="Its 1-based rank in the lexical leg's candidates, when that leg found it."
+    )
+    score: float | None = Field(
+        default=None,
+        description=(
+            "A hybrid search's fused reciprocal-rank score (higher is better); null in a single-leg mode."
+        ),
+    )
+    excerpt: str = Field(
+        description=(
+            "A piece of the message's text, centred on the matched words when the lexical leg found it."
+        )
+    )
 
 
 class SearchStats(Answer):
-    candidates: dict[str, int]  # per leg: the messages it brought to the fusion
-    ms: dict[str, float]  # per leg (and the query's embedding): its time
+    candidates: dict[str, int] = Field(
+        description="Per leg (semantic, lexical): how many messages it brought to the fusion."
+    )
+    ms: dict[str, float] = Field(
+        description="Per leg (and the query's embedding): how many milliseconds it took."
+    )
 
 
 class SearchAnswer(Answer):
-    mode: Literal["vector", "hybrid", "lexical", "substring"]  # vector: the semantic leg
-    embedder_error: str | None = None  # why the vector leg did not answer
-    namespaces: list[str]
-    hits: list[Hit]
-    stats: SearchStats
+    mode: Literal["vector", "hybrid", "lexical", "substring"] = Field(
+        description=(
+            "How the search ran: hybrid, vector (semantic alone), lexical, or substring (semantic without an "
+            "embedder)."
+        )
+    )
+    embedder_error: str | None = Field(
+        default=None,
+        description=(
+            "Why the vector leg did not answer (the embedder is down or not loaded), when it fell back."
+        ),
+    )
+    namespaces: list[str] = Field(description="The namespaces searched.")
+    hits: list[Hit] = Field(description="The matching messages, best first.")
+    stats: SearchStats = Field(
+        description="Candidates and timings per leg, to see why a search ranked as it did."
+    )
 
 
 # A hybrid search fuses this many candidates of each leg (at least), however few it returns.
@@ -98,6 +178,14 @@ class _Clock:
 
 
 def run(caller: Caller, req: SearchRequest) -> SearchAnswer:
+    """Search the conversations by meaning and by words (hybrid search).
+
+    Finds the messages that best answer `query` across the namespaces the token covers (or one, with
+    `namespace_scope: "namespace"`), narrowed by thread, run, role or agent. `hybrid` (the default)
+    fuses the vector leg (cosine over the embedded text) and the lexical leg (BM25) by reciprocal rank;
+    `semantic` and `lexical` run one leg. Without an embedder the vector leg falls back and the answer
+    says why (`embedder_error`). Each hit carries which legs found it and their ranks and scores, and
+    `stats` the candidates and timings per leg."""
     if req.namespace_scope == "namespace" or req.namespace is not None:
         namespaces = [caller.namespace(req.namespace)]
     else:

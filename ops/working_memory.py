@@ -9,6 +9,8 @@ secret goes to the model that reads the block. Nothing here is embedded or searc
 The user: a token bounded to one user (or to a session of one) reads and writes that user's blocks
 only; a namespace-wide token names ``user_id``, or none for the block of no one user."""
 
+from typing import Annotated
+
 from pydantic import Field
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
@@ -25,57 +27,114 @@ Name = Field(default="", max_length=128, pattern=r"^[^\x00-\x1f\x7f]*$")
 
 
 class BlockOp(OpRequest):
-    user_id: str | None = Field(default=None, min_length=1, max_length=256)
-    project: str = Name
-    branch: str = Name
+    user_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=256,
+        description=(
+            "The user whose block it is (1-256 characters); a token bounded to one user uses its own, a "
+            "namespace-wide token names it."
+        ),
+    )
+    project: Annotated[
+        str,
+        Field(
+            description=(
+                "The project the block is for (at most 128 characters, no control characters; '' for none)."
+            )
+        ),
+    ] = Name
+    branch: Annotated[
+        str,
+        Field(
+            description=(
+                "The branch the block is for (at most 128 characters, no control characters; '' for none)."
+            )
+        ),
+    ] = Name
 
 
 class GetRequest(BlockOp):
-    revision: int | None = Field(default=None, ge=1, le=2**31 - 1)
+    revision: int | None = Field(
+        default=None,
+        ge=1,
+        le=2**31 - 1,
+        description="Read this revision of the block (1 or more); the latest when omitted.",
+    )
 
 
 class SetRequest(BlockOp):
-    content: str = Field(max_length=CONTENT_MAX)
-    session_id: str | None = Field(default=None, min_length=1, max_length=256)
-    if_revision: int | None = Field(default=None, ge=0, le=2**31 - 1)  # 0: only if there is none yet
+    content: str = Field(
+        max_length=CONTENT_MAX,
+        description="The block's whole new text (at most 4,000 characters): it replaces the old.",
+    )
+    session_id: str | None = Field(
+        default=None, min_length=1, max_length=256, description="The coding session that writes it."
+    )
+    if_revision: int | None = Field(
+        default=None,
+        ge=0,
+        le=2**31 - 1,
+        description=(
+            "Compare-and-set: write only when the block is at this revision (0: only when there is none "
+            "yet); 409 otherwise."
+        ),
+    )
 
 
 class ListRequest(OpRequest):
-    user_id: str | None = Field(default=None, min_length=1, max_length=256)
-    project: str | None = Field(default=None, max_length=128)
-    limit: int = Field(default=20, ge=1, le=200)
+    user_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=256,
+        description="Only this user's blocks (a token bounded to one user lists its own).",
+    )
+    project: str | None = Field(default=None, max_length=128, description="Only blocks of this project.")
+    limit: int = Field(default=20, ge=1, le=200, description="How many blocks to answer (1-200, default 20).")
 
 
 class BlockAnswer(Answer):
-    namespace: str
-    user_id: str
-    project: str
-    branch: str
-    revision: int
-    content: str  # blank when withheld
-    withheld: bool  # the content reads as high (a secret or a personal number)
-    session_id: str | None
-    updated_at: Moment
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    user_id: str = Field(description="The user the block belongs to.")
+    project: str = Field(description="The block's project ('' for none).")
+    branch: str = Field(description="The block's branch ('' for none).")
+    revision: int = Field(description="The block's revision number (1 for the first write).")
+    content: str = Field(description="The block's text; blank when withheld.")
+    withheld: bool = Field(
+        description=(
+            "Whether the content reads as high (a secret or a personal number): kept, but read back blank."
+        )
+    )
+    session_id: str | None = Field(description="The session that wrote this revision.")
+    updated_at: Moment = Field(description="When this revision was written.")
 
 
 class SetAnswer(BlockAnswer):
-    changed: bool  # false: the block already held this content
+    changed: bool = Field(
+        description="Whether a new revision was written (false: the content repeats the block's)."
+    )
 
 
 class BlockLine(Answer):
     """A block named, never its content (the session-start primer lists these)."""
 
-    user_id: str
-    project: str
-    branch: str
-    revision: int
-    chars: int
-    updated_at: Moment
+    user_id: str = Field(description="The user the block belongs to.")
+    project: str = Field(description="The block's project.")
+    branch: str = Field(description="The block's branch.")
+    revision: int = Field(description="Its latest revision number.")
+    chars: int = Field(description="How many characters its content has (the content itself is not listed).")
+    updated_at: Moment = Field(description="When it was last written.")
 
 
 class ListAnswer(Answer):
-    namespace: str
-    blocks: list[BlockLine]
+    namespace: str = Field(
+        description="The namespace the op acted in (the request's, or the token's only one)."
+    )
+    blocks: list[BlockLine] = Field(
+        description="The blocks by name and date, newest first (never their content)."
+    )
 
 
 def user_of(caller: Caller, requested: str | None) -> str:
@@ -115,6 +174,12 @@ def _where(namespace: str, user: str, project: str, branch: str) -> list:
 
 
 def get(caller: Caller, req: GetRequest) -> BlockAnswer:
+    """Read the working memory ("where was I" note) of a user, project and branch.
+
+    The latest revision, or `revision`. A block that reads as high is read back blank,
+    `withheld: true`.
+
+    Errors: 404 when there is no block (or no such revision)."""
     namespace, user = caller.namespace(req.namespace), user_of(caller, req.user_id)
     with db.session() as s:
         block = s.exec(select(WorkingMemory).where(*_where(namespace, user, req.project, req.branch))).first()
@@ -142,6 +207,12 @@ def block_of(s: Session, namespace: str, user: str, project: str, branch: str) -
 
 
 def set_block(caller: Caller, req: SetRequest) -> SetAnswer:
+    """Write the working memory ("where was I" note) of a user, project and branch.
+
+    The block is written whole (at most 4,000 characters) and every revision is kept; a set that
+    repeats the content writes nothing (`changed: false`). `if_revision` makes it compare-and-set.
+
+    Errors: 409 when `if_revision` does not match; 403 for a token bounded to a session of no user."""
     namespace, user = caller.namespace(req.namespace), user_of(caller, req.user_id)
     now = utcnow()
     sensitivity = screening.screen(req.content).level
@@ -191,6 +262,9 @@ def set_block(caller: Caller, req: SetRequest) -> SetAnswer:
 
 
 def list_blocks(caller: Caller, req: ListRequest) -> ListAnswer:
+    """List the working memory blocks by name and date, newest first.
+
+    Never their content: each block's user, project, branch, revision and length."""
     namespace = caller.namespace(req.namespace)
     query = select(WorkingMemory).where(WorkingMemory.namespace == namespace, WorkingMemory.revision > 0)
     if caller.read_scope != NAMESPACE_WIDE or req.user_id is not None:

@@ -19,13 +19,23 @@ TEXT_MAX = 20_000  # an event's text
 class Event(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    kind: Literal[KINDS]
-    text: str = Field(max_length=TEXT_MAX)
-    ts: datetime | None = None
-    path: str | None = Field(default=None, max_length=1_024)
-    command: str | None = Field(default=None, max_length=4_000)
-    exit_code: int | None = Field(default=None, ge=-(2**31), le=2**31 - 1)
-    tool: str | None = Field(default=None, max_length=128)
+    kind: Literal[KINDS] = Field(
+        description=(
+            "What happened: user, assistant, edit, command, error, read, search, tool, note or summary (a "
+            "client's compaction summary)."
+        )
+    )
+    text: str = Field(max_length=TEXT_MAX, description="The event's text (at most 20,000 characters).")
+    ts: datetime | None = Field(default=None, description="When it happened, with its UTC offset.")
+    path: str | None = Field(default=None, max_length=1_024, description="The file it read or edited.")
+    command: str | None = Field(default=None, max_length=4_000, description="The command it ran.")
+    exit_code: int | None = Field(
+        default=None,
+        ge=-(2**31),
+        le=2**31 - 1,
+        description="The command's exit code (non-zero counts as an error).",
+    )
+    tool: str | None = Field(default=None, max_length=128, description="The tool it used.")
 
 
 def line(event: dict) -> str:
