@@ -22,7 +22,7 @@ from ops.caller import Caller
 from ops.errors import invalid
 from ops.memory import LoomOp, ThreadShape, shown, the_loom
 from ops.schemas import Answer, Moment, OpRequest
-from pipelines import memory, sessions, tapestry
+from pipelines import memory, night_weaving, sessions, tapestry
 
 
 class ProposedThread(Answer):
@@ -353,6 +353,18 @@ def list_sessions(caller: Caller, req: SessionsRequest) -> SessionsAnswer:
                 else None
             ),
         )
+
+
+def night_changes(
+    caller: Caller, namespace: str, loom_id: UUID, session_ids: list[UUID]
+) -> list[night_weaving.NightChange]:
+    """What each night changed for these sessions of the loom (the episodes it wrote, each judged
+    thread's weight before and after), oldest first: the dashboard shows it under each session.
+    Not an op: it reads what looms.sessions served the caller, with the same bounds."""
+    caller.may_call("looms.sessions")
+    with db.session() as s:
+        loom = the_loom(s, caller, LoomOp(namespace=namespace, loom_id=loom_id))
+        return night_weaving.changes(s, loom.id, session_ids)
 
 
 class PackRequest(LoomOp):

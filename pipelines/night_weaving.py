@@ -143,6 +143,33 @@ def reweigh(s: Session, used: list[UUID], unused: list[UUID], now: datetime) -> 
     ]
 
 
+@dataclass(frozen=True)
+class NightChange:
+    """What one night did for one session: the episodes it wrote, each judged thread's weight
+    before and after (a night of an earlier Loom recorded counts only: both empty)."""
+
+    session_id: UUID
+    night_id: UUID
+    at: datetime
+    episode_ids: list[str]
+    reweighed: list[dict]
+
+
+def changes(s: Session, loom_id: UUID, session_ids: list[UUID]) -> list[NightChange]:
+    """What the nights changed for these sessions of the loom, oldest first."""
+    rows = s.execute(queries.NIGHT_CHANGES, {"loom": loom_id, "sessions": session_ids}).all()
+    return [
+        NightChange(
+            session,
+            night,
+            at,
+            list((result or {}).get("episode_ids", [])),
+            (result or {}).get("reweighed", []),
+        )
+        for session, night, at, result in rows
+    ]
+
+
 def woven(
     s: Session, session: LoomSession, episodes: Episodes, sent: list[Turn], loom, now: datetime
 ) -> list[MemoryThread]:

@@ -11,6 +11,7 @@ import hmac
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote, urlencode, urlsplit
+from uuid import UUID
 
 from fastapi import APIRouter, Depends, FastAPI, Form, Request
 from fastapi.exceptions import RequestValidationError
@@ -23,6 +24,7 @@ from models.settings import get_settings
 from ops import memory, registry
 from ops.caller import NAMESPACE_WIDE, OWN_SESSION, OWN_USER
 from ops.errors import OpError, forbidden, invalid, validation_error
+from ops.looms import night_changes
 from ui import render, sessions
 from ui.sessions import COOKIE, SignedIn
 
@@ -417,6 +419,11 @@ def memory_page(
     if registry.permits("night_weaving.list", who.caller):
         every = call(who, "night_weaving.list", limit=30)["nights"]
         nights = {night["id"]: night for night in every if night["loom_id"] in (None, listed["loomId"])}
+    sessions = call(who, "looms.sessions", **where, limit=20, cursor=cursor)
+    changes: dict[str, list] = {}  # by session: what each night changed for it
+    ids = [UUID(session["id"]) for session in sessions["sessions"]]
+    for change in night_changes(who.caller, space, listed["loomId"], ids) if ids else []:
+        changes.setdefault(str(change.session_id), []).append(change)
     return page(
         request,
         who,
@@ -429,7 +436,8 @@ def memory_page(
         live={thread["id"]: thread for thread in listed["threads"]},
         shown_at_most=MEMORY_SHOWN,
         evidence={turn.id: turn for turn in evidence},
-        sessions=call(who, "looms.sessions", **where, limit=20, cursor=cursor),
+        sessions=sessions,
+        changes=changes,
         nights=nights,
     )
 

@@ -102,6 +102,17 @@ RETURNING m.id, before.weight, m.weight
 """)
 
 
+# What nights changed for these sessions of a loom: each succeeded night run's record (the
+# episodes it wrote, each judged thread's weight before and after), oldest first.
+NIGHT_CHANGES = text("""
+SELECT ls.id AS session_id, CAST(r.params->>'night_weaving_id' AS uuid) AS night_id, r.finished_at, r.result
+FROM loom_sessions ls
+JOIN stage_runs r ON r.stage = 'night_weaving' AND r.subject = 'loom_session:' || ls.row_id
+WHERE ls.loom_id = :loom AND ls.id = ANY(:sessions) AND r.status = 'succeeded'
+ORDER BY r.finished_at, r.id
+""")
+
+
 # A night weaving's runs still open besides the one closing (:me): the last to close finishes the
 # weaving. Read under the weaving's row lock, so of two closing at once the later sees the other.
 OPEN_NIGHT_RUNS = text("""

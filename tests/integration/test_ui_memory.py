@@ -6,7 +6,9 @@ import re
 import uuid
 
 import pytest
+from sqlalchemy import text
 
+from models import db
 from ops.caller import OPERATOR, create_token
 from ops.registry import call
 from schedules.night_weaving import weave_night
@@ -40,6 +42,10 @@ def row_of(page: str, thread_id: str) -> str:
     return found.group(0)
 
 
+def night_id(page: str) -> str:
+    return re.search(r'<tr class="night" id="night-([0-9a-f-]+)">', page).group(1)
+
+
 def test_the_page_shows_the_threads_their_evidence_the_tapestries_and_the_nights(ns, worker):
     fact = remember(
         ns,
@@ -58,6 +64,14 @@ def test_the_page_shows_the_threads_their_evidence_the_tapestries_and_the_nights
     pack = {"namespace": ns, "thread_id": "sync", "run_id": "run-1", "agent": "guide"}
     session = call("context.pack", OPERATOR, pack)["session"]
     assert session["tapestryThreadIds"] == [fact["id"]]
+    with db.session() as s:  # suggested in the session and recalled: the night reinforces it
+        s.execute(
+            text(
+                "UPDATE loom_sessions SET suggested_thread_ids = CAST(:ids AS uuid[]), "
+                "recalled_thread_ids = CAST(:ids AS uuid[]) WHERE id = :id"
+            ),
+            {"ids": [fact["id"]], "id": session["id"]},
+        )
     assert weave_night()
     wait_until(settled, what="the night's runs")
     [episode] = [t for t in live_threads(ns).values() if t["kind"] == "Episodic"]
@@ -70,7 +84,7 @@ def test_the_page_shows_the_threads_their_evidence_the_tapestries_and_the_nights
     for shown in (
         fact["content"],
         "Procedural",
-        "0.70",
+        "0.80",  # 0.7, reinforced by the night
         "Priya",
         "payments",
         "ledger cutover",
@@ -84,6 +98,12 @@ def test_the_page_shows_the_threads_their_evidence_the_tapestries_and_the_nights
     tapestry = re.search(r'<details class="session".*?</details>', page, re.S).group(0)
     assert "What You Know" in tapestry and f'href="/ui/memory?namespace={ns}#mt-{fact["id"]}"' in tapestry
     assert "by the night of" in tapestry
+    # What the night changed for the session: the episode it wrote, the weight it raised.
+    changed = re.search(r'<div class="night-change">.*?</div>', tapestry, re.S).group(0)
+    assert "1 episode written, 1 weight changed" in changed
+    assert f'#mt-{episode["id"]}"' in re.search(r'<li class="episode">.*?</li>', changed, re.S).group(0)
+    reweighed = re.search(r'<li class="reweighed">.*?</li>', changed, re.S).group(0)
+    assert f'#mt-{fact["id"]}"' in reweighed and "0.70 → 0.80" in reweighed
     assert "a token for every namespace" in page  # the nights are the operator's
 
     operator = (
@@ -91,7 +111,7 @@ def test_the_page_shows_the_threads_their_evidence_the_tapestries_and_the_nights
     )
     night = re.search(r'<tr class="night".*?</tr>', operator, re.S).group(0)
     assert re.search(r'class="num episodes">1<', night) and f'href="#session-{session["id"]}"' in night
-    assert "not recorded" in operator  # a night's weights before and after are not kept
+    assert f'href="#night-{night_id(operator)}"' in operator  # each session's change links its night
 
 
 def test_a_search_finds_a_thread_by_its_words(ns):
