@@ -22,7 +22,7 @@ from ops.caller import Caller
 from ops.errors import OpError, forbidden, invalid, not_found, validation_error
 from ops.limits import check_body
 from ops.schemas import Answer, Moment
-from pipelines import coding_threads
+from pipelines import coding_threads, thread_index
 from workers import ledger, outbox
 from workers.stages.thread_index import THREAD_INDEX
 
@@ -134,6 +134,9 @@ def upsert(caller: Caller, body: object, path_id: str | None = None, namespace: 
             setattr(row, name, value)
         s.add(row)
         s.flush()
+        # A title changed with no new message is the conversation copy's at once (the index
+        # stage gives it to a copy it creates).
+        thread_index.adopt_title(s, space, thread.id, thread.metadata.title)
         run = None
         if row.message_count > row.indexed_count:
             run = ledger.request(s, THREAD_INDEX, row.row_id, str(thread.version), {})

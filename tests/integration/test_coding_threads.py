@@ -308,3 +308,7 @@ def test_the_conversation_copy_keeps_the_title_its_client_set(client, tokens, ns
     assert client.put(f"/api/threads/{body['id']}", json=renamed, headers=tokens["team"]).status_code == 200
     wait_until(settled, what="the new message's indexing")
     assert copy_title() == "Vault lease rotation"
+    latest = client.get(f"/api/threads/{body['id']}", headers=tokens["team"]).json()
+    retitled = {**latest, "metadata": {**latest["metadata"], "title": "Vault leases"}}  # no new message
+    assert client.put(f"/api/threads/{body['id']}", json=retitled, headers=tokens["team"]).status_code == 200
+    assert copy_title() == "Vault leases"
