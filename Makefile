@@ -1,6 +1,7 @@
 # The two commands of the README: `make up` and `make test`. Each builds .venv when missing.
 PYTHON ?= python3.11
-VENV := .venv
+# One per interpreter: CI runs the suite again on 3.13 in .venv-3.13.
+VENV ?= .venv
 STAMP := $(VENV)/.installed
 
 .PHONY: up test test-servers lint screenshots bench-ingest bench-retrieval
