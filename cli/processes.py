@@ -21,7 +21,7 @@ from ops.errors import OpError
 from providers.embedders import configured_dimensions, configured_model
 from schedules import runner as schedules_runner
 from services import listener
-from services.stopping import on_stop
+from services.stopping import not_without_supervisor, on_stop
 from services.supervisor import Supervisor
 from workers import runner
 
@@ -85,6 +85,7 @@ def api(
     # SIGINT or SIGTERM before uvicorn takes them over, and the one uvicorn raises again once it
     # has stopped: a stop that was asked for, exit 0.
     on_stop(lambda: sys.exit(0))
+    not_without_supervisor()
     if reason := hosts.unlisted(get_settings()):
         raise fail(reason)
     with connected():
@@ -107,6 +108,7 @@ def worker(threads: Annotated[int | None, typer.Option(help="worker threads")] =
     """A Dramatiq worker running the stages (start as many hosts as the load needs)."""
     check_range("--threads", threads, range(1, 257))
     setup_logging()
+    not_without_supervisor()
     with connected():
         _check_vector_width()
         runner.run(threads or get_settings().worker_threads)
@@ -115,6 +117,7 @@ def worker(threads: Annotated[int | None, typer.Option(help="worker threads")] =
 def scheduler() -> None:
     """The periodic passes (they only enqueue)."""
     setup_logging()
+    not_without_supervisor()
     with connected():
         _check_vector_width()  # its re-embedding pass compares stored vectors with this model
         schedules_runner.run()

@@ -85,7 +85,9 @@ class Supervisor:
             command += ["--fd", str(fds[0])]
         # A process group of its own: Ctrl-C in the terminal reaches `loom up` alone, which then
         # stops each child with one SIGTERM (two signals raced the child's own stop).
-        child.proc = subprocess.Popen(command, pass_fds=fds, process_group=0)
+        # It stops by itself should this process die without stopping it (``stopping``).
+        env = {**os.environ, stopping.SUPERVISOR: str(os.getpid())}
+        child.proc = subprocess.Popen(command, pass_fds=fds, process_group=0, env=env)
         child.started_at = time.monotonic()
         child.restart_at = None
         # Operators (and the kill test) find each child's pid here.

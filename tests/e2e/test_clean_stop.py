@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from services import postgres
+from services.ports import is_listening
 from tests.e2e.conftest import wait_for
 
 pytestmark = pytest.mark.e2e
@@ -90,3 +91,30 @@ def test_ctrl_c_with_runs_in_flight_finishes_or_hands_them_back(loom, model):
         "every run to finish",
     )
     assert loom.sql("SELECT count(*) FROM stage_runs WHERE status NOT IN ('succeeded', 'skipped')") == [(0,)]
+
+
+def test_children_of_a_loom_up_killed_outright_stop_by_themselves(loom):
+    """SIGKILL (or the OOM killer) gives `loom up` no chance to stop its children, each in a
+    process group of its own: they see it gone and stop, freeing the port."""
+    loom.up()
+    children = {name: int((loom.home / "run" / f"{name}.pid").read_text()) for name in CHILDREN}
+    os.kill(loom.proc.pid, signal.SIGKILL)
+    loom.proc.wait()
+
+    def gone() -> bool:
+        return not any(alive(pid) for pid in children.values())
+
+    wait_for(gone, 30, f"the children {children} to stop")
+    assert not is_listening(loom.port)
+
+
+CHILDREN = ("api", "worker", "scheduler")
+
+
+def alive(pid: int) -> bool:
+    """Running, not a zombie (a child reaped by init is gone at once)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
