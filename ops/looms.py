@@ -20,45 +20,33 @@ from models.settings import get_settings
 from ops import cursors, working_memory
 from ops.caller import Caller
 from ops.errors import invalid
-from ops.memory import LoomOp, ThreadShape, shown, the_loom
+from ops.memory import (
+    Basis,
+    Content,
+    Cues,
+    KindShown,
+    LoomOp,
+    Subjects,
+    Tags,
+    ThreadShape,
+    Until,
+    Weight,
+    shown,
+    the_loom,
+)
 from ops.schemas import Answer, Moment, OpRequest
 from pipelines import memory, night_weaving, sessions, tapestry
 
 
 class ProposedThread(Answer):
-    content: str = Field(description="What is remembered, as text.")
-    kind: str = Field(
-        description=(
-            "Semantic (a fact), Episodic (something that happened) or Procedural (how to do something)."
-        )
-    )
-    weight: float = Field(
-        description=(
-            "How much it matters, 0-1 (a new thread 0.5); night weaving raises it when used, lowers it when "
-            "not."
-        )
-    )
-    subjects: list[str] = Field(
-        description=(
-            "Who or what it is about (user ids, names); tapestries favour threads about the session's "
-            "subjects."
-        )
-    )
-    tags: list[str] = Field(description="Free labels for filtering and reading.")
-    cues: list[str] = Field(
-        description=(
-            "Words that, said as whole words in a session, bring the thread back through memory.suggest."
-        )
-    )
-    until: Moment | None = Field(
-        description="When it stops being true: past it, the thread is neither returned nor woven."
-    )
-    basis: str = Field(
-        description=(
-            "Where it came from: Said (memory.set), Reframed, Extracted (from messages) or Woven (by night "
-            "weaving)."
-        )
-    )
+    content: Content
+    kind: KindShown
+    weight: Weight
+    subjects: Subjects
+    tags: Tags
+    cues: Cues
+    until: Until
+    basis: Basis
 
 
 class SessionObject(Answer):

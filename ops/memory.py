@@ -58,6 +58,59 @@ class SessionOp(LoomOp):
     )
 
 
+# A memory thread's fields as every answer that shows one describes them (memory.*, and the
+# threads looms' proposals would write).
+Content = Annotated[str, Field(description="What is remembered, as text.")]
+KindShown = Annotated[
+    str,
+    Field(
+        description=(
+            "Semantic (a fact), Episodic (something that happened) or Procedural (how to do something)."
+        )
+    ),
+]
+Weight = Annotated[
+    float,
+    Field(
+        description=(
+            "How much it matters, 0-1 (a new thread 0.5); night weaving raises it when used, lowers it "
+            "when not."
+        )
+    ),
+]
+Subjects = Annotated[
+    list[str],
+    Field(
+        description=(
+            "Who or what it is about (user ids, names); tapestries favour threads about the session's "
+            "subjects."
+        )
+    ),
+]
+Tags = Annotated[list[str], Field(description="Free labels for filtering and reading.")]
+Cues = Annotated[
+    list[str],
+    Field(
+        description=(
+            "Words that, said as whole words in a session, bring the thread back through memory.suggest."
+        )
+    ),
+]
+Until = Annotated[
+    Moment | None,
+    Field(description="When it stops being true: past it, the thread is neither returned nor woven."),
+]
+Basis = Annotated[
+    str,
+    Field(
+        description=(
+            "Where it came from: Said (memory.set), Reframed, Extracted (from messages) or Woven (by "
+            "night weaving)."
+        )
+    ),
+]
+
+
 class ThreadShape(Answer):
     id: UUID = Field(
         description=(
@@ -65,39 +118,14 @@ class ThreadShape(Answer):
         )
     )
     loomId: UUID = Field(description="The loom (memory space) the thread belongs to.")  # noqa: N815 (the seed's names)
-    content: str = Field(description="What is remembered, as text.")
-    kind: str = Field(
-        description=(
-            "Semantic (a fact), Episodic (something that happened) or Procedural (how to do something)."
-        )
-    )
-    weight: float = Field(
-        description=(
-            "How much it matters, 0-1 (a new thread 0.5); night weaving raises it when used, lowers it when "
-            "not."
-        )
-    )
-    subjects: list[str] = Field(
-        description=(
-            "Who or what it is about (user ids, names); tapestries favour threads about the session's "
-            "subjects."
-        )
-    )
-    tags: list[str] = Field(description="Free labels for filtering and reading.")
-    cues: list[str] = Field(
-        description=(
-            "Words that, said as whole words in a session, bring the thread back through memory.suggest."
-        )
-    )
-    until: Moment | None = Field(
-        description="When it stops being true: past it, the thread is neither returned nor woven."
-    )
-    basis: str = Field(
-        description=(
-            "Where it came from: Said (memory.set), Reframed, Extracted (from messages) or Woven (by night "
-            "weaving)."
-        )
-    )
+    content: Content
+    kind: KindShown
+    weight: Weight
+    subjects: Subjects
+    tags: Tags
+    cues: Cues
+    until: Until
+    basis: Basis
     pinned: bool = Field(description="Whether it is pinned: tapestries woven from now carry it first.")
     evidenceIds: list[int] = Field(
         description="The ids of the evidence (messages, actions) it was extracted from."
