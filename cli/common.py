@@ -12,7 +12,6 @@ from ops import registry
 from ops.caller import OPERATOR
 from ops.errors import OpError
 from ops.schemas import Streamed
-from ops.waiting import Waiting
 from workers import broker
 
 
@@ -24,10 +23,9 @@ def call(op: str, body: dict) -> dict | Streamed:
     """The op's answer, called as the operator (admin of every namespace); a refusal is one line.
     An answer that waits on runs is waited for as ``registry.call`` would, showing its progress."""
     try:
-        answer = registry.start(op, OPERATOR, body)
-        if isinstance(answer, Waiting):
-            return progress.block(answer.check, answer.seconds, op).dumped()
-        return answer
+        return registry.call(
+            op, OPERATOR, body, block=lambda wait: progress.block(wait.check, wait.seconds, op)
+        )
     except OpError as exc:
         raise fail(exc.reason) from exc
 

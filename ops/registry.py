@@ -219,10 +219,13 @@ def _dumped(name: str, answer: object) -> dict | Streamed:
     return answer.dumped()
 
 
-def call(name: str, caller: Caller, body: object) -> dict | Streamed:
-    """The op's answer, waiting on this thread when it waits on runs (the CLI, in-process)."""
+def call(
+    name: str, caller: Caller, body: object, block: Callable[[Waiting], object] = waiting.block
+) -> dict | Streamed:
+    """The op's answer, waiting on this thread when it waits on runs (the CLI, in-process), with
+    ``block`` (the CLI's shows its progress)."""
     answer = start(name, caller, body)
-    return _dumped(name, waiting.block(answer)) if isinstance(answer, Waiting) else answer
+    return _dumped(name, block(answer)) if isinstance(answer, Waiting) else answer
 
 
 async def call_async(name: str, request: Callable[[], tuple[Caller, object]]) -> dict | Streamed:
