@@ -25,6 +25,7 @@ BACK_WITHIN = 30  # seconds for `loom up` to serve again after a server was kill
 # re-sent after LOOM_SWEEP_GRACE_SECONDS (3 here) by a sweep every LOOM_SWEEP_INTERVAL_SECONDS (1);
 # a run a worker held is claimed again after LOOM_STAGE_LEASE_SECONDS (5); then the embedding.
 EMBEDDED_WITHIN = 60
+KILL_LANDS = 0.5  # seconds for a SIGKILLed process to be gone, on a loaded machine
 
 
 class Appender(threading.Thread):
@@ -200,7 +201,9 @@ def test_an_api_killed_mid_stream_refuses_no_connection(loom):
                 killed = time.monotonic()
             time.sleep(0.05)
     refused = [error for *_, answer, error in answers if answer is None and "ConnectError" in error]
-    broken = [error for *_, answer, error in answers if answer is None and "ConnectError" not in error]
+    broken = [
+        (sent, error) for sent, _, answer, error in answers if answer is None and "ConnectError" not in error
+    ]
     unavailable = [answer for *_, answer, _ in answers if answer is not None and answer.status_code == 503]
     back = min(done for sent, done, answer, _ in answers if sent > killed and answer is not None) - killed
     slowest = max(done - sent for sent, done, *_ in answers)
@@ -210,7 +213,10 @@ def test_an_api_killed_mid_stream_refuses_no_connection(loom):
         f"{len(unavailable)} answered 503"
     )
     assert not refused, refused[:3]
-    assert len(broken) <= 2, broken  # the requests the killed process was answering
+    # Only the requests the killed process had accepted break: each was sent before the kill (how
+    # many depends on how fast the machine answers). Every later one waits in the backlog instead.
+    late = [(round(sent - killed, 2), error) for sent, error in broken if sent > killed + KILL_LANDS]
+    assert not late, late
     assert all(answer.status_code in (200, 503) for *_, answer, _ in answers if answer is not None)
     stored = {
         answer.json()["turn_id"]
