@@ -865,9 +865,7 @@ PATHOLOGICAL = [
 
 @pytest.mark.parametrize("text", PATHOLOGICAL, ids=range(len(PATHOLOGICAL)))
 def test_pathological_input_is_screened_quickly(text):
-    start = time.perf_counter()
-    screen(text)
-    assert time.perf_counter() - start < 0.05
+    assert_screened_quickly(text)
 
 
 def test_a_10_kb_chat_text_screens_in_well_under_a_millisecond_or_so():
@@ -877,9 +875,21 @@ def test_a_10_kb_chat_text_screens_in_well_under_a_millisecond_or_so():
 
 
 def _timed(text: str) -> float:
-    start = time.perf_counter()
+    """CPU seconds this thread spent screening ``text``: time the machine gave to other work (a
+    test run beside this one on the same cores) is not the screen's."""
+    start = time.thread_time()
     screen(text)
-    return time.perf_counter() - start
+    return time.thread_time() - start
+
+
+def assert_screened_quickly(text: str) -> None:
+    """No pathological backtracking: the text screens in under 50 ms of CPU, and twice the text in
+    about twice the time (a quadratic rule takes four times). The least of three tries: a try a
+    collection paused is not the screen's."""
+    once = min(_timed(text) for _ in range(3))
+    twice = min(_timed(text * 2) for _ in range(3))
+    assert once < 0.05, once
+    assert twice < 3 * once + 0.005, (once, twice)
 
 
 # --- rules version 2: passwords of any characters in prose, passphrases, access codes, identity
@@ -1450,9 +1460,7 @@ PATHOLOGICAL_V2 = [
 
 @pytest.mark.parametrize("text", PATHOLOGICAL_V2, ids=range(len(PATHOLOGICAL_V2)))
 def test_pathological_input_for_the_new_shapes_is_screened_quickly(text):
-    start = time.perf_counter()
-    screen(text)
-    assert time.perf_counter() - start < 0.05
+    assert_screened_quickly(text)
 
 
 # --- rules v2 additions: card security codes, wifi keys, recovery codes, seeds, logins, answers ---
@@ -1619,6 +1627,4 @@ PATHOLOGICAL_V2_CREDENTIALS = [
 
 @pytest.mark.parametrize("text", PATHOLOGICAL_V2_CREDENTIALS, ids=range(len(PATHOLOGICAL_V2_CREDENTIALS)))
 def test_pathological_input_for_the_credential_shapes_is_screened_quickly(text):
-    start = time.perf_counter()
-    screen(text)
-    assert time.perf_counter() - start < 0.05
+    assert_screened_quickly(text)
