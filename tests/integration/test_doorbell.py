@@ -46,15 +46,14 @@ def test_an_idle_worker_fetches_each_queue_about_once_a_second(probe, worker, br
 def test_a_message_sent_to_an_idle_worker_runs_within_a_fraction_of_the_idle_fetch(probe, worker):
     ran.clear()
     waits = []
-    for number in range(7):
+    for number in range(5):
         time.sleep(1.5 * IDLE_FETCH_SECONDS)  # idle: the probe's consumer last missed a while ago
         sent = time.monotonic()
         probe.send(number, 0)
         wait_until(lambda n=number: any(m == n for m, _ in ran), timeout=10, what=f"message {number}")
         waits.append(next(at for m, at in ran if m == number) - sent)
-    # Without a ring each would wait for the next fetch: up to a second, half a second on average,
-    # so six of seven under 0.3 s by chance is a 0.4 % event. One may be slow on a loaded machine.
-    assert sorted(waits)[-2] < 0.3 * IDLE_FETCH_SECONDS, waits
+    # Without a ring each would wait for the next fetch: up to a second, half a second on average.
+    assert max(waits) < 0.3 * IDLE_FETCH_SECONDS, waits
 
 
 def test_a_queue_longer_than_the_prefetch_is_worked_off_without_idle_waits(probe, worker):
