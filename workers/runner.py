@@ -14,8 +14,9 @@ from workers import broker, ledger, stages
 
 log = logging.getLogger(__name__)
 
-# How often an idle worker's threads look up from waiting: to see whether it is stopping, and to
-# pass on delayed messages that fell due. Redis is fetched from when rung (workers.doorbell).
+# The longest an idle worker sleeps between polls of Redis (Dramatiq's default is 1 s): a turn
+# appended to an idle Loom waits up to this long before a worker claims it. Idle, that is ten
+# polls a second per queue.
 POLL_MS = 100
 
 
