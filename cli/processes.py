@@ -3,7 +3,6 @@
 
 import os
 import socket
-import sys
 from typing import Annotated
 
 import typer
@@ -21,7 +20,7 @@ from ops.errors import OpError
 from providers.embedders import configured_dimensions, configured_model
 from schedules import runner as schedules_runner
 from services import listener
-from services.stopping import not_without_supervisor, on_stop
+from services.stopping import exit_on_stop, not_without_supervisor
 from services.supervisor import Supervisor
 from workers import runner
 
@@ -84,7 +83,7 @@ def api(
     setup_logging()
     # SIGINT or SIGTERM before uvicorn takes them over, and the one uvicorn raises again once it
     # has stopped: a stop that was asked for, exit 0.
-    on_stop(lambda: sys.exit(0))
+    exit_on_stop()
     not_without_supervisor()
     if reason := hosts.unlisted(get_settings()):
         raise fail(reason)

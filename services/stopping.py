@@ -7,6 +7,7 @@ late SIGTERM would end a clean stop with exit -15."""
 import logging
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable
 
@@ -18,11 +19,33 @@ PARENT_CHECK_SECONDS = 1.0
 
 
 def on_stop(handler: Callable[[], None]) -> None:
-    """Call ``handler`` on the first SIGINT or SIGTERM; ignore every one after it."""
+    """Call ``handler`` on the first SIGINT or SIGTERM, on a thread of its own; ignore every one
+    after it. Not in the signal handler: Python runs that in the main thread between two of its
+    bytecodes, and a handler taking a lock the main thread holds right then waits on itself for
+    good. A Ctrl-C just as `loom worker` came up hung it so: its main thread was entering
+    ``Event.wait``, which holds for a moment the lock that ``Event.set`` takes."""
+    read, write = os.pipe()
 
+    def call() -> None:
+        os.read(read, 1)
+        os.close(read)
+        os.close(write)
+        handler()
+
+    threading.Thread(target=call, name="stop-signal", daemon=True).start()
+    _on_first_signal(lambda: os.write(write, b"."))  # a system call: no lock taken
+
+
+def exit_on_stop() -> None:
+    """Exit 0 on the first SIGINT or SIGTERM, raising SystemExit wherever the main thread is (as
+    Ctrl-C raises KeyboardInterrupt): for a process with no stop of its own to run first."""
+    _on_first_signal(lambda: sys.exit(0))
+
+
+def _on_first_signal(act: Callable[[], object]) -> None:
     def first(*_) -> None:
         ignore_further()
-        handler()
+        act()
 
     for sig in STOP_SIGNALS:
         signal.signal(sig, first)
