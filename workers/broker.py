@@ -12,15 +12,15 @@ from datetime import timedelta
 
 import dramatiq
 import redis
-from dramatiq.brokers.redis import RedisBroker
 
 from workers import stages
+from workers.doorbell import DoorbellBroker
 
 log = logging.getLogger(__name__)
 
 NAMESPACE = "dramatiq"  # Dramatiq's Redis key prefix: queues are ``dramatiq:<stage>``
 _lock = threading.Lock()
-_broker: RedisBroker | None = None
+_broker: DoorbellBroker | None = None
 _url: str | None = None
 
 
@@ -28,7 +28,7 @@ class NotSetUp(RuntimeError):
     """A message was to be sent, or a worker started, in a process that set up no broker."""
 
 
-def setup(url: str) -> RedisBroker:
+def setup(url: str) -> DoorbellBroker:
     """The process's broker on ``url``, every stage's actor declared on it; built once per URL
     (pointing the process at another Redis builds a new one). Connects to nothing yet: redis-py
     connects lazily, so writes still commit while Redis is down (the sweep re-sends their runs)."""
@@ -39,13 +39,13 @@ def setup(url: str) -> RedisBroker:
             # the url: connecting to an unreachable Redis gives up after 2 s, a call to one that
             # stopped answering after 5 s.
             client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
-            _broker, _url = RedisBroker(client=client, namespace=NAMESPACE), url
+            _broker, _url = DoorbellBroker(client=client, namespace=NAMESPACE), url
             dramatiq.set_broker(_broker)
     declare_all()
     return _broker
 
 
-def current() -> RedisBroker:
+def current() -> DoorbellBroker:
     """The broker ``setup`` built."""
     if _broker is None:
         raise NotSetUp("no broker is set up in this process (workers.broker.setup at its start)")
@@ -75,8 +75,8 @@ def declare_all() -> None:
 
 def workers_seen(within_ms: int = 2_000) -> int:
     """Worker processes that fetched from Redis within the last ``within_ms`` (Dramatiq's consumers
-    stamp a heartbeat on every fetch, and an idle one fetches every 100 ms). 0 also when Redis
-    does not answer."""
+    stamp a heartbeat on every fetch, and an idle one fetches every second: workers.doorbell).
+    0 also when Redis does not answer."""
     broker = current()
     try:
         return broker.client.zcount(

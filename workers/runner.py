@@ -14,9 +14,8 @@ from workers import broker, ledger, stages
 
 log = logging.getLogger(__name__)
 
-# The longest an idle worker sleeps between polls of Redis (Dramatiq's default is 1 s): a turn
-# appended to an idle Loom waits up to this long before a worker claims it. Idle, that is ten
-# polls a second per queue.
+# How often an idle worker's threads look up from waiting: to see whether it is stopping, and to
+# pass on delayed messages that fell due. Redis is fetched from when rung (workers.doorbell).
 POLL_MS = 100
 
 
