@@ -18,8 +18,11 @@ $(STAMP): pyproject.toml
 up: $(STAMP)
 	$(VENV)/bin/loom up
 
+# The test files spread over TEST_WORKERS processes (pytest-xdist; 0 runs them in this one): the
+# end-to-end tests wait on servers and kills much of their time, and another file runs meanwhile.
+TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(VENV)/bin/pytest --ignore=tests/separate
+	$(VENV)/bin/pytest --ignore=tests/separate -n $(TEST_WORKERS) --dist loadfile
 
 # Loom over separately run PostgreSQL, Redis and PgBouncer (Debian's redis-server and pgbouncer).
 test-servers: $(STAMP)
