@@ -1,11 +1,12 @@
 """``loom scheduler``: APScheduler firing the registry's passes until SIGINT/SIGTERM."""
 
 import logging
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
-from apscheduler.schedulers.blocking import BlockingScheduler
 
 from models import db
 from schedules.record import PassBusy, fire
@@ -43,8 +44,13 @@ def schedule(scheduler: BaseScheduler) -> None:
 
 
 def run() -> None:
-    scheduler = BlockingScheduler(timezone="UTC")
+    """Fire the passes until the first stop signal, whenever it comes: before the scheduler runs
+    too (shut down from the signal, a scheduler not yet running refuses, then runs on)."""
+    stopping = threading.Event()
+    on_stop(stopping.set)
+    scheduler = BackgroundScheduler(timezone="UTC")
     schedule(scheduler)
-    on_stop(lambda: scheduler.shutdown(wait=False))
-    log.info("scheduler up: %s", ", ".join(passes()))
     scheduler.start()
+    log.info("scheduler up: %s", ", ".join(passes()))
+    stopping.wait()
+    scheduler.shutdown(wait=False)

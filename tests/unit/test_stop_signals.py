@@ -46,3 +46,13 @@ def test_only_the_first_stop_signal_calls_the_handler(restored_signals):
         time.sleep(0.05)
     time.sleep(0.2)
     assert calls == [1]
+
+
+def test_the_scheduler_stopped_before_it_runs_stops(restored_signals, monkeypatch):
+    """A stop signal while the passes are being scheduled: the scheduler is not running yet."""
+    from schedules import runner
+
+    monkeypatch.setattr(runner, "schedule", lambda scheduler: os.kill(os.getpid(), signal.SIGTERM))
+    began = time.monotonic()
+    runner.run()  # returns: never runs on unstopped
+    assert time.monotonic() - began < 5
