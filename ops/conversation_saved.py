@@ -21,7 +21,7 @@ from models.conversation import MSG_ID_MAX
 from models.settings import get_settings
 from ops import cursors
 from ops import search as searching
-from ops.caller import Caller
+from ops.caller import NAMESPACE_WIDE, Caller
 from ops.conversation_read import listing_excerpt
 from ops.conversation_write import recording
 from ops.errors import not_found
@@ -210,6 +210,7 @@ def _message(caller: Caller, req: SavedOp) -> saving.Message:
         content=getattr(req, "content", None),
         ts=getattr(req, "ts", None),
         run_id=getattr(req, "run_id", None),
+        participant_only=caller.read_scope != NAMESPACE_WIDE,
     )
 
 

@@ -7,7 +7,9 @@ embedding rows that serve them; a message not stored yet is stored by the save, 
 and marked ``stored_by_save`` so that unsaving it where the namespace does not record removes it.
 
 The transcript row decides who owns a saved message: a save claims only copies no user owns or the
-caller owns, in the claiming statement itself, and flags the embedding rows after the claim read
+caller owns, in the claiming statement itself (and, for a token bounded to its user, only in a
+conversation where the user owns a turn or in a new one, so that no unowned turn of another's
+conversation becomes hers), and flags the embedding rows after the claim read
 back as the caller's. Saves, unsaves, appends (``models.queries.turns.APPEND_TURN``'s gate), compaction's
 retirement and thread deletion all lock the thread row first, for their short write transactions
 only (no model call is made under it), so they take turns on a thread. A save is safe to repeat:
@@ -53,6 +55,8 @@ class Message:
     content: str | None = None
     ts: datetime | None = None
     run_id: str | None = None
+    # A token bounded to its user acts only in a conversation the user takes part in, or a new one.
+    participant_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,11 @@ class Saved:
 def lock_thread(s: Session, namespace: str, thread_id: str) -> bool | None:
     """Lock the thread row for this transaction; whether it is deleted (None: no such thread)."""
     return s.execute(queries.LOCK_THREAD, {"ns": namespace, "thread": thread_id}).scalar()
+
+
+def takes_part(s: Session, namespace: str, thread_id: str, user_id: str) -> bool:
+    """Whether the user owns a live turn of the thread, or the thread holds no turn yet."""
+    return s.execute(queries.TAKES_PART, {"ns": namespace, "thread": thread_id, "user": user_id}).scalar_one()
 
 
 def _copies(s: Session, m: Message) -> list:
@@ -96,6 +105,8 @@ def save(s: Session, m: Message, recording: bool, now: datetime) -> Saved:
         )
     if lock_thread(s, m.namespace, m.thread_id):
         return Saved(DELETED)
+    if m.participant_only and not takes_part(s, m.namespace, m.thread_id, m.user_id):
+        return Saved(OWNER_MISMATCH)  # another's conversation: nothing of it is hers to claim
     copies = _copies(s, m)
     stored = False
     if not [c for c in copies if not c.deleted]:

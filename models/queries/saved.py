@@ -24,6 +24,14 @@ VALUES (:ns, :thread, :agent, '{}', 0, :ts, :ts)
 ON CONFLICT (namespace, thread_id) DO NOTHING
 """)
 
+# Whether a user takes part in a thread (owns a live turn there), or the thread is new (holds no turn,
+# tombstoned ones included): where a token bounded to its user may claim or store a message.
+TAKES_PART = text("""
+SELECT EXISTS (SELECT 1 FROM turns WHERE namespace = :ns AND thread_id = :thread AND user_id = :user
+               AND deleted_at IS NULL)
+    OR NOT EXISTS (SELECT 1 FROM turns WHERE namespace = :ns AND thread_id = :thread)
+""")
+
 # Every copy of the message, tombstoned ones too (a save refuses a message whose every copy is
 # deleted or compacted), with what the save's refusals read; in id order, the oldest copy first.
 COPIES = text("""

@@ -183,7 +183,7 @@ def test_an_end_users_token_searches_its_saved_messages(ns, worker):
     token = create_token([ns], "writer", "own_user", read_user_id="ana")
     body = {
         "namespace": "@me",
-        "conversation_id": "t1",
+        "conversation_id": "ana-asks",  # a new conversation: t1 is not hers to write in
         "message_id": "saved-1",
         "role": "assistant",
         "content": "The blue umbrella is in the hall closet.",
