@@ -27,7 +27,7 @@ class SessionBrief(SQLModel, table=True):
 
     id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))
     namespace: str = Field(max_length=128)
-    brief_key: str = Field(max_length=512)  # as stored: a bounded token's prefix included
+    brief_key: str = Field(max_length=2048)  # as stored: a bounded token's prefix included (escaped ids)
     project: str | None = Field(default=None, max_length=128)
     branch: str | None = Field(default=None, max_length=128)
     revision: int = 0  # 0: made by a save whose windows have not revised it yet

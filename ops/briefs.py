@@ -2,13 +2,14 @@
 state of one line of work, and how a brief is addressed.
 
 Addressing: an empty ``brief_key`` is ``auto/<project>/<branch>``, else ``session/<session_id>``.
-A token bounded to one user (or session) stores its briefs under ``~<user>~`` (or
-``~<user>~<session>~``) and sees them without it; a namespace-wide token sees the stored form."""
+A token bounded to one user (or session) stores its briefs under its bounds' prefix
+(``pipelines.briefs.bounds_prefix``) and sees them without it; a namespace-wide token sees the
+stored form."""
 
 from typing import Literal
 
 from pydantic import Field
-from sqlmodel import col, delete, select
+from sqlmodel import col, delete, func, select
 
 from models import db
 from models.brief import (
@@ -141,8 +142,8 @@ def prefix_of(caller: Caller, req: BriefOp) -> str:
     if caller.read_scope == NAMESPACE_WIDE:
         return ""
     if caller.read_scope == OWN_SESSION:
-        return f"~{caller.user_id or '_'}~{caller.session_id}~"
-    return f"~{caller.acting_user(req.user_id)}~"
+        return briefs.bounds_prefix(caller.user_id, caller.session_id)
+    return briefs.bounds_prefix(caller.acting_user(req.user_id))
 
 
 def checked_key(key: str, field: str = "brief_key") -> str:
@@ -168,7 +169,11 @@ def _visible(caller: Caller, req: BriefOp, namespace: str):
     """The caller's briefs of the namespace that a revision has written."""
     query = select(SessionBrief).where(SessionBrief.namespace == namespace, SessionBrief.revision > 0)
     if prefix := prefix_of(caller, req):
-        query = query.where(col(SessionBrief.brief_key).startswith(prefix, autoescape=True))
+        key = col(SessionBrief.brief_key)
+        # Its own prefix, and no "~" after it: a longer prefix is another token's bounds.
+        query = query.where(
+            key.startswith(prefix, autoescape=True), func.strpos(func.substr(key, len(prefix) + 1), "~") == 0
+        )
     return query
 
 

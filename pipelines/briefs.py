@@ -40,8 +40,23 @@ TEXT_MAX = 2_000  # a text section as stored
 ITEM_MAX = 500  # a list item as stored
 
 KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,159}$")
-# A namespace-wide token names a bounded token's brief by its stored form.
-STORED_KEY = re.compile(r"^~[^~]{1,256}~(?:[^~]{1,256}~)?[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,159}$")
+# A namespace-wide token names a bounded token's brief by its stored form (``bounds_prefix``).
+STORED_KEY = re.compile(r"^~(?:[^~]{1,768}~|[^~]{0,768}~[^~]{1,768}~)[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,159}$")
+
+
+def _escaped(identifier: str) -> str:
+    return identifier.replace("%", "%25").replace("~", "%7E")
+
+
+def bounds_prefix(user_id: str | None, session_id: str | None = None) -> str:
+    """Where a bounded token's briefs are stored: ``~<user>~`` for one bounded to a user,
+    ``~<user>~<session>~`` for one bounded to a session (an empty user when it is pinned to none).
+    The ids are escaped, so that no id ends a prefix early ("a~x" is ``~a%7Ex~``, never ``~a~x~``)
+    and a key holds no "~": a stored key belongs to the bounds whose prefix it starts with and has
+    no "~" after. A user's prefix also starts the prefixes of that user's sessions (erasure by user
+    takes both)."""
+    ids = [user_id or ""] if session_id is None else [user_id or "", session_id]
+    return "~" + "".join(_escaped(identifier) + "~" for identifier in ids)
 
 
 def _clip(text: str, limit: int) -> str:

@@ -27,7 +27,7 @@ from models import db
 from models.erasure import FINISHED, REQUESTED, ErasureEvent
 from models.memory import LoomSession, MemoryThread
 from models.queries import erasure as queries
-from pipelines import contexts, tapestry
+from pipelines import briefs, contexts, tapestry
 
 EXPORT_FETCH = 500  # turns a round trip of the export's cursor brings
 
@@ -61,6 +61,11 @@ def _their_memory_threads(s: Session, params: dict) -> int:
     return len(doomed)
 
 
+def _their_briefs(s: Session, params: dict) -> int:
+    prefix = briefs.bounds_prefix(params["user_id"])
+    return s.execute(queries.DELETE_THEIR_BRIEFS, {**params, "prefix": prefix}).scalar_one()
+
+
 def _their_turns(s: Session, params: dict) -> int:
     """One batch of the person's turns tombstoned, and the contexts of the threads they spoke in
     rebuilt in the same transaction: no other turn is found by their words any more. The threads'
@@ -77,7 +82,7 @@ def _their_turns(s: Session, params: dict) -> int:
 BY_USER: dict[str, Step] = {
     "session_proposals": queries.CLEAR_THEIR_PROPOSALS,
     "session_subjects": queries.FORGET_THEM_AS_SUBJECT,
-    "session_briefs": queries.DELETE_THEIR_BRIEFS,
+    "session_briefs": _their_briefs,
     "working_memory": queries.DELETE_THEIR_WORKING_MEMORY,
     "observations": queries.DELETE_THEIR_OBSERVATIONS,
     "coding_threads": queries.DELETE_THEIR_CODING_THREADS,

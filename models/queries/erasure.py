@@ -57,12 +57,13 @@ WITH gone AS (
 SELECT count(*) FROM gone
 """)
 
-# The briefs a token bounded to them stored (``ops.briefs``: under "~<user>~"), revisions too.
+# The briefs a token bounded to them stored, revisions too: under their user's prefix
+# (``pipelines.briefs.bounds_prefix``), which also starts their sessions' prefixes.
 DELETE_THEIR_BRIEFS = text("""
 WITH gone AS (
     DELETE FROM session_briefs WHERE id IN (
         SELECT id FROM session_briefs
-        WHERE namespace = :namespace AND starts_with(brief_key, '~' || :user_id || '~') LIMIT :n)
+        WHERE namespace = :namespace AND starts_with(brief_key, :prefix) LIMIT :n)
     RETURNING 1
 )
 SELECT count(*) FROM gone

@@ -291,12 +291,70 @@ def test_a_bounded_token_stores_under_its_prefix_and_sees_its_own_keys(ns):
     assert op(ns, "session.brief_get", caller=ana, brief_key="mine")["sections"]["goal"] == "ana's"
     assert [b["brief_key"] for b in op(ns, "session.brief_list", caller=ana)["briefs"]] == ["mine"]
     wide = sorted(b["brief_key"] for b in op(ns, "session.brief_list")["briefs"])
-    assert wide == ["mine", "~_~s-7~mine", "~ana~mine"]
+    assert wide == ["mine", "~ana~mine", "~~s-7~mine"]
     assert op(ns, "session.brief_get", brief_key="~ana~mine")["sections"]["goal"] == "ana's"
     with pytest.raises(OpError) as tilde:
         op(ns, "session.brief_save", caller=ana, brief_key="~bob~mine", sections={"goal": "x"})
     assert tilde.value.status == 422
-    assert op(ns, "session.brief_delete", brief_key="~_~s-7~mine")["deleted"]
+    assert op(ns, "session.brief_delete", brief_key="~~s-7~mine")["deleted"]
+
+
+def bounded(ns: str, scope: str, user: str | None = None, session: str | None = None):
+    from ops.caller import authenticate
+
+    return authenticate(
+        f"Bearer {create_token([ns], 'writer', scope, read_user_id=user, read_session_id=session)}"
+    )
+
+
+@pytest.mark.parametrize(
+    "mine,theirs",
+    [
+        # a user whose id begins with another's and a "~"
+        (("own_user", "a", None), ("own_user", "a~x", None)),
+        # a session token of user "a" and the user "a~s"
+        (("own_session", "a", "s"), ("own_user", "a~s", None)),
+        # the user "_" and a session token pinned to no user
+        (("own_user", "_", None), ("own_session", None, "s-9")),
+        (("own_session", "_", "s-9"), ("own_session", None, "s-9")),
+        # a user's token and a session token of the same user are bounds of their own
+        (("own_user", "a", None), ("own_session", "a", "s")),
+        # a "%" of an id is not an escape
+        (("own_user", "a%7Ex", None), ("own_user", "a~x", None)),
+    ],
+)
+def test_bounded_tokens_whose_ids_collide_see_only_their_own_briefs(ns, mine, theirs):
+    me, them = bounded(ns, *mine), bounded(ns, *theirs)
+    op(ns, "session.brief_save", caller=them, brief_key="plan", sections={"goal": "theirs"})
+    op(ns, "session.brief_save", caller=them, brief_key="x", sections={"goal": "theirs too"})
+    assert op(ns, "session.brief_list", caller=me)["briefs"] == []
+    with pytest.raises(OpError) as missing:
+        op(ns, "session.brief_get", caller=me, brief_key="plan")
+    assert missing.value.status == 404
+    assert op(ns, "session.brief_delete", caller=me, brief_key="plan")["deleted"] is False
+    op(ns, "session.brief_save", caller=me, brief_key="plan", sections={"goal": "mine"})
+    assert op(ns, "session.brief_get", caller=me, brief_key="plan")["sections"]["goal"] == "mine"
+    assert op(ns, "session.brief_get", caller=them, brief_key="plan")["sections"]["goal"] == "theirs"
+    assert sorted(b["brief_key"] for b in op(ns, "session.brief_list", caller=them)["briefs"]) == [
+        "plan",
+        "x",
+    ]
+
+
+def test_a_persons_erasure_takes_no_brief_of_a_user_whose_id_begins_with_theirs(ns, worker):
+    op(ns, "session.brief_save", caller=bounded(ns, "own_user", "a"), brief_key="k", sections={"goal": "a"})
+    op(
+        ns,
+        "session.brief_save",
+        caller=bounded(ns, "own_session", "a", "s"),
+        brief_key="k",
+        sections={"goal": "a"},
+    )
+    other = bounded(ns, "own_user", "a~x")
+    op(ns, "session.brief_save", caller=other, brief_key="k", sections={"goal": "a~x"})
+    by_user = call("erasure.request", OPERATOR, {"namespace": ns, "user_id": "a", "wait": True})["run"]
+    assert by_user["result"] == {"session_briefs": 2}, by_user
+    assert op(ns, "session.brief_get", caller=other, brief_key="k")["sections"]["goal"] == "a~x"
 
 
 def test_briefs_are_never_embedded_nor_found_by_search(ns, worker):

@@ -1,0 +1,72 @@
+"""Migrations that rewrite stored rows, each run on a database left at the revision before it with
+rows as the earlier build wrote them."""
+
+import psycopg
+import pytest
+
+from models import migrate
+from tests.integration.conftest import _admin_url
+
+NAME = "t_migration_before"
+
+
+@pytest.fixture()
+def database_at(endpoints):
+    """A fresh database migrated up to a revision; its URL (plain, for psycopg) once there."""
+    with psycopg.connect(_admin_url(endpoints), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{NAME}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{NAME}"')
+    url = endpoints.database_url.rsplit("/", 1)[0] + f"/{NAME}"
+
+    def at(revision: str) -> str:
+        migrate.upgrade(url, revision)
+        return url
+
+    yield at
+    with psycopg.connect(_admin_url(endpoints), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{NAME}" WITH (FORCE)')
+
+
+def test_an_earlier_runs_last_error_becomes_its_one_known_attempt(database_at):
+    url = database_at("0035")
+    plain = url.replace("+psycopg", "")
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute(
+            "INSERT INTO stage_runs (stage, subject, idem_key, status, attempts, last_error, params, "
+            "created_at, updated_at, available_at) VALUES "
+            "('embedding', 'turn:1', 'k1', 'failed', 3, 'TimeoutError: slow', '{}', now(), "
+            "'2026-11-30 10:00:00+00', now()), "
+            "('embedding', 'turn:2', 'k2', 'succeeded', 1, NULL, '{}', now(), now(), now())"
+        )
+    migrate.upgrade(url)
+    with psycopg.connect(plain) as conn:
+        rows = dict(conn.execute("SELECT idem_key, history FROM stage_runs").fetchall())
+    assert rows["k2"] == []
+    [attempt] = rows["k1"]
+    assert (attempt["attempt"], attempt["error"]) == (3, "TimeoutError: slow")
+    assert attempt["at"].startswith("2026-11-30")
+
+
+def test_bounded_briefs_keys_move_to_escaped_prefixes(database_at):
+    url = database_at("0036")
+    plain = url.replace("+psycopg", "")
+    before_after = {
+        "plan": "plan",  # a namespace-wide token's key stays
+        "~ana~plan": "~ana~plan",
+        "~50%~plan": "~50%25~plan",
+        "~_~s-7~plan": "~~s-7~plan",  # a session pinned to no user
+        "~ana~s-7~plan": "~ana~s-7~plan",
+        "~a~x~y~plan": "~a%7Ex%7Ey~plan",  # ids that held a "~": one user's
+        "~a%7Ex%7Ey~plan": "~a%257Ex%257Ey~plan",  # and the key that one takes, moved first
+    }
+    with psycopg.connect(plain, autocommit=True) as conn:
+        for key in before_after:
+            conn.execute(
+                "INSERT INTO session_briefs (namespace, brief_key, revision, sections, written_by, "
+                "created_at, updated_at) VALUES ('ns', %s, 1, '{}', 'token 1', now(), now())",
+                (key,),
+            )
+    migrate.upgrade(url)
+    with psycopg.connect(plain) as conn:
+        keys = sorted(key for (key,) in conn.execute("SELECT brief_key FROM session_briefs"))
+    assert keys == sorted(before_after.values())
