@@ -2,10 +2,12 @@
 ``GET /looms/by-id/{id}/sessions`` (looms.sessions, its body from the path and the typed query),
 and MCP on ``/mcp`` (``api.mcp``). Thin: authenticate,
 read the body (bounded), hand it to ``ops.registry.call``; every caller mistake is a 4xx with a
-reason (a route's typed parameter that fails validation, the 422 an op's body field would be), and
-any other error a JSON answer (``api.errors``)."""
+reason (a route's typed parameter that fails validation, the 422 an op's body field would be; a path
+that is no route, a 404 in the same shape), and any other error a JSON answer (``api.errors``). The
+token, and whether it may call the op, are checked before the body is read: a client without one
+makes the server read nothing."""
 
-from collections.abc import AsyncIterator, Callable, Collection
+from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from typing import Annotated
 from uuid import UUID
@@ -15,11 +17,11 @@ from fastapi import Depends, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, create_model
-from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.exceptions import HTTPException
 from starlette.routing import Route
 
 from api import hosts, mcp, observability, openapi, threads
-from api.bodies import read_body
+from api.bodies import read_json_body
 from api.errors import JSONErrors
 from models.settings import get_settings
 from ops import coding_threads, looms, registry, waiting
@@ -49,14 +51,18 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
     app.router.routes.append(Route("/mcp", endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
     app.add_middleware(JSONErrors)
     # Outermost: a request naming another Host is refused before anything reads it.
-    app.add_middleware(
-        TrustedHostMiddleware, allowed_hosts=hosts.answered(get_settings()), www_redirect=False
-    )
+    app.add_middleware(hosts.HostCheck, names=hosts.answered(get_settings()))
     app.include_router(observability.router)  # GET /metrics, GET /healthz
 
     @app.exception_handler(OpError)
     async def _op_error(_: Request, exc: OpError) -> JSONResponse:
         return JSONResponse(exc.as_dict(), status_code=exc.status)
+
+    @app.exception_handler(HTTPException)
+    async def _no_route(request: Request, exc: HTTPException) -> JSONResponse:
+        return JSONResponse(
+            {"error": _no_route_reason(request, exc)}, status_code=exc.status_code, headers=exc.headers
+        )
 
     @app.exception_handler(RequestValidationError)
     async def _invalid_parameter(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -74,11 +80,12 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
 
     @app.post("/v1/{op_name}", include_in_schema=False)
     async def call_op(op_name: str, request: Request) -> Response:
-        body = await read_body(request, registry.body_cap(op_name))
-        authorization = request.headers.get("authorization")
+        # The token's check reads the database: on the threadpool, before any of the body is read.
+        caller = await anyio.to_thread.run_sync(_op_caller, op_name, request.headers.get("authorization"))
+        body = await read_json_body(request, registry.body_cap(op_name))
         # The ops are blocking (database, broker): they run on the threadpool; a wait on their
         # runs holds no thread of it (``ops.waiting``).
-        answer = await registry.call_async(op_name, _request(authorization, body))
+        answer = await registry.call_async(op_name, lambda: (caller, parse_body(body)))
         if isinstance(answer, Streamed):  # sent while produced (iterated on the threadpool too)
             return StreamingResponse(answer.chunks, media_type="application/json")
         # The ops answer JSON-ready dicts: a response of our own skips FastAPI's re-encoding,
@@ -99,14 +106,21 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
     return app
 
 
-def _request(authorization: str | None, body: bytes) -> Callable[[], tuple[Caller, object]]:
-    """The op's caller and body, read on a thread (the token's check reads the database)."""
+def _op_caller(op_name: str, authorization: str | None) -> Caller:
+    """The token's caller, if it may call the op at all (401, an unknown op's 404, 403)."""
+    caller = authenticate(authorization)
+    registry.authorize(op_name, caller)
+    return caller
 
-    def read() -> tuple[Caller, object]:
-        parsed = parse_body(body)  # malformed JSON is a 400 before the token is looked at
-        return authenticate(authorization), parsed
 
-    return read
+def _no_route_reason(request: Request, exc: HTTPException) -> str:
+    path = request.url.path[:200]
+    if exc.status_code == 404:
+        return f"no route for {request.method} {path}"
+    if exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        return f"{request.method} is not allowed on {path} (allowed: {allowed})"
+    return str(exc.detail)
 
 
 def query_model(request: type[BaseModel], path: Collection[str]) -> type[BaseModel]:

@@ -4,11 +4,13 @@ Starlette's outermost middleware answers an unhandled exception with a plain-tex
 re-raises it, and uvicorn closes a connection whose app raised after answering, so the client's
 next request on that keep-alive connection is reset. This middleware sits inside it and ends every
 exception here: the database being unreachable is a 503 with ``Retry-After`` (the client's retry
-will succeed once it is back), anything else a JSON 500 whose details go to the log only.
+will succeed once it is back), anything else a JSON 500 whose details go to the log only. A client
+that disconnects before its body is read is no error: a debug line, and no answer.
 """
 
 import logging
 
+from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -48,6 +50,10 @@ class JSONErrors:
 
         try:
             await self.app(scope, receive, tracked)
+        except ClientDisconnect:
+            # Nobody to answer, and nothing wrong here: a client may always go (one line a
+            # connection, and only in debug, so clients that hang up cannot flood the log).
+            log.debug("the client disconnected before its request was read: %s", scope["path"][:200])
         except Exception as exc:
             if started:  # half an answer is out: nothing valid can follow it on this connection
                 raise

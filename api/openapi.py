@@ -53,6 +53,7 @@ _ERRORS = {
         "compare-and-set failed (session.brief_save with if_revision)"
     ),
     "413": TOO_LARGE,
+    "415": "the body is not declared as JSON (`Content-Type: application/json`, or none)",
     "422": "a field is missing or invalid; `field` names it",
     "503": (
         "the database is unavailable; retry after `Retry-After` seconds (session.brief_save: every "

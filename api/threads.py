@@ -1,5 +1,6 @@
 """``/api/threads``: the coding-session threads' sync endpoints (``ops.coding_threads``). Bearer
-auth like every op; a body over the thread cap is a 413, a stale version a 409 carrying the
+auth like every op, checked before the body is read; a body that is not JSON is a 415, one over
+the thread cap a 413, a stale version a 409 carrying the
 latest thread. The GET routes' parameters are typed (published in the OpenAPI document): a
 value out of its bounds is a 422 naming it, as an op's body field is."""
 
@@ -12,7 +13,7 @@ from loom.threads import Thread
 from pydantic import BaseModel, Field
 
 from api import openapi
-from api.bodies import read_body
+from api.bodies import read_json_body
 from ops import coding_threads
 from ops.caller import Caller, authenticate
 from ops.limits import parse_body
@@ -65,10 +66,10 @@ class SearchParams(BaseModel):
 
 
 async def _upsert(request: Request, thread_id: str | None, namespace: str | None) -> Response:
-    raw = await read_body(request, coding_threads.MAX_BYTES)
+    caller = await run_in_threadpool(_caller, request)  # the token, before any of the body is read
+    raw = await read_json_body(request, coding_threads.MAX_BYTES)
 
     def served() -> dict:
-        caller = authenticate(request.headers.get("authorization"))
         return coding_threads.upsert(caller, parse_body(raw), thread_id, namespace)
 
     return JSONResponse(await run_in_threadpool(served))
@@ -79,6 +80,7 @@ UPSERT = openapi.reads(
     Thread,
     refusals={
         "413": f"the body is over the thread cap ({coding_threads.MAX_BYTES} bytes)",
+        "415": "the body is not declared as JSON (`Content-Type: application/json`, or none)",
         "422": "the body is not a valid thread (`field` names what), or a private thread (it is not synced)",
     },
     stale="the body's version is not the stored one: the answer carries the latest thread to merge with",
