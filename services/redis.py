@@ -4,8 +4,9 @@ Run detached under ``<home>/redis`` on loopback, with an append-only file so que
 survive a restart. Started again after a kill on the same port (``ports.json``) and data directory.
 Every client needs the password generated once into ``<home>/redis.secret`` (0600; a data
 directory of an earlier Loom gets one at its next start). The commands that would let a client
-wipe it or write files as the server's user (CONFIG, FLUSHALL, DEBUG, MODULE) answer only to a
-name derived from that password (``admin_command``). As root it runs as ``services.privacy``'s
+wipe it, stop it, make it a replica of another server, move its keys to another, change who may
+run what, or write files as the server's user (``DANGEROUS_COMMANDS``) answer only to a name
+derived from that password (``admin_command``): ``stop`` shuts it down so. As root it runs as ``services.privacy``'s
 user. Its settings, password included, are in a 0600 file, never on its command line.
 """
 
@@ -23,7 +24,18 @@ import redis
 from services import keys, privacy
 from services.ports import is_listening, locked, port_for
 
-DANGEROUS_COMMANDS = ("CONFIG", "FLUSHALL", "DEBUG", "MODULE")
+DANGEROUS_COMMANDS = (
+    "CONFIG",
+    "FLUSHALL",
+    "FLUSHDB",
+    "DEBUG",
+    "MODULE",
+    "SHUTDOWN",
+    "REPLICAOF",
+    "SLAVEOF",
+    "MIGRATE",
+    "ACL",
+)
 
 
 def _secret(home: Path) -> str:
@@ -169,6 +181,23 @@ def _wait_for_ping(home: Path, timeout: float) -> None:
             client.close()
 
 
+def _shut_down(home: Path) -> None:
+    """SHUTDOWN NOSAVE under its name on this server (plain SHUTDOWN on a server an earlier Loom
+    started, which renamed fewer commands)."""
+    client = redis.Redis.from_url(url(home), socket_timeout=10)
+    try:
+        for command in (admin_command(home, "SHUTDOWN"), "SHUTDOWN"):
+            try:
+                client.execute_command(command, "NOSAVE")
+            except redis.ResponseError as exc:
+                if "unknown command" not in str(exc):
+                    raise
+    except redis.ConnectionError:
+        pass  # shutdown closes the connection under us
+    finally:
+        client.close()
+
+
 def stop(home: Path) -> None:
     """Shut the server down and wait until it no longer listens."""
     port = port_for(home, "redis")
@@ -177,10 +206,7 @@ def stop(home: Path) -> None:
             (home / "redis" / "redis.pid").unlink(missing_ok=True)
         return
     with locked(home, "redis"):
-        try:
-            redis.Redis.from_url(url(home), socket_timeout=10).shutdown(nosave=True)
-        except redis.ConnectionError:
-            pass  # shutdown closes the connection under us
+        _shut_down(home)
         deadline = time.monotonic() + 10
         while is_listening(port):
             if time.monotonic() > deadline:

@@ -190,7 +190,20 @@ def test_a_one_off_command_leaves_running_a_database_it_started_while_loom_up_ru
     assert not postgres.alive(home)  # no `loom up`: a server the command started is stopped again
 
 
-DANGEROUS = ("CONFIG", "FLUSHALL", "DEBUG", "MODULE")
+# What would let a client wipe it, stop it, make it a replica of another server, move its keys
+# away, change who may do what, or write files as the server's user.
+DANGEROUS = (
+    "CONFIG",
+    "FLUSHALL",
+    "FLUSHDB",
+    "DEBUG",
+    "MODULE",
+    "SHUTDOWN",
+    "REPLICAOF",
+    "SLAVEOF",
+    "MIGRATE",
+    "ACL",
+)
 
 
 def test_the_embedded_redis_wants_its_password_and_has_no_dangerous_commands(home):
@@ -209,11 +222,26 @@ def test_the_embedded_redis_wants_its_password_and_has_no_dangerous_commands(hom
     assert client.execute_command(redis.admin_command(home, "CONFIG"), "GET", "appendonly") == {
         b"appendonly": b"yes"
     }
+    assert client.ping()  # none of them ran
     server = psutil.Process(int((home / "redis" / "redis.pid").read_text()))
     if os.geteuid() == 0:  # as root, the server runs as the embedded PostgreSQL's user
         assert server.username() == privacy.SERVER_USER
     # The password is not on its command line, where every local user could read it.
     assert secret.read_text().strip() not in " ".join(server.cmdline())
+
+
+def test_stopping_redis_shuts_down_a_server_whose_shutdown_is_renamed_and_one_of_an_earlier_loom(
+    home, monkeypatch
+):
+    redis.start(home)
+    redis.stop(home)
+    assert not is_listening(port_for(home, "redis"))
+    # An earlier Loom renamed fewer commands: its server answers to SHUTDOWN itself.
+    monkeypatch.setattr(redis, "DANGEROUS_COMMANDS", ("CONFIG", "FLUSHALL", "DEBUG", "MODULE"))
+    redis.start(home)
+    monkeypatch.undo()
+    redis.stop(home)
+    assert not is_listening(port_for(home, "redis"))
 
 
 def test_a_redis_data_directory_of_an_earlier_loom_gets_a_password_at_its_next_start(home):
