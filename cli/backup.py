@@ -31,7 +31,7 @@ def restore(archive: Annotated[Path, typer.Argument(help="an archive `loom backu
     fresh: no Loom data in it. Stop any `loom up` of it first; start it again afterwards."""
     if not archive.is_file():
         raise fail(f"no backup at {archive}")
-    with services.running(start=services.DATABASE) as endpoints:
+    with services.running(start=services.DATABASE, create=True) as endpoints:
         try:
             archives.restore(endpoints.database_url, archive)
         except archives.BackupError as exc:

@@ -14,8 +14,8 @@ db_app = typer.Typer(no_args_is_help=True, help="Schema migrations.")
 
 @db_app.command("upgrade")
 def db_upgrade() -> None:
-    """Apply the migrations to the configured database."""
-    with services.running(start=services.DATABASE) as endpoints:
+    """Apply the migrations to the configured database (an embedded one is made where none is)."""
+    with services.running(start=services.DATABASE, create=True) as endpoints:
         migrate.upgrade(endpoints.database_url)
     out.print("database at the newest schema")
 

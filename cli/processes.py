@@ -1,6 +1,7 @@
 """The processes: ``loom up`` (everything on one machine), ``api``, ``worker``, ``scheduler``, and
 ``mcp`` (MCP over stdio). Each but ``up`` needs the running system (``connected``)."""
 
+import contextlib
 import os
 import socket
 from typing import Annotated
@@ -19,7 +20,7 @@ from ops.caller import Caller, authenticate
 from ops.errors import OpError
 from providers.embedders import configured_dimensions, configured_model
 from schedules import runner as schedules_runner
-from services import listener
+from services import listener, supervisor
 from services.stopping import exit_on_stop, not_without_supervisor
 from services.supervisor import Supervisor
 from workers import runner
@@ -44,11 +45,15 @@ def up() -> None:
     settings = get_settings()
     if reason := hosts.unlisted(settings):
         raise fail(reason)
-    try:
-        api_socket = listener.bind(settings.host, settings.port)
-    except listener.PortBusy as exc:
-        raise fail(str(exc)) from None
-    with api_socket, services.running(start=services.ALL) as endpoints:
+    with contextlib.ExitStack() as stack:
+        # While this runs, the embedded servers are this `loom up`'s: a one-off command that had
+        # to start one (it died, and the command came first) leaves it running (``supervising``).
+        try:
+            stack.enter_context(supervisor.claimed(settings.home / "run"))
+            api_socket = stack.enter_context(listener.bind(settings.host, settings.port))
+        except (supervisor.AlreadyRunning, listener.PortBusy) as exc:
+            raise fail(str(exc)) from None
+        endpoints = stack.enter_context(services.running(start=services.ALL))
         _check_vector_width()
         settings = get_settings()
         out.print(f"Loom data in {settings.home}")
@@ -89,16 +94,11 @@ def api(
         raise fail(reason)
     with connected():
         _check_vector_width()
+        from api import server
         from api.app import create_app  # FastAPI, the dashboard and the MCP SDK (~1 s): for `loom api` alone
 
-        settings = get_settings()
-        config = uvicorn.Config(
-            create_app(),
-            host=settings.host,
-            port=settings.port,
-            log_level="info",
-            access_log=settings.api_access_log,
-        )
+        # uvicorn with the HTTP server's limits (``api.server``: header size and time, connections).
+        config = server.config(create_app(), get_settings(), log_level="info")
         # Under `loom up`, the socket it holds across this process's restarts.
         uvicorn.Server(config).run(sockets=None if fd is None else [socket.socket(fileno=fd)])
 

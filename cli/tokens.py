@@ -9,6 +9,7 @@ import services
 from cli.common import call
 from cli.console import Column, err, fail, out, table
 from models import db
+from models.settings import get_settings
 from ops.caller import create_token, list_tokens, revoke_token
 from ops.conversation_write import recording as records_in
 from ops.errors import OpError
@@ -76,7 +77,7 @@ def tokens_create(
         raise fail(
             "--recording needs the namespaces by name (--namespace NS): recording is switched per namespace"
         )
-    with services.running(start=services.DATABASE):
+    with services.running(start=services.DATABASE) as endpoints:
         try:
             token = create_token(
                 namespace or [], role, read_scope, read_user_id, read_session_id, user_id, all_namespaces
@@ -88,6 +89,14 @@ def tokens_create(
                 call("conversation.set_logging", {"namespace": name, "enabled": True})
         said = {name: records(name) for name in namespace or []}
     print(token)
+    if endpoints.started_here:
+        err.print(
+            f"Loom is not running from {get_settings().home}: the token is stored there and works once "
+            "`loom up` serves this data directory",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     for name, on in said.items():
         if on:
             err.print(f"{name} records conversations", markup=False, highlight=False)

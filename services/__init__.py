@@ -4,10 +4,14 @@
 What a command may do when they are stopped depends on what it needs (``running(start=...)``):
 ``loom up`` starts both (``"all"``); a command that touches nothing but the database may start the
 embedded PostgreSQL for its own time (``"database"``); one that needs the running system (the
-workers, the broker) refuses in one line, exit 2 (``None``).
+workers, the broker) refuses in one line, exit 75 (``None``). Only ``loom up`` and the commands
+that make a database (``create``: ``loom db upgrade``, ``loom restore``) create a data directory:
+any other command run where none exists says where it looked, in one line, exit 2, so that a shell
+without the server's ``LOOM_HOME`` never makes a second Loom.
 """
 
 import contextlib
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -34,6 +38,8 @@ NOT_RUNNING = "Loom is not running (start it with loom up, or set LOOM_DATABASE_
 class Endpoints:
     database_url: str
     redis_url: str
+    # The command started an embedded server itself: no `loom up` serves this data directory.
+    started_here: bool = False
 
 
 TEMPFAIL = 75  # sysexits' EX_TEMPFAIL: a script (a capture hook) keeps its input and tries later
@@ -52,18 +58,39 @@ class Unavailable(RuntimeError):
     """Why a server the command needs cannot be reached, in one line."""
 
 
+def no_data_directory(settings, start: Start) -> str | None:
+    """Why the data directory of the embedded servers a command needs is missing (None when it is
+    there, or when the command needs none: its servers are configured)."""
+    if settings.database_url:
+        if settings.redis_url or start == DATABASE or settings.home.is_dir():
+            return None
+    elif postgres.initialized(settings.home):
+        return None
+    named = "LOOM_HOME" if "LOOM_HOME" in os.environ else "LOOM_HOME is not set: the default"
+    return (
+        f"no Loom data directory at {settings.home} ({named}); run this with the LOOM_HOME of the "
+        "running `loom up`, or set LOOM_DATABASE_URL and LOOM_REDIS_URL to its servers"
+    )
+
+
 @contextlib.contextmanager
-def running(start: Start = ALL, stop_on_exit: bool = True) -> Iterator[Endpoints]:
+def running(start: Start = ALL, stop_on_exit: bool = True, create: bool = False) -> Iterator[Endpoints]:
     """Yield the endpoints once the servers the command needs answer.
 
     ``start="all"`` (``loom up``) starts whichever embedded server is not up; ``"database"`` starts
     only the embedded PostgreSQL, for a command that touches nothing else; ``None`` starts nothing.
     A server that is needed and does not answer (and may not be started) ends the command:
     ``error: …`` on stderr, exit code 75. A server this call started is stopped on exit (when
-    ``stop_on_exit``); one that was already running (``loom up``'s) is left alone.
+    ``stop_on_exit``); one that was already running (``loom up``'s) is left alone. Where the data
+    directory is missing, only ``start="all"`` and ``create`` make one; else one line, exit 2.
     """
     get_settings.cache_clear()  # read the environment as it is now, not as an earlier import saw it
     settings = get_settings()
+    if start == ALL or create:
+        settings.home.mkdir(parents=True, exist_ok=True)
+    elif missing := no_data_directory(settings, start):
+        print(f"error: {missing}", file=sys.stderr)
+        raise SystemExit(2)
     privacy.keep_private(settings.home)
     started: list[ModuleType] = []
     try:
@@ -73,9 +100,10 @@ def running(start: Start = ALL, stop_on_exit: bool = True) -> Iterator[Endpoints
             print(f"error: {exc}", file=sys.stderr)
             raise NotRunning() from None
         db.configure(database_url)  # the broker is the caller's to set up (workers.broker.setup)
-        yield Endpoints(database_url, redis_url)
+        yield Endpoints(database_url, redis_url, started_here=bool(started))
     finally:
-        if stop_on_exit and not supervisor.supervising(settings.home / "run"):
+        # `loom up` (start="all") owns what it started; a one-off command leaves it to a `loom up`.
+        if stop_on_exit and (start == ALL or not supervisor.supervising(settings.home / "run")):
             for server in reversed(started):
                 server.stop(settings.home)
 

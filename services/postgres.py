@@ -135,6 +135,11 @@ def _orphans(pgdata: Path) -> list[psutil.Process]:
     return [p for p in psutil.process_iter() if _serves(p, pgdata)]
 
 
+def initialized(home: Path) -> bool:
+    """The data directory holds a database cluster (initdb ran there)."""
+    return (home / "postgres" / "PG_VERSION").is_file()
+
+
 def alive(home: Path) -> bool:
     """The postmaster runs (a killed one is dead even while it is a zombie). Cheap: no connection."""
     return _running_postmaster(home / "postgres") is not None
@@ -174,7 +179,7 @@ def _start(home: Path, port: int) -> bool:
     pgdata.mkdir(parents=True, exist_ok=True)
     if privacy.as_root():
         _prepare_root(pgdata)
-    if not (pgdata / "PG_VERSION").exists():
+    if not initialized(home):
         with _pwfile(home, secret) as pwfile:
             _pg("initdb", [f"--auth={AUTH}", f"--pwfile={pwfile}", "--encoding=utf8", "-U", USER], pgdata)
     elif _running_postmaster(pgdata) is not None:

@@ -37,7 +37,8 @@ def keep_private(home: Path) -> None:
     under ``home`` already is made private. ``home/postgres`` is PostgreSQL's to keep: initdb makes
     it 0700, and the server refuses to start on looser modes."""
     os.umask(PRIVATE_UMASK)
-    home.mkdir(parents=True, exist_ok=True)
+    if not home.is_dir():
+        return  # nothing written yet: what makes it (``loom up``) makes it under this umask
     if home.stat().st_uid != os.geteuid():
         return  # another user's data directory: theirs to keep (and this user cannot read it)
     home.chmod(0o711 if as_root() else 0o700)

@@ -1,6 +1,8 @@
 """``loom up``: run the API, a worker and the scheduler as child processes, watch the embedded
 PostgreSQL and Redis, restart whatever dies (with backoff), and stop it all on SIGINT/SIGTERM."""
 
+import contextlib
+import fcntl
 import logging
 import os
 import signal
@@ -9,24 +11,58 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
-
-import psutil
 
 from services import stopping
 
 log = logging.getLogger(__name__)
 
+# The one `loom up` of a data directory holds an exclusive lock on this file (its pid in it) while
+# it runs; the kernel releases the lock when the process dies, so a dead one's file is taken over.
 UP_PID = "up.pid"
 
 
-def supervising(run_dir: Path) -> bool:
-    """A `loom up` of this data directory is running."""
+class AlreadyRunning(RuntimeError):
+    """Another `loom up` serves this data directory."""
+
+
+@contextlib.contextmanager
+def claimed(run_dir: Path) -> Iterator[None]:
+    """This process is the data directory's `loom up` while the block runs, or AlreadyRunning."""
+    run_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(run_dir / UP_PID, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        return psutil.pid_exists(int((run_dir / UP_PID).read_text()))
-    except (OSError, ValueError):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+            raise AlreadyRunning(f"Loom is already running from this data directory, pid {pid}") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        try:
+            yield
+        finally:
+            # Emptied, never removed: another start may already hold the file open to lock it.
+            os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)  # and the lock with it
+
+
+def supervising(run_dir: Path) -> bool:
+    """A `loom up` of this data directory is running (it holds the lock)."""
+    try:
+        fd = os.open(run_dir / UP_PID, os.O_RDONLY)
+    except OSError:
         return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 CHILDREN = ("api", "worker", "scheduler")
@@ -94,10 +130,6 @@ class Supervisor:
         (self.run_dir / f"{child.name}.pid").write_text(str(child.proc.pid))
 
     def run(self) -> int:
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        # While this runs, the embedded servers are `loom up`'s: a one-off command that had to
-        # start one (it died, and the command came first) must leave it running.
-        (self.run_dir / UP_PID).write_text(str(os.getpid()))
         stopping.on_stop(self.stopping.set)
         watchers = [
             threading.Thread(target=self._watch, args=(server,), name=f"watch-{_name(server)}", daemon=True)
@@ -111,9 +143,7 @@ class Supervisor:
             self._look_after_children()
         for watcher in watchers:
             watcher.join(90)  # a restart under way ends first (pg_ctl waits at most 60 s)
-        clean = self._stop_all()
-        (self.run_dir / UP_PID).unlink(missing_ok=True)
-        return 0 if clean else 1
+        return 0 if self._stop_all() else 1
 
     def _look_after_children(self) -> None:
         now = time.monotonic()

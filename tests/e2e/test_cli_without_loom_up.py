@@ -1,7 +1,9 @@
 """`loom` commands run as processes while Loom is not running: a command that needs the workers or
-the broker refuses in one line (exit 2) and starts nothing; one that reads only the database may
+the broker refuses in one line (exit 75) and starts nothing; one that reads only the database may
 start the embedded PostgreSQL for its own time, never Redis; configured servers that do not answer
-are a one-line refusal too."""
+are a one-line refusal too. Where there is no data directory at all (a shell without the server's
+LOOM_HOME), no command but `loom up`, `loom db upgrade` and `loom restore` makes one: each says where
+it looked, in one line, exit 2."""
 
 import json
 import os
@@ -26,7 +28,45 @@ def loom(home, *args: str, **env: str) -> subprocess.CompletedProcess:
 
 
 def nothing_started(home) -> bool:
-    return not (home / "postgres" / "PG_VERSION").exists() and not (home / "redis").exists()
+    return not is_listening(port_for(home, "postgres")) and not (home / "redis").exists()
+
+
+def made(home) -> None:
+    """A data directory as `loom db upgrade` makes it (its servers stopped again)."""
+    done = loom(home, "db", "upgrade")
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("tokens", "create", "--namespace", "ns", "--role", "writer"),
+        ("runs", "list"),
+        ("namespaces", "logging", "ns", "--on"),
+        ("search", "ns", "q"),
+        ("ingest-transcript", "--namespace", "ns", "--file", "TMP/t.md"),
+        ("worker",),
+        ("backup", "TMP/loom.dump"),
+    ],
+    ids=lambda args: " ".join(args[:2]),
+)
+def test_no_command_but_loom_up_makes_a_data_directory(scratch, args):
+    home = scratch / "nowhere"
+    (scratch / "t.md").write_text("# user\nhello\n")
+    args = [a.replace("TMP", str(scratch)) for a in args]
+    done = loom(home, *args)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stdout == "", done.stderr
+    assert done.stderr.startswith(f"error: no Loom data directory at {home} (LOOM_HOME)"), done.stderr
+    assert "LOOM_HOME of the running `loom up`" in done.stderr
+    assert not home.exists()
+
+
+def test_a_token_minted_while_loom_is_not_running_says_so(home):
+    made(home)
+    done = loom(home, "tokens", "create", "--namespace", "ns", "--role", "writer")
+    assert done.returncode == 0 and done.stdout.startswith("loom_"), done.stderr
+    assert f"Loom is not running from {home}" in done.stderr
 
 
 @pytest.mark.parametrize(
@@ -41,6 +81,7 @@ def nothing_started(home) -> bool:
     ids=lambda args: " ".join(args[:2]),
 )
 def test_a_command_that_needs_the_running_system_refuses_in_one_line_and_starts_nothing(home, scratch, args):
+    made(home)
     transcript = scratch / "t.md"
     transcript.write_text("# user\nhello\n")
     args = [str(transcript) if a == "TRANSCRIPT" else a for a in args]
@@ -51,6 +92,7 @@ def test_a_command_that_needs_the_running_system_refuses_in_one_line_and_starts_
 
 
 def test_a_command_that_reads_only_the_database_starts_postgresql_alone_and_stops_it_again(home):
+    made(home)
     done = loom(home, "runs", "list", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []

@@ -165,7 +165,7 @@ def test_a_one_off_command_leaves_running_a_database_it_started_while_loom_up_ru
     """`loom up`'s PostgreSQL died and a one-off command came before the supervisor: it starts the
     server for itself, and must not stop it again under `loom up`."""
     import services
-    from services.supervisor import UP_PID
+    from services import supervisor
 
     monkeypatch.setenv("LOOM_HOME", str(home))
 
@@ -175,12 +175,12 @@ def test_a_one_off_command_leaves_running_a_database_it_started_while_loom_up_ru
             monkeypatch.delenv(name, raising=False)
         return services.running(start=services.DATABASE)
 
-    (home / "run").mkdir(parents=True)
-    (home / "run" / UP_PID).write_text(str(os.getpid()))  # a live `loom up` of this home
-    with one_off():
+    postgres.start(home)  # a data directory a `loom up` made
+    postgres.stop(home)
+    with supervisor.claimed(home / "run"):  # a live `loom up` of this home
+        with one_off():
+            assert postgres.alive(home)
         assert postgres.alive(home)
-    assert postgres.alive(home)
-    (home / "run" / UP_PID).unlink()
     with one_off():
         pass
     assert postgres.alive(home)  # it was running before this one: left alone as ever

@@ -86,3 +86,34 @@ def test_loom_up_adopts_servers_a_crashed_loom_up_left_running_and_stops_them_on
     assert loom.stop() == 0
     ports = loom.ports()
     assert not is_listening(ports["postgres"]) and not is_listening(ports["redis"])
+
+
+def test_a_second_loom_up_of_one_data_directory_is_refused_before_anything_starts(loom):
+    import subprocess
+    import sys
+
+    from services.ports import free_port
+
+    loom.up()
+    other_port = free_port()
+    second = subprocess.run(
+        [sys.executable, "-m", "cli", "up"],
+        env={**loom.env, "LOOM_PORT": str(other_port)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert second.returncode == 2, second.stdout + second.stderr
+    assert second.stderr == f"error: Loom is already running from this data directory, pid {loom.proc.pid}\n"
+    assert not is_listening(other_port)
+    assert loom.healthy()  # and the first one's servers still serve it
+    loom.cli("runs", "list", "--json")
+    assert loom.stop() == 0
+
+
+def test_loom_up_takes_over_the_lock_of_a_loom_up_that_died(loom):
+    (loom.home / "run").mkdir(parents=True)
+    (loom.home / "run" / "up.pid").write_text("999999")  # a killed one's file, no lock held
+    loom.up()
+    assert (loom.home / "run" / "up.pid").read_text() == str(loom.proc.pid)
+    assert loom.stop() == 0
