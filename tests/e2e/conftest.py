@@ -66,7 +66,22 @@ class Loom:
                 stdout=output,
                 stderr=subprocess.STDOUT,
             )
-        wait_for(self.healthy, 120, "GET /healthz to answer 200")
+        # Generous: alone a start is healthy in seconds, but a busy CI machine has taken minutes.
+        try:
+            wait_for(
+                lambda: self.healthy() or self.proc.poll() is not None, 300, "GET /healthz to answer 200"
+            )
+        except AssertionError as exc:
+            raise AssertionError(f"{exc} from `loom up` in {self.home}; {self.tail()}") from None
+        if self.proc.poll() is not None:
+            raise AssertionError(
+                f"`loom up` exited with {self.proc.returncode} before /healthz answered; {self.tail()}"
+            )
+
+    def tail(self, lines: int = 40) -> str:
+        """The end of what `loom up` printed, for a failure's message."""
+        printed = self.printed().splitlines()[-lines:]
+        return "its log ends:\n" + "\n".join(printed) if printed else "it printed nothing"
 
     def healthy(self) -> bool:
         try:

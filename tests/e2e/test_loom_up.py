@@ -117,3 +117,13 @@ def test_loom_up_takes_over_the_lock_of_a_loom_up_that_died(loom):
     loom.up()
     assert (loom.home / "run" / "up.pid").read_text() == str(loom.proc.pid)
     assert loom.stop() == 0
+
+
+def test_a_loom_up_that_cannot_start_is_reported_at_once_with_the_end_of_its_log(loom):
+    loom.env["LOOM_HOST"] = "192.0.2.7"  # not a loopback address, and not listed: refused at start
+    began = time.monotonic()
+    with pytest.raises(AssertionError) as failed:
+        loom.up()
+    assert time.monotonic() - began < 60
+    assert "exited with 2 before /healthz answered; its log ends:" in str(failed.value)
+    assert "error: " in str(failed.value).split("its log ends:")[1]
