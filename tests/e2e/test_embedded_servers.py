@@ -42,7 +42,7 @@ def test_the_embedded_postgresql_wants_the_password_kept_0600_under_loom_home(ho
         psycopg.connect(
             f"postgresql://postgres:not-{password}@127.0.0.1:{port}/loom", connect_timeout=5
         ).close()
-    with psycopg.connect(libpq(postgres.url(home)), connect_timeout=5) as conn:
+    with psycopg.connect(libpq(postgres.admin_url(home)), connect_timeout=5) as conn:
         assert conn.execute("SELECT current_user").fetchone() == ("postgres",)
     assert not list(home.glob("*pwfile*"))  # the file initdb read the password from is gone
 
@@ -312,3 +312,66 @@ def test_nothing_under_the_data_directory_is_readable_by_other_users(loom):
     assert stat.S_IMODE((loom.home / "postgres").stat().st_mode) == 0o700
     for name in ("ports.json", "postgres.secret", "redis.secret", "run/api.pid", "run/up.pid"):
         assert stat.S_IMODE((loom.home / name).stat().st_mode) == 0o600, name
+
+
+SERVER_FILE_ROLES = ("pg_execute_server_program", "pg_read_server_files", "pg_write_server_files")
+
+
+def test_loom_connects_as_a_role_that_owns_its_database_and_nothing_more(home, scratch):
+    """Another Loom's files are the same OS user's: through Loom's connection no program runs on
+    the server and none of its files is read or written."""
+    postgres.start(home)
+    other = scratch / "other-loom-redis.conf"
+    other.write_text("requirepass another-looms-password\n")
+    with psycopg.connect(libpq(postgres.url(home)), autocommit=True) as conn:
+        user, superuser, createdb, createrole = conn.execute(
+            "SELECT rolname, rolsuper, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname = current_user"
+        ).fetchone()
+        assert (user, superuser, createdb, createrole) == ("loom", False, False, False)
+        for role in SERVER_FILE_ROLES:
+            assert conn.execute("SELECT pg_has_role(current_user, %s, 'MEMBER')", (role,)).fetchone() == (
+                False,
+            )
+        assert conn.execute(
+            "SELECT pg_catalog.pg_get_userbyid(datdba) FROM pg_database WHERE datname = 'loom'"
+        ).fetchone() == ("loom",)
+        for attempt in (
+            "CREATE TEMP TABLE t (x text); COPY t FROM PROGRAM 'cat {other}'",
+            "CREATE TEMP TABLE t2 (x text); COPY t2 FROM '{other}'",
+            "COPY (SELECT 1) TO '{written}'",
+            "SELECT pg_read_file('{other}')",
+            "SELECT pg_ls_dir('.')",
+            "ALTER SYSTEM SET work_mem = '1GB'",
+            "CREATE ROLE intruder SUPERUSER",
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(attempt.format(other=other, written=scratch / "written"))
+    assert not (scratch / "written").exists()
+
+
+def test_a_data_directory_an_earlier_loom_served_as_the_superuser_is_moved_over_at_its_next_start(home):
+    from datetime import UTC, datetime
+
+    from models import migrate, partitions
+
+    postgres.start(home)
+    migrate.upgrade(postgres.url(home))
+    # As an earlier Loom left it: every object the superuser's, and no role of Loom's.
+    for database in ("loom", "postgres"):
+        with psycopg.connect(libpq(postgres.admin_url(home, database)), autocommit=True) as conn:
+            conn.execute("REASSIGN OWNED BY loom TO postgres")
+    with psycopg.connect(libpq(postgres.admin_url(home, "postgres")), autocommit=True) as conn:
+        conn.execute("DROP ROLE loom")
+    with psycopg.connect(libpq(postgres.admin_url(home)), autocommit=True) as conn:
+        conn.execute("INSERT INTO namespaces VALUES ('kept', false, now(), now())")
+    postgres.stop(home)
+    assert postgres.start(home) is True
+    with psycopg.connect(libpq(postgres.url(home)), autocommit=True) as conn:
+        foreign = conn.execute(
+            "SELECT c.relname, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = 'public' AND c.relowner <> 'loom'::regrole"
+        ).fetchall()
+        assert foreign == []
+        assert conn.execute("SELECT name FROM namespaces").fetchall() == [("kept",)]
+        partitions.ensure(conn, datetime(2031, 5, 1, tzinfo=UTC))  # a month's partition: made by the role
+    migrate.upgrade(postgres.url(home))

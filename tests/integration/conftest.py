@@ -51,7 +51,16 @@ def endpoints():
 
 
 def _admin_url(endpoints) -> str:
-    return endpoints.database_url.replace("+psycopg", "").rsplit("/", 1)[0] + "/postgres"
+    """The embedded server's superuser (Loom's processes connect as a role that makes no database)."""
+    from services import postgres
+
+    return postgres.admin_url(get_settings().home, "postgres").replace("+psycopg", "")
+
+
+def postgres_role() -> str:
+    from services import postgres
+
+    return postgres.ROLE
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -60,7 +69,7 @@ def database(endpoints, request):
     name = "t_" + re.sub(r"\W", "_", request.module.__name__.rsplit(".", 1)[-1])[:50]
     with psycopg.connect(_admin_url(endpoints), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}"')
+        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}" OWNER "{postgres_role()}"')
     url = endpoints.database_url.rsplit("/", 1)[0] + f"/{name}"
     # This process on the module's database, and the commands it runs in-process or starts (which
     # find their servers as a user's would: LOOM_DATABASE_URL) on it too.

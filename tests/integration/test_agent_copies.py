@@ -4,18 +4,17 @@ agent scopes get, list and search to its copies; migration 0005 carries existing
 
 from datetime import timedelta
 
-import psycopg
 from freezegun import freeze_time
 from sqlalchemy import text
 from sqlmodel import select
 
-from models import db, migrate
+from models import db
 from models.base import utcnow
 from models.conversation import Embedding, Thread, Turn
 from models.stage_run import StageRun
 from ops.caller import OPERATOR
 from ops.registry import call
-from tests.integration.conftest import _admin_url, append, enable_logging, settled, wait_until
+from tests.integration.conftest import append, enable_logging, settled, wait_until
 
 NS = "copies"
 
@@ -101,60 +100,6 @@ def test_turns_are_indexed_for_paging_by_thread_and_id():
     with db.session() as s:
         indexes = s.exec(text("SELECT indexdef FROM pg_indexes WHERE tablename = 'turns'")).scalars().all()
     assert any("(namespace, thread_id, id)" in index for index in indexes), indexes
-
-
-TURN_COLUMNS = "(namespace, thread_id, agent, msg_id, role, content, metadata, sensitivity, ts)"
-
-
-def test_migration_0005_carries_rows_and_their_runs_over(endpoints):
-    """A database at revision 0004 with a turn, its embedding row and run, and a run whose turn is
-    gone: upgraded, the turn and row are intact and the runs are keyed by the embedding row."""
-    name = "t_migration_0005"
-    with psycopg.connect(_admin_url(endpoints), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    url = endpoints.database_url.rsplit("/", 1)[0] + f"/{name}"
-    migrate.upgrade(url, "0004")
-    plain = url.replace("+psycopg", "")
-    with psycopg.connect(plain, autocommit=True) as conn:
-        turn_id = conn.execute(
-            f"INSERT INTO turns {TURN_COLUMNS} "
-            "VALUES ('old', 't', 'default', 'm1', 'user', 'kept words', '{}', 'none', now()) RETURNING id"
-        ).fetchone()[0]
-        row_id = conn.execute(
-            "INSERT INTO embeddings (turn_id, namespace, thread_id, agent, msg_id, role, text, digest, "
-            "created_at) "
-            "VALUES (%s, 'old', 't', 'default', 'm1', 'user', 'kept words', 'abcdef0123456789ff', now()) "
-            "RETURNING id",
-            [turn_id],
-        ).fetchone()[0]
-        for subject, key in (
-            (f"turn:{turn_id}", f"embed:{turn_id}:abcdef0123456789"),
-            ("turn:999999", "embed:x"),
-        ):
-            conn.execute(
-                "INSERT INTO stage_runs (stage, subject, idem_key, status, attempts, created_at, updated_at, "
-                "available_at) VALUES ('embedding', %s, %s, 'succeeded', 1, now(), now(), now())",
-                [subject, key],
-            )
-    migrate.upgrade(url)
-    with psycopg.connect(plain, autocommit=True) as conn:
-        assert conn.execute("SELECT content FROM turns WHERE id = %s", [turn_id]).fetchone() == (
-            "kept words",
-        )
-        runs = conn.execute("SELECT subject, idem_key FROM stage_runs ORDER BY id").fetchall()
-        assert runs == [
-            (f"embedding:{row_id}", f"embedding:{row_id}:abcdef0123456789"),
-            ("embedding:0", "embed:x"),
-        ]
-        # The same message from a second agent is now a copy of its own.
-        conn.execute(
-            f"INSERT INTO turns {TURN_COLUMNS} "
-            "VALUES ('old', 't', 'other', 'm1', 'user', 'kept words', '{}', 'none', now())"
-        )
-        assert conn.execute("SELECT count(*) FROM turns").fetchone() == (2,)
-    with psycopg.connect(_admin_url(endpoints), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def test_an_embedding_run_whose_row_is_gone_is_skipped(worker):

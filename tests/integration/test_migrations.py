@@ -5,6 +5,7 @@ import psycopg
 import pytest
 
 from models import migrate
+from services import postgres
 from tests.integration.conftest import _admin_url
 
 NAME = "t_migration_before"
@@ -13,9 +14,11 @@ NAME = "t_migration_before"
 @pytest.fixture()
 def database_at(endpoints):
     """A fresh database migrated up to a revision; its URL (plain, for psycopg) once there."""
-    with psycopg.connect(_admin_url(endpoints), autocommit=True) as conn:
+    admin = _admin_url(endpoints)
+    with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{NAME}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{NAME}"')
+        conn.execute(f'CREATE DATABASE "{NAME}" OWNER "{postgres.ROLE}"')
+    postgres.make_ready(admin.rsplit("/", 1)[0] + f"/{NAME}")
     url = endpoints.database_url.rsplit("/", 1)[0] + f"/{NAME}"
 
     def at(revision: str) -> str:
@@ -70,3 +73,50 @@ def test_bounded_briefs_keys_move_to_escaped_prefixes(database_at):
     with psycopg.connect(plain) as conn:
         keys = sorted(key for (key,) in conn.execute("SELECT brief_key FROM session_briefs"))
     assert keys == sorted(before_after.values())
+
+
+TURN_COLUMNS = "(namespace, thread_id, agent, msg_id, role, content, metadata, sensitivity, ts)"
+
+
+def test_migration_0005_carries_rows_and_their_runs_over(database_at):
+    """A database at revision 0004 with a turn, its embedding row and run, and a run whose turn is
+    gone: upgraded, the turn and row are intact and the runs are keyed by the embedding row."""
+    url = database_at("0004")
+    plain = url.replace("+psycopg", "")
+    with psycopg.connect(plain, autocommit=True) as conn:
+        turn_id = conn.execute(
+            f"INSERT INTO turns {TURN_COLUMNS} "
+            "VALUES ('old', 't', 'default', 'm1', 'user', 'kept words', '{}', 'none', now()) RETURNING id"
+        ).fetchone()[0]
+        row_id = conn.execute(
+            "INSERT INTO embeddings (turn_id, namespace, thread_id, agent, msg_id, role, text, digest, "
+            "created_at) "
+            "VALUES (%s, 'old', 't', 'default', 'm1', 'user', 'kept words', 'abcdef0123456789ff', now()) "
+            "RETURNING id",
+            [turn_id],
+        ).fetchone()[0]
+        for subject, key in (
+            (f"turn:{turn_id}", f"embed:{turn_id}:abcdef0123456789"),
+            ("turn:999999", "embed:x"),
+        ):
+            conn.execute(
+                "INSERT INTO stage_runs (stage, subject, idem_key, status, attempts, created_at, updated_at, "
+                "available_at) VALUES ('embedding', %s, %s, 'succeeded', 1, now(), now(), now())",
+                [subject, key],
+            )
+    migrate.upgrade(url)
+    with psycopg.connect(plain, autocommit=True) as conn:
+        assert conn.execute("SELECT content FROM turns WHERE id = %s", [turn_id]).fetchone() == (
+            "kept words",
+        )
+        runs = conn.execute("SELECT subject, idem_key FROM stage_runs ORDER BY id").fetchall()
+        assert runs == [
+            (f"embedding:{row_id}", f"embedding:{row_id}:abcdef0123456789"),
+            ("embedding:0", "embed:x"),
+        ]
+        # The same message from a second agent is now a copy of its own.
+        conn.execute(
+            f"INSERT INTO turns {TURN_COLUMNS} "
+            "VALUES ('old', 't', 'other', 'm1', 'user', 'kept words', '{}', 'none', now())"
+        )
+        assert conn.execute("SELECT count(*) FROM turns").fetchone() == (2,)

