@@ -12,10 +12,13 @@ repeat is bounded or possessive with nothing nested, so there is no catastrophic
 Rules run on a normalised copy (NFKC, invisible characters removed, Unicode spaces made plain), so
 fullwidth letters, zero-width joiners or no-break spaces do not hide a secret. Provider token
 formats, private-key bodies, Basic credentials, cards, SSNs, IBANs, bank account numbers and
-identity-document numbers live in `pipelines.secret_formats`; passwords and passphrases told in
-prose or assigned in code in `pipelines.secret_statements` (with wifi keys, login pairs and
-security answers). PINs, the codes that open things (alarm, door, safe, phone unlock), recovery
-codes and card security codes are here.
+identity-document numbers live in `pipelines.secret_formats`; passwords told in prose or assigned
+in code in `pipelines.secret_statements` (with wifi keys, login pairs and security answers), and in
+the other languages of Europe in `pipelines.secret_languages`; passphrases and seed phrases in
+`pipelines.secret_phrases`; passwords on a command line and session cookies in
+`pipelines.secret_commands`; TOTP seeds and cryptocurrency private keys in `pipelines.secret_keys`;
+cards split over lines and medical record numbers in `pipelines.secret_numbers`. PINs, the codes
+that open things (alarm, door, safe, phone unlock), recovery codes and card security codes are here.
 
 Shapes: api_key, jwt, private_key, bearer_token, secret_assignment, password (a stated or assigned
 password, of any characters in prose; also a wifi/network key or PSK, a login given as a user and
@@ -24,7 +27,10 @@ seed phrase, seed words or mnemonic), pin (a PIN, an access code, or a recovery/
 digits or of letters and digits in groups), card_number, card_security_code (a card's CVV, CVC or
 CID: 3-4 digits stated after its name), ssn, id_number (passport, driving licence, national
 insurance and other national or tax numbers), bank_account (an IBAN, or an account number beside
-a bank's name). Stand-in passwords that documentation and docker files show ("changeme", "admin",
+a bank's name); since rules version 3 also session_cookie (a session cookie's value), otp_seed (a
+TOTP/HOTP seed), crypto_private_key (WIF, xprv, or a raw key named as a private key),
+medical_record (MRN, medical record, hospital or patient number, a Medicare number), and password
+also for one given on a command line or stated in another European language. Stand-in passwords that documentation and docker files show ("changeme", "admin",
 "postgres", "password", "secret"...) are not high.
 """
 
@@ -34,6 +40,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from pipelines.secret_commands import has_command_password, has_session_cookie
 from pipelines.secret_formats import (
     aws_secret_positions,
     has_bank_account,
@@ -45,9 +52,12 @@ from pipelines.secret_formats import (
     has_ssn,
     id_number_shapes,
 )
+from pipelines.secret_keys import has_named_raw_key, has_otp_seed, has_private_key_string
+from pipelines.secret_languages import has_language_password
+from pipelines.secret_numbers import has_medical_record, has_split_card
+from pipelines.secret_phrases import has_passphrase
 from pipelines.secret_statements import (
     assignment_shapes,
-    has_passphrase,
     has_secret_statement,
     has_stated_credential,
     looks_random,
@@ -60,7 +70,7 @@ NONE = "none"
 # Raise it with any change that makes some text read differently: the re-screening stage then
 # judges every turn screened by an older version again (`loom screening rescreen`, and the
 # scheduler's rescreen pass).
-RULES_VERSION = 2
+RULES_VERSION = 3
 EXCERPT_LOOKAHEAD = 1024  # chars past the shown part of an excerpt that are screened too
 
 
@@ -376,7 +386,17 @@ def _shapes(text: str) -> list[str]:
         (run4 and b"00000" in shape) or spaced or (dashed and (b"000-000" in shape or b"0x000-00" in shape))
     )
     card = run4 and any(g in shape for g in _CARD_SHAPES) and has_card(text)
+    # A card split over lines or grouped oddly ("4111 1111\n1111 1111", "card: 41 11 11 ..."): digit
+    # groups beside each other, a line break (two spaces in the shape: "\r\n") or dots between them.
+    card = (
+        card or (run4 or spaced) and (groups or b"0  0" in shape or b"0x0" in shape) and has_split_card(text)
+    )
     code, key, cred = "code" in low, "key" in low, "cred" in low  # shared by several rules below
+    # A variable's or a cookie's "=", a program's flags ("-p", "--password"): where a command line
+    # can hold a password. A TOTP seed is named a secret, seed or key, or passed to TOTP(...).
+    eq = "=" in text
+    command = eq or " -" in text
+    seedlike = key or "secret" in low or "seed" in low or "otp" in low
     checks = (
         ("api_key", bool(tokens) and has_provider_token(tokens)),
         ("jwt", long_token and "eyj" in low and JWT.search(text) is not None),
@@ -389,7 +409,23 @@ def _shapes(text: str) -> list[str]:
         ("pin", (run4 or spaced or dashed) and _has_access_code(text, low, code)),
         ("pin", (code or key) and _has_recovery_code(text, low, code, key)),
         ("card_security_code", not card and _has_card_security_code(text, low, code, run4)),
-        ("passphrase", ("phrase" in low or "mnemonic" in low or "seed" in low) and has_passphrase(text, low)),
+        (
+            "passphrase",
+            ("phrase" in low or "mnemonic" in low or "seed" in low or "passw" in low)
+            and has_passphrase(text, low),
+        ),
+        ("password", command and has_command_password(text, low)),
+        ("session_cookie", (eq or "cookie" in low) and has_session_cookie(text, low)),
+        ("otp_seed", seedlike and has_otp_seed(text, low)),
+        (
+            "crypto_private_key",
+            long_token and (has_private_key_string(tokens) or has_named_raw_key(text, low)),
+        ),
+        # (a US Medicare identifier has no run of digits: "1EG4-TE5-MK73" ends letters then two digits)
+        (
+            "medical_record",
+            (numbers or dashed or spaced or b"xx00" in shape) and has_medical_record(text, low),
+        ),
         ("bank_account", run4 and b"xx00" in shape and has_iban(text, low, shape)),
         ("bank_account", numbers and ("acc" in low or "a/c" in low) and has_bank_account(text, low)),
     )
@@ -398,6 +434,8 @@ def _shapes(text: str) -> list[str]:
         shapes += sorted(id_number_shapes(text, low) - set(shapes))
     shapes += sorted(assignment_shapes(text, low, key, cred) - set(shapes))
     if "password" not in shapes and has_stated_credential(text, low, key, cred):
+        shapes.append("password")
+    if "password" not in shapes and has_language_password(text, low):
         shapes.append("password")
     if not shapes and tokens:  # last resorts, costlier and only for an otherwise clean text
         if has_secret_statement(text, low):

@@ -1,7 +1,6 @@
 """Secrets stated in words or assigned in code: a password told in a sentence ("the password is
-…", "password maple-syrup-4471"; in prose of any characters: "my password is sunflower"), a
-passphrase of plain words ("the vault passphrase is: river stone lantern moss"), a secret named and
-given ("the deploy token: …"), a wifi key ("the WPA key: goldfish"), a login pair ("login: bob /
+…", "password maple-syrup-4471"; in prose of any characters: "my password is sunflower"), a secret
+named and given ("the deploy token: …"), a wifi key ("the WPA key: goldfish"), a login pair ("login: bob /
 hunter2x"), a security answer ("the security answer is fluffy"), and an assignment of a literal to
 a secret-ish name (``api_key = "…"``), each judged so that variables, types, env lookups,
 placeholders and the words prose puts after "password is" ("incorrect", "required", "the same")
@@ -163,8 +162,9 @@ def _is_password_literal(v: str, quoted: bool) -> bool:
     if not quoted and (re.search(r"[()\[\]{}]", v) or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", v)):
         return False  # a call, subscript or attribute: getpass(), os.environ[...], self.password
     # Words, even CamelCase or kebab-joined, are variables, types, constants or prose (None, str,
-    # HiddenText, "IAmSensitive", "foo-bar"); a password literal worth hiding has a digit or symbol.
-    return bool(re.search(r"[^A-Za-z_]", v)) and not _WORDS_JOINED.fullmatch(v)
+    # HiddenText, "IAmSensitive", "foo-bar"); a password literal worth hiding has a digit or symbol
+    # (a letter of any alphabet is no symbol: "obrigat\u00f3ria" is a word).
+    return any(not (c.isalpha() or c == "_") for c in v) and not _WORDS_JOINED.fullmatch(v)
 
 
 # --- a password of plain words, told in prose: "my password is sunflower", "the wifi passwd: tangerine"
@@ -298,11 +298,15 @@ _NOT_WORD_PARTS = (
 
 
 def _is_word_password(v: str) -> bool:
-    """A plain word or hyphen-joined words stated as a password ("sunflower", "maple-syrup")."""
+    """A plain word or hyphen-joined words stated as a password ("sunflower", "maple-syrup",
+    "otter-nine-lamp": a number spelled out among two or more words)."""
     if not 4 <= len(v) <= 40 or not _WORD_VALUE.fullmatch(v):
         return False
     low = v.lower()
-    if any(w in _NOT_PASSWORD_WORDS or _DESCRIPTIVE.fullmatch(w) for w in low.split("-")):
+    parts = [w for w in low.split("-") if not is_number_word(w)]
+    if len(parts) < 2 or len(parts) * 2 < low.count("-") + 1:
+        parts = low.split("-")  # "one-time": a number word counts as a word there
+    if any(w in _NOT_PASSWORD_WORDS or _DESCRIPTIVE.fullmatch(w) for w in parts):
         return False
     return len(set(low)) >= 3 and not any(w in low for w in _NOT_WORD_PARTS)
 
@@ -420,6 +424,8 @@ def _is_password_statement(text: str, low: str, i: int) -> bool:
     clause_end = quoted or m["after"] is not None or value != m["bare"]
     if not (clause_end or m["sep"] in (":", "=")) or _ADJECTIVE_COMPOUND.fullmatch(value):
         return False  # after "is", a bare token must end the clause: "is stored hashed" is prose
+    if m["sep"] and m["sep"][0] == "-" and not text[m.start("sep") - 1].isspace() and not m["about"]:
+        return False  # "--password-stdin", "password-protected": a compound, not a dash
     to_verb = m["to"] and any(v in m["to"].lower() for v in ("set", "chang", "updat"))
     if m["to"] and not to_verb and not _CHANGE_BEFORE.search(text, max(0, i - 60), i):
         return False  # "the password to log in": "to" states a value only after a verb of change
@@ -433,7 +439,7 @@ def _is_password_statement(text: str, low: str, i: int) -> bool:
         not literal
         and word_end
         and word in _ENGLISH_PASSWORD_WORDS
-        # (a passphrase's words are has_passphrase's to judge)
+        # (a passphrase's words are `pipelines.secret_phrases`' to judge)
         and (_is_word_password(value) or (quoted and "phrase" not in word and _is_quoted_phrase(value)))
         and _stated_in_prose(text, i, m)
     )
@@ -509,62 +515,18 @@ def names_other_value(text: str, at: int) -> bool:
     return any(w in _NOT_SECRET_WORDS or w in _NOT_CREDENTIAL_WORDS for w in words)
 
 
-# --- a passphrase of plain words: "the vault passphrase is: river stone lantern moss" -------------
-# Several words after "passphrase is" / "passphrase:", ending the clause; none a function word
-# ("the passphrase is a sentence you can remember", "passphrase: at least four words"). A wallet's
-# seed or recovery phrase is 12 to 24 lower-case words (BIP-39's list holds "about" and "above").
-PASSPHRASE = re.compile(
-    r"(?i)(?P<word>pass[ -]?phrase|(?P<seed>(?:seed|recovery|backup|mnemonic|secret[ \t]+recovery)"
-    r"[ \t]+(?:phrase|words)|mnemonic|(?P<bare_seed>seed)))s?\b"
-    r"(?P<about>[ \t]+(?:for|to|of|on)(?:[ \t]+[\w.@'-]{1,30}){1,3}?)?"
-    r"(?:[ \t]*[:=]|[ \t]+(?:is|was|are|were)\b(?:[ \t]*:)?|['\u2019]s\b)[ \t]*"
-    r"(?:[\"'`\u201c\u2018](?P<quoted>[A-Za-z][\w' -]{2,300}?)[\"'`\u201d\u2019]"
-    r"|(?P<bare>[A-Za-z][\w'-]{0,24}(?:[ \t]+[A-Za-z][\w'-]{0,24}){1,23}))"
-    r"(?=[\"'`\u201d\u2019]?(?:[ \t]*(?:\n|$)|[.!?,;)][ \t\n]|[.!?,;)]$|[ \t]+[(\u2013\u2014-]))"
-)
-_PASSPHRASE_WORD = re.compile(r"[a-z]{2,15}|[A-Z][a-z]{1,14}")
-_PHRASE_BEFORE = re.compile(  # where a phrase's name starts: "pass phrase", "secret recovery phrase"
-    r"(?i)(?:pass[ -]?|(?:seed|recovery|backup|mnemonic|secret[ \t]+recovery)[ \t]+)$"
-)
+# Numbers spelled out, which a passphrase may hold among its plain words ("river seven lantern moss").
+_NUMBER_WORDS = {
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand",
+    "million", "billion", "dozen",
+}  # fmt: skip
 
 
-def has_passphrase(text: str, low: str) -> bool:
-    starts = [i for i, _ in positions(low, ("mnemonic", "seed"))]  # "seed words" starts at "seed"
-    for i, _ in positions(low, ("phrase",)):
-        before = _PHRASE_BEFORE.search(text, max(0, i - 20), i)
-        starts += [before.start()] if before else []
-    for at in starts:
-        m = PASSPHRASE.match(text, at) if not (at and text[at - 1].isalnum()) else None
-        if not m:
-            continue
-        words = (m["quoted"] or m["bare"]).split()
-        if not all(_PASSPHRASE_WORD.fullmatch(w) for w in words):
-            continue  # digits or names of code: not plain words
-        lows = [w.lower() for w in words]
-        if m["bare_seed"] or (m["seed"] and m["word"].lower().endswith("words")):
-            # "my bitcoin seed: ...", "seed words: ...": a wallet's 12 to 24 words (in threes, each of
-            # BIP-39's 3-8 letters), not a sentence ("seed: plant them after the last frost ...").
-            if (
-                len(words) in (12, 15, 18, 21, 24)
-                and all(w.islower() and 3 <= len(w) <= 8 for w in words)
-                and len(set(lows)) > 6
-                and sum(w in _FUNCTION_WORDS for w in lows) <= 2
-            ):
-                return True
-            continue
-        if m["seed"]:
-            if 12 <= len(words) <= 24 and all(w.islower() for w in words) and len(set(lows)) > 6:
-                return True
-            continue
-        if not 2 <= len(words) <= 12:
-            continue
-        if any(w in _FUNCTION_WORDS for w in lows) or len(set(lows)) < len(lows):
-            continue
-        # Most words plain (a judgement may be one: "correct horse battery staple"), all of two.
-        judged = sum(w in _NOT_PASSWORD_WORDS or bool(_DESCRIPTIVE.fullmatch(w)) for w in lows)
-        if (2 * judged < len(lows) if len(lows) > 2 else not judged) and lows[-1] not in _NOT_PASSWORD_WORDS:
-            return True
-    return False
+def is_number_word(w: str) -> bool:
+    """A number spelled out: "seven", "Forty-Two"."""
+    return all(p in _NUMBER_WORDS for p in w.lower().split("-"))
 
 
 # --- more things stated like a password: a wifi key, a login given as a pair, a security answer ----

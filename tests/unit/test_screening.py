@@ -1629,3 +1629,587 @@ PATHOLOGICAL_V2_CREDENTIALS = [
 @pytest.mark.parametrize("text", PATHOLOGICAL_V2_CREDENTIALS, ids=range(len(PATHOLOGICAL_V2_CREDENTIALS)))
 def test_pathological_input_for_the_credential_shapes_is_screened_quickly(text):
     assert_screened_quickly(text)
+
+
+# --- rules version 3 (issue 34 item 8): command-line passwords, TOTP seeds, session cookies, split
+# cards, passwords in other languages, medical record numbers, crypto private keys, and passphrases
+# with a number spelled out ------------------------------------------------------------------------
+
+
+def test_the_rules_version_was_raised_for_the_nine_shapes_of_issue_34():
+    assert RULES_VERSION >= 3
+
+
+COMMAND_LINE_PASSWORDS = [
+    "sshpass -p 'Xk29aPq7' ssh bob@host",
+    "sshpass -p hunter2 ssh root@10.0.0.1",
+    'sshpass -p"Tr0ub4dor&3" scp file.txt bob@host:/tmp',
+    "sshpass -p letmein ssh pi@raspberrypi.local",  # a word given to a command is no variable
+    "$ sudo sshpass -p Qw3rty!9 rsync -a ./ bob@nas:/backup",
+    "docker login -u bob -p S3cret!9 registry.acme.io",
+    "docker login --username bob --password Xk29aPq7 ghcr.io",
+    "podman login quay.io -u bob --password=Xk29aPq7",
+    "helm registry login registry.acme.io --username bob --password Xk29aPq7",
+    "oras login -u bob -p Xk29aPq7 localhost:5000",
+    "nerdctl login -u bob -p 'Wint3r!Sky' harbor.local",
+    "mysql -u root -pS3cr3t! mydb",
+    "mysqldump -uadmin -pXk29aPq7 shop > shop.sql",
+    "mysql -h db -u app --password=Xk29aPq7 -e 'select 1'",
+    "mariadb -u app -p'Tr0ub4dor&3' inventory",
+    "mongosh -u admin -p Xk29aPq7 --authenticationDatabase admin",
+    "mongo --username admin --password 'Xk29aPq7' db.acme.io/prod",
+    "mongodump --uri mongodb://backup@db:27017 -u backup -p Xk29aPq7",
+    "redis-cli -a Xk29aPq7 ping",
+    "redis-cli -h cache -p 6379 -a 'hunter2!' info",
+    "redis-cli --user app --pass Xk29aPq7 -h cache",
+    "curl -u bob:hunter2 https://api.acme.io",
+    "curl --user 'deploy:Xk29aPq7' -X POST https://ci.acme.io/job/build",
+    "curl -uadmin:Sup3rS3cret https://jenkins.local/api/json",
+    'curl -s -u "ci-bot:Wint3r!Sky" https://nexus.acme.io/service/rest/v1/status',
+    "wget --user=bob --password=Xk29aPq7 https://files.acme.io/report.pdf",
+    "wget --http-password=Xk29aPq7 --http-user=bob https://files.acme.io/a",
+    "wget --ftp-user=bob --ftp-password Xk29aPq7 ftp://files.acme.io/dump.sql",
+    "htpasswd -b /etc/nginx/.htpasswd bob Xk29aPq7",
+    "htpasswd -bc .htpasswd admin Tr0ub4dor&3",
+    "htpasswd -nbB alice Xk29aPq7",
+    "PGPASSWORD=Xk29aPq7 psql -h db -U app",
+    "export PGPASSWORD='Tr0ub4dor&3'",
+    "MYSQL_PWD=Xk29aPq7 mysql -u root",
+    "REDISCLI_AUTH=Xk29aPq7 redis-cli -h cache",
+    "PGPASSWORD=sunflower pg_dump -h db -U app shop > shop.sql",
+    "psql postgresql://app:Xk29aPq7@db.acme.io:5432/prod",
+    "ldapsearch -x -D cn=admin,dc=acme,dc=io -w Xk29aPq7 -b dc=acme,dc=io",
+    "sqlcmd -S db -U sa -P 'Xk29aPq7!'",
+    "openssl pkcs12 -export -in cert.pem -passout pass:Xk29aPq7 -out cert.p12",
+    "run this:\n\n    sshpass -p Xk29aPq7 ssh deploy@web1\n",
+]
+
+
+@pytest.mark.parametrize("text", COMMAND_LINE_PASSWORDS, ids=range(len(COMMAND_LINE_PASSWORDS)))
+def test_a_password_given_on_a_command_line_reads_as_high(text):
+    assert screen(text) == Screen(HIGH, ("password",))
+
+
+COMMAND_LINE_NEAR_MISSES = [
+    "echo $CR_PAT | docker login ghcr.io -u bob --password-stdin",
+    "echo pass | docker login --password-stdin",
+    "docker login -u bob --password-stdin < token.txt",
+    "docker login -u bob -p $DOCKER_PASSWORD",
+    'docker login -u "$USER" -p "${{ secrets.DOCKER_PASSWORD }}" ghcr.io',
+    "docker login -p **** registry.acme.io",
+    "docker login -u <user> -p <password> registry.acme.io",
+    "docker login -u bob -p PASSWORD registry.acme.io",
+    "docker run -p 8080:80 nginx",
+    "docker run -d -p 5432:5432 -e POSTGRES_PASSWORD=$PG_PASS postgres",
+    "docker login",
+    "ssh -p 22 bob@host",
+    "ssh -p 2222 -i key.pem bob@host",
+    "scp -P 2222 file.txt bob@host:/tmp",
+    "sshpass -p $SSHPASS ssh bob@host",
+    "sshpass -e ssh bob@host",
+    "sshpass -f ~/.pw ssh bob@host",
+    "mysql -u root -p",
+    "mysql -u root -p mydb",
+    "mysql -u root -ppassword",
+    "mysql -uroot -proot",
+    "mysql -u root --password",
+    "mysql -u root -p$MYSQL_ROOT_PASSWORD",
+    "mongosh -u admin -p --authenticationDatabase admin",
+    "redis-cli -a $REDIS_PASSWORD ping",
+    "redis-cli -h cache -p 6379 ping",
+    "curl -u $USER:$TOKEN https://api.acme.io",
+    "curl -u user:password https://api.acme.io",
+    "curl -u username:pass https://api.acme.io",
+    "curl -u bob https://api.acme.io",
+    "curl -u apikey: https://api.acme.io",
+    "curl -u admin:admin http://localhost:8080",
+    "curl -u 'user:pass' https://example.com",
+    "wget --password=$PASS https://files.acme.io/f",
+    "wget --ask-password --user=bob https://files.acme.io",
+    "htpasswd -c /etc/nginx/.htpasswd bob",
+    "htpasswd -b .htpasswd bob $PASSWORD",
+    "PGPASSWORD=$DB_PASS psql -h db",
+    "export PGPASSWORD=${PGPASSWORD:-postgres}",
+    "PGPASSWORD=postgres psql -U postgres",
+    "Use sshpass -p to give ssh a password non-interactively.",
+    "mysql -p prompts for the password",
+    "the -p flag of docker login is insecure; use --password-stdin",
+    "redis-cli -a is deprecated in favour of REDISCLI_AUTH",
+    "pass the password with --password <value>",
+    "kubectl logs -p my-pod",
+    "git log -p HEAD~3",
+    "mkdir -p /tmp/a/b && pip install -U requests",
+    "openssl pkcs12 -export -in cert.pem -passout pass:$P12_PASS -out cert.p12",
+    "ldapsearch -x -D cn=admin,dc=acme,dc=io -W -b dc=acme,dc=io",
+]
+
+
+@pytest.mark.parametrize("text", COMMAND_LINE_NEAR_MISSES, ids=range(len(COMMAND_LINE_NEAR_MISSES)))
+def test_commands_with_placeholders_prompts_ports_and_prose_about_flags_are_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+B32 = string.ascii_uppercase + "234567"
+TOTP_SEED = rnd(B32, 32, 300)
+TOTP_SEED_16 = rnd(B32, 16, 301)
+
+
+def spaced_lower(seed: str) -> str:
+    return " ".join(seed[i : i + 4].lower() for i in range(0, len(seed), 4))
+
+
+OTP_SEEDS = [
+    f"my TOTP secret is {TOTP_SEED_16}",
+    f"the 2FA secret key: {TOTP_SEED}",
+    f"Google Authenticator setup key: {spaced_lower(TOTP_SEED)}",
+    f"setup key is {spaced_lower(TOTP_SEED_16)}",
+    f"otpauth://totp/ACME:bob@acme.io?secret={TOTP_SEED}&issuer=ACME",
+    f"otpauth://hotp/Example?secret={TOTP_SEED_16}&counter=0",
+    f"scan this: otpauth://totp/GitHub:bob?issuer=GitHub&secret={TOTP_SEED}&digits=6",
+    f"MFA seed = {rnd(B32, 26, 302)}",
+    f"TOTP_SECRET={TOTP_SEED}",
+    f"totp = pyotp.TOTP('{TOTP_SEED}')",
+    f"the authenticator secret for the admin account is {TOTP_SEED_16}",
+    f"2FA seed: {TOTP_SEED.lower()}",
+    f"the OTP secret was {rnd(B32, 20, 303)}.",
+    f"two-factor secret: {TOTP_SEED_16}",
+    "MFA secret: JBSWY3DPEHPK3PXP",
+    f"Authy seed is {rnd(B32, 32, 304)}",
+    f"the 2fa key for AWS root is {spaced_lower(rnd(B32, 32, 305)).upper()}",
+]
+
+
+@pytest.mark.parametrize("text", OTP_SEEDS, ids=range(len(OTP_SEEDS)))
+def test_a_totp_seed_stated_in_prose_code_or_an_otpauth_uri_reads_as_high(text):
+    shapes = screen(text).shapes
+    assert shapes[0] == "otp_seed" and set(shapes) <= {"otp_seed", "secret_assignment"}  # TOTP_SECRET=...
+
+
+OTP_NEAR_MISSES = [
+    "TOTP uses a base32 secret shared with the server",
+    "the 2FA secret is stored encrypted",
+    "otpauth://totp/ACME:bob?secret=YOUR_SECRET&issuer=ACME",
+    "otpauth://totp/{label}?secret={secret}&issuer={issuer}",
+    "TOTP secret: <base32 secret>",
+    "the TOTP secret is 16 characters of base32",
+    "MFA secret: ABCDEFGHIJKLMNOP",
+    "TOTP_SECRET=XXXXXXXXXXXXXXXX",
+    "the 2FA seed is AAAAAAAAAAAAAAAA",
+    "MFA secret: AUTHENTICATORAPPS",
+    "the totp secret rotates every 30 days",
+    "the OTP secret key length is 160 bits",
+    "2FA: ENABLED FOR ALL ADMINS AND STAFF",
+    "setup key: press the button on the back",
+    "the authenticator secret is shown only once, so save it",
+]
+
+
+@pytest.mark.parametrize("text", OTP_NEAR_MISSES, ids=range(len(OTP_NEAR_MISSES)))
+def test_prose_about_otp_secrets_and_stand_in_seeds_are_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+SESSION_ID = rnd(string.ascii_lowercase + string.digits, 32, 310)
+SESSION_COOKIES = [
+    f"Cookie: sessionid={SESSION_ID}; csrftoken={rnd(ALNUM, 32, 311)}",
+    f"Set-Cookie: PHPSESSID={rnd(string.ascii_lowercase + string.digits, 26, 312)}; path=/; HttpOnly",
+    f"JSESSIONID={rnd(HEX, 32, 313).upper()}.node0",
+    f"connect.sid=s%3A{rnd(URLSAFE, 32, 314)}.{rnd(ALNUM, 43, 315)}",
+    f"curl -b 'laravel_session=eyJpdiI6{rnd(ALNUM, 60, 316)}' https://shop.acme.io/cart",
+    f'curl --cookie "session={rnd(URLSAFE, 40, 317)}" https://app.acme.io/me',
+    f"document.cookie = '_session_id={rnd(HEX, 32, 318)}'",
+    f"my sessionid={SESSION_ID} if you want to try my account",
+    f"Cookie: _gitlab_session={rnd(HEX, 32, 319)}",
+    f"Cookie: __Secure-next-auth.session-token=eyJhbGciOiJkaXIi{rnd(URLSAFE, 80, 320)}",
+    f"set-cookie: session=eyJ1c2VyX2lkIjo0Mn0.ZkX9Qw.{rnd(URLSAFE, 27, 321)}; HttpOnly; Path=/",
+    f"Cookie: li_at=AQEDA{rnd(URLSAFE, 120, 322)}; lang=v=2&lang=en-us",
+    f"ASP.NET_SessionId={rnd(string.ascii_lowercase + string.digits, 24, 323)}",
+    f"my session cookie is {SESSION_ID}",
+    f"-H 'Cookie: auth_token={rnd(HEX, 40, 324)}; theme=dark'",
+    f"Cookie: user_session={rnd(URLSAFE, 48, 325)}",
+    f"Cookie: SESS{rnd(HEX, 32, 326)}={rnd(URLSAFE, 43, 327)}",
+    f"the value of the session cookie: {rnd(URLSAFE, 40, 328)}",
+]
+
+
+@pytest.mark.parametrize("text", SESSION_COOKIES, ids=range(len(SESSION_COOKIES)))
+def test_a_session_cookie_value_reads_as_high(text):
+    shapes = screen(text).shapes
+    assert shapes[0] == "session_cookie" and set(shapes) <= {"session_cookie", "secret_assignment"}
+
+
+COOKIE_NEAR_MISSES = [
+    "the sessionid cookie expired",
+    "Cookie: sessionid=<your session id>",
+    "Set-Cookie: session=; Max-Age=0; Path=/",
+    "Set-Cookie: PHPSESSID=deleted; expires=Thu, 01-Jan-1970 00:00:01 GMT",
+    "session = requests.Session()",
+    "sessionid=${SESSION_ID}",
+    "session_id=12345",
+    "Cookie: _ga=GA1.2.1234567890.1700000000; _gid=GA1.2.987654321.1700000000",
+    "Cookie: theme=dark; lang=en",
+    "Set-Cookie: sessionid=abc; HttpOnly",
+    "session=my-cart-session-name",
+    "the session cookie is HttpOnly and Secure",
+    "JSESSIONID cookie is not being set",
+    "Set-Cookie: sessionid=xxxxxxxxxxxxxxxxxxxxxxxxxxxx; Path=/",
+    "SESSION_COOKIE_NAME = 'sessionid'",
+    "session_timeout=3600",
+    "the session cookie is the same as before",
+    f"session {rnd(HEX, 40, 329)} took 3 minutes",
+]
+
+
+@pytest.mark.parametrize("text", COOKIE_NEAR_MISSES, ids=range(len(COOKIE_NEAR_MISSES)))
+def test_prose_about_cookies_and_cookies_without_a_session_value_are_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+SPLIT_CARDS = [
+    "my card number is 4111 1111\n1111 1111",
+    "4111 1111 1111\n1111 exp 12/27",
+    "card: 4111-1111-\n1111-1111",
+    "5555 5555 5555\n4444",
+    "amex 3782 822463\n10005",
+    "my visa is 4242 4242\r\n4242 4242",
+    "card number 4111 11 11 1111 1111",
+    "credit card: 41 11 11 11 11 11 11 11",
+    "card 4111.1111.1111.1111",
+    "the card is 4111111111\n111111",
+    "Karte 4111 1111\n1111 1111",
+    "card no 41111 11111 111111",
+    "debit card: 5105 1051 0510 5100",
+    "card:\n4111\n1111\n1111\n1111",
+    "tarjeta 4111 1111 1111 1111",
+]
+
+
+@pytest.mark.parametrize("text", SPLIT_CARDS, ids=range(len(SPLIT_CARDS)))
+def test_a_card_number_split_over_lines_or_grouped_oddly_reads_as_high(text):
+    assert screen(text) == Screen(HIGH, ("card_number",))
+
+
+SPLIT_CARD_NEAR_MISSES = [
+    "4111 1111\n1111 1112",  # fails Luhn
+    "order 4111 1111\n1111 1111",
+    "1234 5678\n9012 3456",
+    "2019 2020\n2021 2022",
+    "41 11 11 11 11 11 11 11",  # an odd grouping needs a card named
+    "ISBN 978 3 16\n148410 0",
+    "tel: +44 7911 123456\n+44 7911 654321",
+    "4111\n1111\n1111\n1111",
+    "scores 4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1",
+    "the card game had 41 11 11 11 11 11 11 11 points",
+    "version 4.1111.1111.1111",
+]
+
+
+@pytest.mark.parametrize("text", SPLIT_CARD_NEAR_MISSES, ids=range(len(SPLIT_CARD_NEAR_MISSES)))
+def test_numbers_on_two_lines_or_oddly_grouped_without_a_card_are_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+LANGUAGE_PASSWORDS = [
+    "mi contraseña es girasol",
+    "la contraseña del wifi es Verano2024",
+    "Contraseña: girasol",
+    "mi contrasena es girasol",
+    "das Passwort lautet Sonnenblume",
+    "Mein Passwort ist Sonnenblume.",
+    "das WLAN-Passwort ist Sonnenblume",
+    "Kennwort: Sonnenblume",
+    "mon mot de passe est tournesol",
+    "le mot de passe du wifi est Tournesol2024",
+    "mot de passe : tournesol",
+    "mon mot de passe, c'est tournesol",
+    "mdp: Soleil2024!",
+    "la password è girasole",
+    "la mia password è Girasole2024",
+    "la password del wifi è girasole",
+    "a senha é girassol",
+    "minha senha é Girassol2024",
+    "a senha do wifi e girassol",
+    "a palavra-passe é girassol",
+    "het wachtwoord is zonnebloem",
+    "mijn wachtwoord is Zonnebloem2024",
+    "het wachtwoord van de wifi is zonnebloem",
+    "hasło to słonecznik",
+    "moje hasło to Kot2024!",
+    "hasło do wifi: słonecznik",
+    "haslo jest slonecznik",
+    "lösenordet är solros",
+    "mitt lösenord är Solros2024!",
+    "adgangskoden er solsikke",
+    "passordet er solsikke",
+    "salasana on auringonkukka",
+    "wifi-salasana on Aurinko2024",
+    "salasanani on auringonkukka",
+    "heslo je slunečnice",
+    "moje heslo je Slunce2024",
+    "heslo k wifi je slunecnice",
+    "lozinka je suncokret",
+    "parola mea este Floare2024!",
+    "la contrasenya és gira-sol",
+    "geslo je sončnica",
+    "пароль: подсолнух",
+]
+
+
+@pytest.mark.parametrize("text", LANGUAGE_PASSWORDS, ids=range(len(LANGUAGE_PASSWORDS)))
+def test_a_password_stated_in_a_european_language_reads_as_high(text):
+    assert screen(text) == Screen(HIGH, ("password",))
+
+
+LANGUAGE_NEAR_MISSES = [
+    "olvidé mi contraseña",
+    "Passwort vergessen",
+    "das Passwort ist falsch",
+    "la contraseña es incorrecta",
+    "¿cuál es tu contraseña?",
+    "mot de passe oublié",
+    "le mot de passe est incorrect",
+    "le mot de passe est trop court",
+    "la password è sbagliata",
+    "la password è obbligatoria",
+    "a senha é fraca",
+    "a senha é obrigatória",
+    "het wachtwoord is onjuist",
+    "hasło jest nieprawidłowe",
+    "hasło to podstawa bezpieczeństwa",
+    "lösenordet är fel",
+    "salasana on väärä",
+    "heslo je špatné",
+    "das Passwort ist zu kurz",
+    "Das Passwort ist abgelaufen.",
+    "das Passwort ist geheim",
+    "mi contraseña es segura",
+    "la contraseña es la misma",
+    "¿Olvidaste tu contraseña?",
+    "contraseña: requerida",
+    "Passwort: erforderlich",
+    "Passwort: ********",
+    "mot de passe : obligatoire",
+    "la clave es la paciencia",
+    "la parola è amore",
+    "het wachtwoord is verlopen",
+    "adgangskoden er forkert",
+    "passordet er feil",
+    "lozinka je pogrešna",
+    "Passwort ändern",
+    "réinitialiser le mot de passe",
+    "cambiar contraseña",
+    "das Passwort ist sicher",
+    "le mot de passe est requis",
+    "la contraseña es obligatoria",
+    "heslo je povinné",
+    "salasana on liian lyhyt",
+    "die Passwörter sind gespeichert",
+    "mdp: voir plus haut",
+]
+
+
+@pytest.mark.parametrize("text", LANGUAGE_NEAR_MISSES, ids=range(len(LANGUAGE_NEAR_MISSES)))
+def test_prose_about_passwords_in_other_languages_is_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+MEDICAL_RECORDS = [
+    "MRN: 12345678",
+    "MRN 00482913",
+    "my MRN is 48291736",
+    "medical record number 12345678",
+    "my medical record number is A1234567",
+    "Medical Record #: 004829137",
+    "patient MRN: 7654321",
+    "hospital number: K1234567",
+    "medical record no: 556677889",
+    "health record number 8837261",
+    "patient ID: 20481736",
+    "my Medicare number is 2123 45670 1",
+    "Medicare number 1EG4-TE5-MK73",
+    "MRN#: 123-45-678",
+    "the patient's medical record number is 00123456.",
+]
+
+
+@pytest.mark.parametrize("text", MEDICAL_RECORDS, ids=range(len(MEDICAL_RECORDS)))
+def test_a_medical_record_or_health_insurance_number_reads_as_high(text):
+    assert screen(text) == Screen(HIGH, ("medical_record",))
+
+
+MEDICAL_NEAR_MISSES = [
+    "the MRN field is required",
+    "MRN format: 8 digits",
+    "the MRN is on the wristband",
+    "MRN: N/A",
+    "medical record number is 8 digits long",
+    "medical records from 2019",
+    "the medical record number column",
+    "MRN lookup failed",
+    "the mRNA-1273 vaccine",
+    "MRNA 1273",
+    "Medicare number 2123 45671 1",  # fails the check digit
+    "patient id 42",
+    "Medicare covers 80% of costs",
+    "hospital number 3 on the map",
+    "patient 2024-01-15 follow-up",
+    "medical record retention is 10 years",
+]
+
+
+@pytest.mark.parametrize("text", MEDICAL_NEAR_MISSES, ids=range(len(MEDICAL_NEAR_MISSES)))
+def test_prose_about_medical_records_and_numbers_failing_their_check_are_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def base58check(payload: bytes) -> str:
+    import hashlib
+
+    data = payload + hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4]
+    n, out = int.from_bytes(data, "big"), ""
+    while n:
+        n, r = divmod(n, 58)
+        out = B58[r] + out
+    return "1" * (len(data) - len(data.lstrip(b"\0"))) + out
+
+
+def key_bytes(seed: int, n: int = 32) -> bytes:
+    return bytes(random.Random(seed).randrange(256) for _ in range(n))
+
+
+WIF = base58check(b"\x80" + key_bytes(400))  # uncompressed: starts with 5
+WIF_COMPRESSED = base58check(b"\x80" + key_bytes(401) + b"\x01")  # K or L
+WIF_TESTNET = base58check(b"\xef" + key_bytes(402) + b"\x01")  # c
+XPRV = base58check(bytes.fromhex("0488ade4") + bytes(9) + key_bytes(403) + b"\x00" + key_bytes(404))
+TPRV = base58check(bytes.fromhex("04358394") + bytes(9) + key_bytes(405) + b"\x00" + key_bytes(406))
+XPUB = base58check(bytes.fromhex("0488b21e") + bytes(9) + key_bytes(407) + b"\x02" + key_bytes(408))
+HEX64 = rnd(HEX, 64, 409)
+
+CRYPTO_KEYS = [
+    f"my bitcoin private key is {WIF}",
+    f"import {WIF_COMPRESSED} into electrum",
+    WIF_COMPRESSED,
+    f"testnet key {WIF_TESTNET}",
+    f"xprv: {XPRV}",
+    XPRV,
+    f"the tprv is {TPRV}",
+    f"my ethereum private key: 0x{HEX64}",
+    f"metamask private key {HEX64}",
+    f"wallet private key is {HEX64}",
+    f"priv key: {HEX64}",
+    f"the secret key of my wallet: 0x{HEX64}",
+    f"BTC privkey = {HEX64}",
+    f"here's the private key for the hot wallet - {HEX64.upper()}",
+    f"solana private key: {base58check(key_bytes(410, 60))}",
+]
+
+
+@pytest.mark.parametrize("text", CRYPTO_KEYS, ids=range(len(CRYPTO_KEYS)))
+def test_a_cryptocurrency_private_key_reads_as_high(text):
+    assert screen(text) == Screen(HIGH, ("crypto_private_key",))
+
+
+@pytest.mark.parametrize(
+    "text", [f"PRIVATE_KEY=0x{HEX64}", f"ETH_PRIVATE_KEY={HEX64}", f'"privateKey": "0x{HEX64}"']
+)
+def test_a_crypto_private_key_assigned_in_code_reads_as_high(text):
+    assert "crypto_private_key" in screen(text).shapes
+
+
+CRYPTO_NEAR_MISSES = [
+    f"commit sha256 {HEX64}",
+    f"git SHA-256 object id {HEX64}",
+    f"tx hash: 0x{HEX64}",
+    f"transaction hash 0x{HEX64}",
+    f"sha256 checksum: {HEX64}",
+    f"the block hash is {HEX64}",
+    f"the private key hash is {HEX64}",
+    f"public key: 0x{HEX64}",
+    "private key: 0x" + "0" * 64,
+    f"my wallet address is 0x{rnd(HEX, 40, 411)}",
+    HEX64,
+    XPUB,
+    f"the xpub is {XPUB}",
+    WIF[:-1] + ("2" if WIF[-1] != "2" else "3"),  # a changed last character fails the checksum
+    "the private key is stored in a hardware wallet",
+    "private key: <hex>",
+    f"sha256sum of the wallet backup: {HEX64}",
+    f"the wallet's txid {HEX64}",
+]
+
+
+@pytest.mark.parametrize("text", CRYPTO_NEAR_MISSES, ids=range(len(CRYPTO_NEAR_MISSES)))
+def test_hashes_addresses_public_keys_and_bad_checksums_are_not_crypto_keys(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+NUMBER_WORD_PASSPHRASES = [
+    "the passphrase is river seven lantern moss",
+    "The GPG passphrase is twelve angry lanterns.",
+    "my wifi passphrase: seven purple otters dance",
+    "the passphrase was 'three blind mice running'",
+    "passphrase: forty-two purple elephants",
+    "my passphrase is orange hundred violin harbor",
+    "my password is river seven lantern moss",
+    "password: purple-seven-elephant",
+    "the password is otter-nine-lamp",
+]
+
+
+@pytest.mark.parametrize("text", NUMBER_WORD_PASSPHRASES, ids=range(len(NUMBER_WORD_PASSPHRASES)))
+def test_a_passphrase_of_plain_words_with_a_number_spelled_out_reads_as_high(text):
+    assert screen(text).level == HIGH
+    assert set(screen(text).shapes) <= {"passphrase", "password"}
+
+
+NUMBER_WORD_NEAR_MISSES = [
+    "the passphrase is seven words long",
+    "the passphrase is one you can remember",
+    "the passphrase is twenty characters",
+    "passphrase: four or more words",
+    "the passphrase is three random words",
+    "the password is one-time",
+    "the passphrase is one two three four",
+    "my password is ten characters long",
+    "the password is twelve digits",
+    "the passphrase has five words in it",
+]
+
+
+@pytest.mark.parametrize("text", NUMBER_WORD_NEAR_MISSES, ids=range(len(NUMBER_WORD_NEAR_MISSES)))
+def test_prose_about_the_length_of_a_passphrase_is_not_high(text):
+    assert screen(text) == Screen(NONE, ())
+
+
+PATHOLOGICAL_V3 = [
+    "sshpass -p " * 1_000,
+    "docker login -p " * 700,
+    "mysql -p" * 1_500,
+    "curl -u a:" * 1_500,
+    "htpasswd -b " * 1_000,
+    "PGPASSWORD=" * 1_000,
+    "Cookie: " + "sessionid=a1; " * 800,
+    "sessionid=" * 1_000,
+    "otpauth://totp/x?secret=" * 400,
+    "TOTP secret: " + "ABCD " * 2_000,
+    "card " + "41 " * 3_000,
+    "4111 1111\n" * 1_000,
+    "1\n" * 5_000,
+    "contraseña es " * 700,
+    "das Passwort ist " * 600,
+    "hasło to " * 1_000,
+    "MRN: " + "1-" * 3_000,
+    "medical record number " * 500,
+    "5" * 10_000,
+    "private key " + "ab" * 5_000,
+    "xprv" + "A" * 10_000,
+    "passphrase is " + "seven " * 2_000,
+]
+
+
+@pytest.mark.parametrize("text", PATHOLOGICAL_V3, ids=range(len(PATHOLOGICAL_V3)))
+def test_pathological_input_for_the_version_3_shapes_is_screened_quickly(text):
+    assert_screened_quickly(text)
