@@ -30,8 +30,9 @@ insurance and other national or tax numbers), bank_account (an IBAN, or an accou
 a bank's name); since rules version 3 also session_cookie (a session cookie's value), otp_seed (a
 TOTP/HOTP seed), crypto_private_key (WIF, xprv, or a raw key named as a private key),
 medical_record (MRN, medical record, hospital or patient number, a Medicare number), and password
-also for one given on a command line or stated in another European language. Stand-in passwords that documentation and docker files show ("changeme", "admin",
-"postgres", "password", "secret"...) are not high.
+also for one given on a command line or stated in another European language. Stand-in passwords
+that documentation and docker files show ("changeme", "admin", "postgres", "password", "secret"...)
+are not high.
 """
 
 from __future__ import annotations

@@ -252,7 +252,7 @@ _COOKIE_STATED = re.compile(
     r"(?i)cookie(?:[ \t]+(?:value|string|id))?(?:[ \t]+(?:for|of|on|from)(?:[ \t]+[\w.'-]{1,30}){1,3}?)?"
     r"(?:[ \t]*[:=]|[ \t]+(?:is|was)\b(?:[ \t]*:)?)[ \t]*[\"'`]?(?P<value>[\w+/=.~%:-]{16,4096})"
 )
-_SESSION_BEFORE = re.compile(r"(?i)(?:session|sessionid|auth|login)[ \t]+$")
+_SESSION_BEFORE = re.compile(r"(?i)(?:session(?:[ _-]?id)?|auth|login)[ \t]+$")
 
 
 def _pairs(text: str, start: int, first_only: bool) -> list[tuple[str, str]]:

@@ -23,7 +23,8 @@ _OTP_WORDS = ("otp", "2fa", "mfa", "factor", "authenticat", "authy", "setup key"
 _OTP_GATES = ("otp", "2fa", "mfa", "factor", "auth", "setup key")  # one C-speed scan each
 OTP_SEED = re.compile(
     r"(?i)[\w-]{0,16}(?P<words>(?:[ \t]+[\w'.-]{1,30}){0,5}?)"
-    r"(?:[\"']?[ \t]*[:=]|[ \t]+(?:is|was|are)\b(?:[ \t]*:)?|\((?=[\"']))[ \t]*[\"'`]?"
+    r"(?:[\"']?[ \t]*(?P<sep>[:=])|[ \t]+(?P<verb>is|was|are)\b(?:[ \t]*:)?|\((?=[\"'])|(?=[ \t]))"
+    r"[ \t]*[\"'`]?"
     r"(?P<value>(?-i:[A-Z2-7]{4}(?:[ ][A-Z2-7]{4}){3,15}|[a-z2-7]{4}(?:[ ][a-z2-7]{4}){3,15}"
     r"|[A-Z2-7]{16,128}|[a-z2-7]{16,128}))=*(?![\w+/-])"
 )
@@ -60,6 +61,13 @@ def has_otp_seed(text: str, low: str) -> bool:
         if not m or not otp_seed_ok(m["value"]):
             continue
         name = text[i : m.start("words")] + m["words"]
+        if not (m["sep"] or m["verb"] or "(" in text[m.end("words") : m.start("value")]):
+            # no separator ("TOTP seed JBSW..."): the name must end right before a seed with digits
+            if (
+                not _SEED_NOUN.search(name.split()[-1] if name.split() else "")
+                or sum(c in "234567" for c in m["value"]) < 2
+            ):
+                continue
         call = text.startswith("(", m.start("value") - 2) or text.startswith("(", m.start("value") - 1)
         if (_SEED_NOUN.search(name) or (call and low.startswith(("totp", "hotp"), max(0, i - 1)))) and not (
             _NOT_SEED_WORDS.search(name)

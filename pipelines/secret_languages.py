@@ -18,7 +18,6 @@ import re
 
 from pipelines.secret_formats import positions
 from pipelines.secret_statements import (
-    _DESCRIPTIVE,
     _NOT_PASSWORD_WORDS,
     _PASSWORD_PLACEHOLDERS,
     _TRAILING_PUNCT,
@@ -238,6 +237,8 @@ def _is_stated(text: str, low: str, at: int, m: re.Match[str]) -> bool:
     if word in _AMBIGUOUS and not re.search(r"[^\W\d_]", value):
         return False  # "parole: 2025", "clave: 42": a number after a word that means more than password
     clause_end = quoted or m["after"] is not None or value != m["bare"]
+    if not (clause_end or m["sep"] in (":", "=")):
+        return False  # after a copula a value ends the clause: "hasło to podstawa bezpieczeństwa"
     literal = _is_password_literal(value, quoted) and not any(
         p in value.lower() for p in _PASSWORD_PLACEHOLDERS
     )
@@ -245,8 +246,6 @@ def _is_stated(text: str, low: str, at: int, m: re.Match[str]) -> bool:
         qualified = word != "clave" or _WIFI.search(m["about"] or "")
         if not (clause_end and qualified and _is_plain_word(value)):
             return False
-    elif not (clause_end or m["sep"] in (":", "=")):
-        return False
     return _stated_in_prose(text, at, m)
 
 
@@ -255,6 +254,7 @@ def _is_plain_word(value: str) -> bool:
     if not 4 <= len(value) <= 40 or not _LETTERS.fullmatch(value) or len(set(low)) < 3:
         return False
     parts = low.split("-")
-    return not any(
-        p in _NOT_PASSWORDS or p in _NOT_PASSWORD_WORDS or _DESCRIPTIVE.fullmatch(p) for p in parts
-    ) and not any(w in low for w in _PASSWORD_PLACEHOLDERS if w.isalpha())
+    # (English endings say nothing here: "Schmetterling", "Frühling" are nouns.)
+    return not any(p in _NOT_PASSWORDS or p in _NOT_PASSWORD_WORDS for p in parts) and not any(
+        w in low for w in _PASSWORD_PLACEHOLDERS if w.isalpha()
+    )

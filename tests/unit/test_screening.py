@@ -1776,6 +1776,7 @@ OTP_SEEDS = [
     "MFA secret: JBSWY3DPEHPK3PXP",
     f"Authy seed is {rnd(B32, 32, 304)}",
     f"the 2fa key for AWS root is {spaced_lower(rnd(B32, 32, 305)).upper()}",
+    "TOTP seed JBSWY3DPEHPK3PXP",  # no separator: the seed has digits and follows its name
 ]
 
 
@@ -1801,6 +1802,9 @@ OTP_NEAR_MISSES = [
     "2FA: ENABLED FOR ALL ADMINS AND STAFF",
     "setup key: press the button on the back",
     "the authenticator secret is shown only once, so save it",
+    "the 2FA secret rotation happens monthly",
+    "totp secret base32 encoded",
+    "mfa key management at scale",
 ]
 
 
@@ -1829,6 +1833,7 @@ SESSION_COOKIES = [
     f"Cookie: user_session={rnd(URLSAFE, 48, 325)}",
     f"Cookie: SESS{rnd(HEX, 32, 326)}={rnd(URLSAFE, 43, 327)}",
     f"the value of the session cookie: {rnd(URLSAFE, 40, 328)}",
+    f"my session id cookie is {rnd(string.ascii_lowercase + string.digits, 20, 330)}",
 ]
 
 
@@ -1952,6 +1957,8 @@ LANGUAGE_PASSWORDS = [
     "la contrasenya és gira-sol",
     "geslo je sončnica",
     "пароль: подсолнух",
+    "Mein Passwort lautet: Schmetterling",  # a German noun ending in -ing is no English participle
+    "das Kennwort ist Frühling",
 ]
 
 
