@@ -302,3 +302,45 @@ def test_what_was_made_of_a_turn_now_high_is_withdrawn_with_it(upgrade, worker):
     assert "4111" not in str(recalled)
     listing = call("conversation.threads", OPERATOR, {"namespace": namespace, "limit": 10})
     assert "4111" not in str(listing)
+
+
+# Shapes rules version 3 reads as high (issue 34 item 8) that version 2 stored as ordinary text.
+V3_SECRETS = [
+    "sshpass -p 'Xk29aPq7' ssh deploy@web1",
+    "Cookie: sessionid=8f3kq9zlm2xp7rt4vb6nc1wdaa0tq8zy; theme=dark",
+    "my TOTP secret is JBSWY3DPEHPK3PXP",
+    "my card number is 4111 1111\n1111 1111",
+    "mi contraseña es girasol",
+    "MRN: 12345678",
+    "the passphrase is river seven lantern moss",
+    "metamask private key 4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318",
+]
+
+
+def test_turns_version_2_stored_as_ordinary_are_judged_high_by_version_3(worker, monkeypatch):
+    """The real version bump: turns written by a version-2 build (which read none of these shapes,
+    so stored and embedded them) are judged again by this build's rules once it runs: high now,
+    their vectors deleted; an ordinary turn of the same thread stays embedded."""
+    namespace = "rescreen-v3"
+    enable_logging(namespace)
+    assert screening.RULES_VERSION >= 3
+    said = [*V3_SECRETS, PLAIN[0]]
+    with monkeypatch.context() as version_2:
+        version_2.setattr(screening, "screen", lambda text: screening.Screen(screening.NONE, ()))
+        version_2.setattr(screening, "RULES_VERSION", 2)
+        for i, content in enumerate(said):
+            append(namespace, "v3", content, msg_id=f"v{i}")
+        wait_until(settled, what="the embeddings")
+    for content in said:
+        stored = turn(namespace, content)
+        assert (stored.sensitivity, stored.screened_with, rows_of(stored.id)) == ("none", 2, 1), content
+
+    version = screening.RULES_VERSION
+    assert rescreen_outdated(namespace)
+    wait_until(settled, what="the rescreen")
+    for content in V3_SECRETS:
+        judged = turn(namespace, content)
+        assert (judged.sensitivity, judged.screened_with, rows_of(judged.id)) == ("high", version, 0), content
+    plain = turn(namespace, PLAIN[0])
+    assert (plain.sensitivity, plain.screened_with, rows_of(plain.id)) == ("none", version, 1)
+    assert rescreen_outdated(namespace) == []
