@@ -108,9 +108,16 @@ def test_mcp_over_http_serves_every_tool(loom):
     assert tools == CORE_TOOLS and not errors, errors
 
 
-def test_loom_mcp_without_a_running_loom_is_one_line_and_exit_75(tmp_path):
+@pytest.mark.parametrize(
+    "data_directory,code", [(True, 75), (False, 2)], ids=["stopped", "no-data-directory"]
+)
+def test_loom_mcp_without_a_running_loom_is_one_line_and_exit_75(tmp_path, data_directory, code):
+    """A data directory whose Loom is stopped: try again later (75); none at all: the shell lacks
+    the server's LOOM_HOME (2)."""
     home = tmp_path / "home"
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "LOOM_HOME": str(home)}
+    if data_directory:
+        subprocess.run([LOOM, "db", "upgrade"], env=env, check=True, capture_output=True, timeout=120)
     stopped = subprocess.run(
         [LOOM, "mcp", "--namespace", "dev"],
         env=env,
@@ -119,7 +126,7 @@ def test_loom_mcp_without_a_running_loom_is_one_line_and_exit_75(tmp_path):
         timeout=120,
         stdin=subprocess.DEVNULL,
     )
-    assert stopped.returncode == 75, stopped.stderr[-2000:]
+    assert stopped.returncode == code, stopped.stderr[-2000:]
     said = stopped.stderr.strip().splitlines()
     assert len(said) == 1 and said[0].startswith("error: ") and "Traceback" not in stopped.stderr, said
     assert stopped.stdout == ""  # stdout is the MCP channel: nothing a client would misread
@@ -207,7 +214,10 @@ def test_loom_up_on_a_busy_port_refuses_in_one_line_before_starting_anything(scr
     assert len(said) == 1 and said[0].startswith("error: ") and f"127.0.0.1:{port}" in said[0], said
     assert "LOOM_PORT" in said[0] and not refused.stdout
     started = [p.name for p in (scratch / "home").iterdir()] if (scratch / "home").exists() else []
-    assert not {"postgres", "redis", "run"} & set(started), started
+    assert not {"postgres", "redis"} & set(started), started
+    # The one-Loom-per-directory lock came first, and is let go: no child's pid file, no pid in it.
+    assert [p.name for p in (scratch / "home" / "run").iterdir()] == ["up.pid"]
+    assert (scratch / "home" / "run" / "up.pid").read_text() == ""
 
 
 def test_loom_up_beyond_the_loopback_asks_for_the_allowed_host_names_in_one_line(scratch):

@@ -6,12 +6,14 @@ import re
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import psycopg
 import pytest
 
 # Before anything reads the settings: a private data directory, embedded servers, fast backoff.
-os.environ["LOOM_HOME"] = tempfile.mkdtemp(prefix="loom-test-")
+HOME = Path(tempfile.mkdtemp(prefix="loom-test-"))
+os.environ["LOOM_HOME"] = str(HOME)
 for name in ("LOOM_DATABASE_URL", "LOOM_REDIS_URL", "LOOM_EMBED_PROVIDER", "LOOM_EMBED_BASE_URL"):
     os.environ.pop(name, None)
 os.environ.update(
@@ -51,10 +53,11 @@ def endpoints():
 
 
 def _admin_url(endpoints) -> str:
-    """The embedded server's superuser (Loom's processes connect as a role that makes no database)."""
+    """The embedded server's superuser (Loom's processes connect as a role that makes no database),
+    under the session's data directory whatever LOOM_HOME a test has set since."""
     from services import postgres
 
-    return postgres.admin_url(get_settings().home, "postgres").replace("+psycopg", "")
+    return postgres.admin_url(HOME, "postgres").replace("+psycopg", "")
 
 
 def postgres_role() -> str:

@@ -23,7 +23,14 @@ from models.stage_run import SUCCEEDED
 from ops.caller import OPERATOR
 from ops.registry import call
 from schedules.retention import plan_partitions
-from tests.integration.conftest import append, context_of, enable_logging, found_lexically
+from tests.integration.conftest import (
+    _admin_url,
+    append,
+    context_of,
+    enable_logging,
+    found_lexically,
+    postgres_role,
+)
 from workers import ledger
 from workers.stages.retention import keep_partitions
 
@@ -136,12 +143,13 @@ def warm_tablespace(endpoints):
     name = "loom_warm_test"
     home = Path(os.environ["LOOM_HOME"]) / "postgres"
     owner = home.stat()
-    admin = endpoints.database_url.replace("+psycopg", "")
-    with psycopg.connect(admin, autocommit=True) as conn:
+    # As an operator does: the superuser makes it, and grants Loom's role its use.
+    with psycopg.connect(_admin_url(endpoints), autocommit=True) as conn:
         if conn.execute("SELECT FROM pg_tablespace WHERE spcname = %s", (name,)).fetchone() is None:
             location = Path(tempfile.mkdtemp(prefix="loom-warm-"))
             os.chown(location, owner.st_uid, owner.st_gid)
             conn.execute(f"CREATE TABLESPACE {name} LOCATION '{location}'")
+        conn.execute(f"GRANT CREATE ON TABLESPACE {name} TO {postgres_role()}")
     return name
 
 
