@@ -5,7 +5,6 @@ the README tells a user to set (LOOM_URL, LOOM_TOKEN)."""
 
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import Loom, running_loom, wait_for
-from tests.support.claude_code import MARKETPLACE, PLUGIN, Transcript, git_repo, run_hook
+from tests.support.claude_code import MARKETPLACE, PLUGIN, Transcript, claude_cli, git_repo, run_hook
 
 pytestmark = pytest.mark.e2e
 
@@ -237,29 +236,9 @@ def test_recording_off_is_said_once_and_what_was_said_meanwhile_is_never_sent(li
     assert [content for (content,) in stored] == ["Said once recording is back on."]
 
 
-@pytest.mark.skipif(
-    shutil.which("npm") is None, reason="npm is not installed: Claude Code's own check cannot run"
-)
 def test_claude_codes_own_validator_accepts_the_plugin_and_the_marketplace():
-    """`claude plugin validate` (no account needed) from the npm registry's Claude Code, kept in
-    the user's cache between runs."""
-    prefix = Path.home() / ".cache" / "loom-tests" / "claude-code-2.1.197"
-    claude = prefix / "node_modules" / ".bin" / "claude"
-    if not claude.exists():
-        subprocess.run(
-            [
-                "npm",
-                "install",
-                "--prefix",
-                str(prefix),
-                "--no-audit",
-                "--no-fund",
-                "@anthropic-ai/claude-code@2.1.197",
-            ],
-            check=True,
-            capture_output=True,
-            timeout=600,
-        )
+    """`claude plugin validate` (no account needed) from the npm registry's Claude Code."""
+    claude = claude_cli()
     for target in (PLUGIN, MARKETPLACE):
         checked = subprocess.run(
             [str(claude), "plugin", "validate", "--strict", str(target)],

@@ -5,13 +5,35 @@ runs them (the command of hooks/hooks.json under ``sh -c``, JSON on stdin, CLAUD
 CLAUDE_PLUGIN_DATA set, in the session's directory)."""
 
 import json
+import shutil
 import subprocess
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 PLUGIN = Path(__file__).resolve().parents[2] / "integrations" / "claude-code" / "loom"
 MARKETPLACE = PLUGIN.parent
+CLAUDE_CODE_VERSION = "2.1.197"
+
+
+def claude_cli() -> Path:
+    """The ``claude`` command of Claude Code from the npm registry, installed once into the user's
+    cache and kept between runs; the test is skipped where npm is missing."""
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed: Claude Code cannot be installed")
+    prefix = Path.home() / ".cache" / "loom-tests" / f"claude-code-{CLAUDE_CODE_VERSION}"
+    claude = prefix / "node_modules" / ".bin" / "claude"
+    if not claude.exists():
+        package = f"@anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}"
+        subprocess.run(
+            ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", package],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+    return claude
 
 
 def now() -> str:
