@@ -359,11 +359,55 @@ def test_session_end_spools_and_returns_at_once_even_with_loom_unreachable(trans
     time.sleep(0.5)  # the detached sender tried once, and left the spool as it was
     ops = [json.loads(p.read_text())["op"] for p in spool(tmp_path)]
     assert ops == [
+        "conversation.ingest",
         "session.brief_save",
         "working_memory.set",
         "memory.set_from_messages",
         "observe.crystallize",
     ]
+
+
+def lifecycle(event, transcript, env, tmp_path):
+    payload = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(tmp_path)}
+    ran = run_hook(event, payload | ({"reason": "other"} if event == "SessionEnd" else {}), env, tmp_path)
+    assert ran.returncode == 0 and ran.stdout == "" and ran.stderr == ""
+
+
+def test_what_claude_code_wrote_after_the_last_stop_goes_at_session_end_and_nothing_twice(
+    loom, transcript, tmp_path
+):
+    env = env_for(loom.url, tmp_path)
+    append(transcript, user("u1", "Run the tests"), assistant("a2", [text("Running them.")]))
+    stop(transcript, env, tmp_path)  # read before Claude Code flushed the rest
+    append(transcript, user("u3", [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]))
+    append(transcript, assistant("a4", [text("All pass.")]))
+    lifecycle("SessionEnd", transcript, env, tmp_path)
+    wait = time.monotonic() + 10
+    while len(loom.of("observe.crystallize")) < 1 and time.monotonic() < wait:
+        time.sleep(0.05)  # the detached sender
+    lifecycle("SessionEnd", transcript, env, tmp_path)  # again: no line a second time
+    stop(transcript, env, tmp_path)
+    assert loom.uuids() == [["u1", "a2"], ["a4"]]
+    ops = [call["op"] for call in loom.calls]
+    assert ops.index("conversation.ingest", 1) < ops.index("memory.set_from_messages")
+
+
+def test_a_compaction_captures_first_and_the_next_stop_goes_on_from_there(loom, transcript, tmp_path):
+    env = env_for(loom.url, tmp_path)
+    append(transcript, user("u1", "one"), assistant("a2", [text("two")]))
+    lifecycle("PreCompact", transcript, env, tmp_path)
+    append(transcript, user("u3", "three"))
+    stop(transcript, env, tmp_path)
+    assert loom.uuids() == [["u1", "a2"], ["u3"]]
+    assert [call["op"] for call in loom.calls][:2] == ["conversation.ingest", "session.brief_save"]
+
+
+def test_with_capture_off_the_session_end_sends_no_conversation(loom, transcript, tmp_path):
+    append(transcript, user("u1", "one"), assistant("a2", [text("two")]))
+    lifecycle(
+        "SessionEnd", transcript, env_for(unreachable(), tmp_path, LOOM_CAPTURE_CONVERSATIONS="off"), tmp_path
+    )
+    assert "conversation.ingest" not in [json.loads(p.read_text())["op"] for p in spool(tmp_path)]
 
 
 def test_the_primer_prints_nothing_when_nothing_is_saved(loom, tmp_path):

@@ -3,12 +3,15 @@
 //
 // SessionStart prints the primer Claude reads: the names and dates of this project's saved briefs
 // and working memory, never their contents (the person loads one with the loom-session skill).
-// PreCompact and SessionEnd save the brief of this line of work from the transcript's events since
-// the last save (session.brief_save, the key left empty: auto/<project>/<branch> from the git
-// state of the session's directory; event_cursor, so a repeated hook writes nothing) and write the
-// "where was I" note (working_memory.set). SessionEnd also hands the session's new turns to
-// extraction (memory.set_from_messages, defer) and its tool actions to observe.crystallize. Its
-// time is short (1.5 s): it spools and leaves the sending to a detached loom-send.mjs.
+// PreCompact and SessionEnd first capture the session's new conversation lines as Stop does (the
+// one capture of lib/capture.mjs, from the same offset: Claude Code may have written the last
+// lines after the last Stop read the file). Then they save the brief of this line of work from the
+// transcript's events since the last save (session.brief_save, the key left empty:
+// auto/<project>/<branch> from the git state of the session's directory; event_cursor, so a
+// repeated hook writes nothing) and write the "where was I" note (working_memory.set). SessionEnd
+// also hands the session's new turns to extraction (memory.set_from_messages, defer) and its tool
+// actions to observe.crystallize. Its time is short (1.5 s): it spools and leaves the sending to a
+// detached loom-send.mjs.
 
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,10 +24,12 @@ import {
   hookInput,
   report,
   say,
+  sayRecordingOff,
   sendLater,
   sessionState,
   settings,
 } from "../lib/loom.mjs";
+import { capture } from "../lib/capture.mjs";
 import { endRequests, primer, saveRequests } from "../lib/session.mjs";
 import { briefEvents, messages, readFrom } from "../lib/transcript.mjs";
 
@@ -66,6 +71,7 @@ hook(async () => {
   if (!input.transcript_path) return say("hook input has no transcript_path");
   let planned;
   try {
+    if (config.capture && capture(config, String(input.session_id), input.transcript_path).off) sayRecordingOff(config);
     planned = plan(config, input, where, known, event === "SessionEnd");
   } catch (error) {
     return say(`cannot read the transcript ${input.transcript_path}: ${error.code || error.message}`);
@@ -73,5 +79,7 @@ hook(async () => {
   enqueue(config, planned.requests);
   state.write({ ...state.read(), where, ...planned.state });
   if (event === "SessionEnd") return sendLater(path.join(ROOT, "hooks", "loom-send.mjs"));
-  report((await flush(config)).problems);
+  const { problems } = await flush(config);
+  sayRecordingOff(config);
+  report(problems);
 });

@@ -1,0 +1,140 @@
+"""The Claude Code plugin in the real CLI (npm's @anthropic-ai/claude-code), as a user runs it:
+installed through its marketplace (`claude plugin marketplace add`, `claude plugin install`) in a
+fresh HOME, then `claude -p` in a git repository with only what the plugin's README tells a user
+to set, against `loom up` and a local Anthropic-compatible API (tests/support/anthropic_server.py)
+that answers with a tool call, then, given its result, a final answer.
+
+Claude Code writes its transcript from a queue it flushes every 100 ms, and does not flush before
+the Stop hooks: a Stop hook that starts quickly reads the transcript without the session's last
+lines (a shell hook sees the prompt and the tool call, not the tool result nor the final answer).
+Only SessionEnd reads it complete."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import Loom, running_loom, wait_for
+from tests.support.anthropic_server import FakeAnthropic
+from tests.support.claude_code import MARKETPLACE, claude_cli, git_repo
+
+pytestmark = pytest.mark.e2e
+
+NS = "cc-cli"
+SKIP_FLAGS = ("isMeta", "isSidechain", "isCompactSummary")
+PROMPT = "Check that the shell works: print hi."
+LEAD = "I'll run echo to check the shell."
+ANSWER = "The shell works: echo printed hi."
+
+
+@pytest.fixture(scope="module")
+def live():
+    with running_loom("loom-cc-cli-", recording=(NS,)) as loom:
+        yield loom
+
+
+@pytest.fixture(scope="module")
+def claude():
+    return claude_cli()
+
+
+@pytest.fixture
+def api():
+    server = FakeAnthropic(
+        {"name": "Bash", "input": {"command": "echo hi", "description": "Print hi"}}, ANSWER, LEAD
+    )
+    yield server.start()
+    server.stop()
+
+
+@pytest.fixture
+def machine(live, claude, scratch):
+    """A user's machine with the plugin installed from its marketplace: the environment the
+    README asks for, and a repository to work in."""
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(scratch),
+        "LOOM_URL": f"http://127.0.0.1:{live.port}",
+        "LOOM_TOKEN": live.cli("tokens", "create", "--namespace", NS, "--role", "writer").strip(),
+    }
+    for step in (["marketplace", "add", str(MARKETPLACE)], ["install", "loom@loom-local"]):
+        done = subprocess.run(
+            [str(claude), "plugin", *step], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    repo = git_repo(scratch / "billing-service", "git@github.com:acme/billing-service.git", "main")
+    return env, repo
+
+
+def run_session(
+    claude: Path, machine, api: FakeAnthropic, *flags: str
+) -> tuple[subprocess.CompletedProcess, Path]:
+    """`claude -p` with the Bash call allowed (-p asks no permission); the run and its transcript."""
+    env, repo = machine
+    projects = Path(env["HOME"]) / ".claude" / "projects"
+    before = set(projects.glob("*/*.jsonl"))
+    given = env | {
+        "ANTHROPIC_BASE_URL": api.url,
+        "ANTHROPIC_API_KEY": "sk-ant-test",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",  # no telemetry nor update checks from a test
+    }
+    ran = subprocess.run(
+        [str(claude), "-p", PROMPT, "--allowedTools", "Bash(echo hi)", *flags],
+        env=given,
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    (transcript,) = set(projects.glob("*/*.jsonl")) - before
+    return ran, transcript
+
+
+def said(transcript: Path) -> list[tuple[str, str, str]]:
+    """(uuid, role, text) of each user and assistant entry of the transcript that has text."""
+    out = []
+    for line in transcript.read_text().splitlines():
+        entry = json.loads(line)
+        if entry.get("type") not in ("user", "assistant") or any(entry.get(f) for f in SKIP_FLAGS):
+            continue
+        content = entry["message"]["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        text = "\n\n".join(b["text"].strip() for b in blocks if b.get("type") == "text" and b["text"].strip())
+        if text:
+            out.append((entry["uuid"], entry["type"], text))
+    return out
+
+
+def stored(live: Loom, transcript: Path, expected: int) -> list[tuple]:
+    def rows():
+        return live.sql(
+            "SELECT msg_id, role, content FROM turns WHERE namespace = %s AND thread_id = %s ORDER BY seq",
+            NS,
+            transcript.stem,
+        )
+
+    try:
+        wait_for(lambda: len(rows()) >= expected, 60, f"{expected} turns of session {transcript.stem}")
+    except AssertionError:
+        pass  # the comparison below says what is missing
+    return rows()
+
+
+def test_each_text_of_claude_p_sessions_with_a_tool_call_is_stored_once(live, claude, machine, api):
+    for _ in range(3):
+        ran, transcript = run_session(claude, machine, api)
+        assert ran.returncode == 0 and ran.stdout.strip() == ANSWER, ran.stdout + ran.stderr
+        expected = said(transcript)
+        assert [text for _, _, text in expected] == [PROMPT, LEAD, ANSWER]
+        assert [tuple(row) for row in stored(live, transcript, len(expected))] == expected
+
+
+def test_a_session_ended_by_its_turn_limit_before_any_stop_is_stored_all_the_same(live, claude, machine, api):
+    # The turn limit ends the session after the tool call: Claude Code runs no Stop hook at all.
+    ran, transcript = run_session(claude, machine, api, "--max-turns", "1")
+    assert ran.returncode == 1 and "Reached max turns" in ran.stdout + ran.stderr
+    expected = said(transcript)
+    assert [text for _, _, text in expected] == [PROMPT, LEAD]
+    assert [tuple(row) for row in stored(live, transcript, len(expected))] == expected
