@@ -30,6 +30,11 @@ class Settings(BaseSettings):
     # rebinding). Required when `host` is beyond the loopback (``api.hosts``).
     allowed_hosts: Annotated[list[str], NoDecode] = []
     api_access_log: bool = False  # a log line per request costs the capture path measurable CPU
+    # The HTTP server's limits, enforced below the app (``api.server``): a request's line and
+    # headers in all (431 beyond), the time to send them (408), connections open at once (503).
+    api_max_header_bytes: int = Field(default=64 * 1024, ge=4 * 1024, le=1024 * 1024)
+    api_header_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
+    api_max_connections: int = Field(default=1000, ge=1, le=100_000)
     database_url: str | None = None  # unset: the embedded PostgreSQL under `home`
     redis_url: str | None = None  # unset: the embedded Redis under `home`
 
