@@ -31,6 +31,7 @@ import {
   sendLater,
   sessionState,
   settings,
+  withSessionLock,
 } from "../claude-code/loom/lib/loom.mjs";
 import { endRequests, primer, saveRequests } from "../claude-code/loom/lib/session.mjs";
 import {
@@ -47,8 +48,13 @@ const SELF = fileURLToPath(import.meta.url);
 const config = settings(process.env, "codex");
 
 // The session's new lines as conversation.ingest and observe.record requests (none while Loom
-// said recording is off: those lines are never sent).
+// said recording is off: those lines are never sent). It and the lifecycle read and move the
+// session's offsets under its lock: Codex runs notify and the SessionEnd hook at once.
 function capture(sessionId, file, cwd) {
+  withSessionLock(config, sessionId, () => captureLocked(sessionId, file, cwd));
+}
+
+function captureLocked(sessionId, file, cwd) {
   const state = sessionState(config, sessionId);
   const known = state.read();
   const read = readFrom(file, known.captured || 0, known.capturedLine || 1);
@@ -66,11 +72,15 @@ function capture(sessionId, file, cwd) {
     requests.push({ op: "observe.record", body });
   }
   enqueue(config, requests);
-  state.write({ ...known, where, captured: read.end, capturedLine: read.next });
+  state.write({ ...state.read(), where, captured: read.end, capturedLine: read.next });
 }
 
 // The brief of the line of work since the last save, and at the end the turns and actions.
 function lifecycle(sessionId, file, cwd, end) {
+  withSessionLock(config, sessionId, () => lifecycleLocked(sessionId, file, cwd, end));
+}
+
+function lifecycleLocked(sessionId, file, cwd, end) {
   const state = sessionState(config, sessionId);
   const known = state.read();
   const where = known.where || gitState(cwd);
@@ -86,8 +96,8 @@ function lifecycle(sessionId, file, cwd, end) {
   state.write({ ...state.read(), where, ...next });
 }
 
-async function send() {
-  const { problems } = await flush(config);
+async function send(wait = false) {
+  const { problems } = await flush(config, { wait });
   sayRecordingOff(config);
   return problems;
 }
@@ -145,14 +155,14 @@ if (command === "notify") {
     const sessionId = args[0] || sessionIdOf(file);
     capture(sessionId, file, process.cwd());
     lifecycle(sessionId, file, process.cwd(), true);
-    const problems = await send();
+    const problems = await send(true);
     report(problems);
     if (problems.length) process.exitCode = 1;
     else process.stdout.write(`loom: session ${sessionId} saved\n`);
   });
 } else if (command === "send") {
   hook(async () => {
-    await flush(config);
+    await flush(config, { wait: true });
   });
 } else {
   say("usage: loom-codex.mjs notify JSON | hook | end [SESSION_ID] | send");

@@ -16,6 +16,7 @@ import pytest
 
 from tests.e2e.conftest import Loom, running_loom, wait_for
 from tests.support.claude_code import git_repo
+from tests.support.codex.responses_server import FakeResponses
 
 pytestmark = pytest.mark.e2e
 
@@ -230,22 +231,32 @@ def test_the_session_start_hook_prints_the_primer(live, codex):
     assert "auto/ledger-api/primer" in started.stdout and "secret goal" not in started.stdout
 
 
-@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed: Codex's own check cannot run")
-def test_codex_reads_the_readmes_config_without_an_account(scratch):
-    """`codex mcp list` (no account, no network) type-checks config.toml, from the npm registry's
-    Codex kept in the user's cache between runs."""
+def codex_cli() -> Path:
+    """The ``codex`` command from the npm registry, kept in the user's cache between runs; the test
+    is skipped where npm is missing."""
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed: Codex cannot be installed")
     prefix = Path.home() / ".cache" / "loom-tests" / "codex-0.171.0"
     codex_bin = prefix / "node_modules" / ".bin" / "codex"
     if not codex_bin.exists():
         npm = ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "@openai/codex@0.171.0"]
         subprocess.run(npm, check=True, capture_output=True, timeout=900)
+    return codex_bin
+
+
+def readme_block(language: str) -> str:
+    """The README's first block of ``language``, with this repository's path in it."""
+    readme = (SCRIPT.parent / "README.md").read_text()
+    block = readme.split(f"```{language}\n", 1)[1].split("```", 1)[0]
+    return block.replace("/path/to/loom", str(SCRIPT.parents[2]))
+
+
+def test_codex_reads_the_readmes_config_without_an_account(scratch):
+    """`codex mcp list` (no account, no network) type-checks config.toml."""
+    codex_bin = codex_cli()
     home = scratch / "codex-home"
     home.mkdir()
-    readme = (SCRIPT.parent / "README.md").read_text()
-    config = (
-        readme.split("```toml\n", 1)[1].split("```", 1)[0].replace("/path/to/loom", str(SCRIPT.parents[2]))
-    )
-    (home / "config.toml").write_text(config)
+    (home / "config.toml").write_text(readme_block("toml"))
     env = {"PATH": os.environ["PATH"], "HOME": str(scratch), "CODEX_HOME": str(home)}
     listed = subprocess.run(
         [str(codex_bin), "mcp", "list", "--json"], env=env, capture_output=True, text=True, timeout=120
@@ -256,3 +267,62 @@ def test_codex_reads_the_readmes_config_without_an_account(scratch):
         loom["transport"]["url"].endswith("/mcp")
         and loom["transport"]["bearer_token_env_var"] == "LOOM_TOKEN"
     )
+
+
+def test_a_real_codex_exec_session_is_stored_once_through_notify_and_the_session_end(live, scratch):
+    """`codex exec` against a local Responses API (a shell call, then the answer), set up as the
+    README says: its notify program, its MCP table (at this Loom), its hooks (trusted here by
+    --dangerously-bypass-hook-trust, as the person trusts them). Codex writes the rollout before
+    it runs notify or the hooks, and notify and SessionEnd capture from one offset: each turn once."""
+    codex_bin = codex_cli()
+    api = FakeResponses("echo hi", "The shell works: echo printed hi.").start()
+    repo = git_repo(scratch / "ledger-api", "https://github.com/acme/ledger-api.git", "fix-totals")
+    home = scratch / "codex-home"
+    home.mkdir()
+    provider = (
+        f'[model_providers.local]\nname = "local"\nbase_url = "{api.url}"\nenv_key = "OPENAI_API_KEY"\n'
+    )
+    config = readme_block("toml").replace("http://127.0.0.1:7777", f"http://127.0.0.1:{live.port}")
+    (home / "config.toml").write_text(
+        f'model = "gpt-5.1-codex"\nmodel_provider = "local"\n{config}\n{provider}'
+    )
+    (home / "hooks.json").write_text(readme_block("json"))
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(scratch),
+        "CODEX_HOME": str(home),
+        "LOOM_URL": f"http://127.0.0.1:{live.port}",
+        "LOOM_TOKEN": live.cli("tokens", "create", "--namespace", NS, "--role", "writer").strip(),
+        "OPENAI_API_KEY": "sk-test",
+    }
+    prompt = "Check that the shell works: print hi."
+    try:
+        ran = subprocess.run(
+            [str(codex_bin), "exec", "-s", "danger-full-access", "--dangerously-bypass-hook-trust", prompt],
+            env=env,
+            cwd=repo,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    finally:
+        api.stop()
+    assert ran.returncode == 0 and ran.stdout.strip() == "The shell works: echo printed hi.", ran.stderr
+    assert len(api.requests) == 2  # the shell call, then the answer
+    (rollout,) = (home / "sessions").glob("*/*/*/rollout-*.jsonl")
+    session = rollout.stem[-36:]  # rollout-<time>-<session id>.jsonl
+    wait_for(
+        lambda: live.sql(
+            "SELECT 1 FROM stage_runs WHERE stage = 'extraction' AND params->>'thread_id' = %s", session
+        ),
+        60,
+        "the extraction the SessionEnd hook asks for",
+    )  # sent after the SessionEnd's capture, in the spool's order
+    rows = wait_for(lambda: (r := turns(live, session)) and len(r) >= 2 and r, 60, "the session's turns")
+    assert [(role, content) for _, role, content in rows] == [
+        ("user", prompt),
+        ("assistant", "The shell works: echo printed hi."),
+    ]
+    actions = live.sql("SELECT tool, summary FROM observations WHERE session_id = %s", session)
+    assert actions == [("exec_command", "echo hi")]

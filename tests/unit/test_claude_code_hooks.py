@@ -392,6 +392,46 @@ def test_what_claude_code_wrote_after_the_last_stop_goes_at_session_end_and_noth
     assert ops.index("conversation.ingest", 1) < ops.index("memory.set_from_messages")
 
 
+def test_the_session_ends_sender_waits_for_another_run_that_is_sending(loom, transcript, tmp_path):
+    env = env_for(loom.url, tmp_path)
+    append(transcript, user("u1", "one"))
+    stop(transcript, env, tmp_path)
+    (spooled,) = (tmp_path / "state").glob("*/spool")
+    (spooled / ".lock").write_text("another run")  # e.g. Codex's notify, run beside SessionEnd
+    append(transcript, assistant("a2", [text("two")]))
+    lifecycle("SessionEnd", transcript, env, tmp_path)
+    time.sleep(1)
+    assert loom.uuids() == [["u1"]]
+    (spooled / ".lock").unlink()
+    wait = time.monotonic() + 10
+    while not loom.of("observe.crystallize") and time.monotonic() < wait:
+        time.sleep(0.05)
+    assert loom.uuids() == [["u1"], ["a2"]] and loom.of("observe.crystallize")
+
+
+def test_a_capture_waits_for_the_run_holding_the_sessions_offsets(loom, transcript, tmp_path):
+    import hashlib
+    import subprocess
+
+    from tests.support.claude_code import PLUGIN, hook_command
+
+    env = {**env_for(loom.url, tmp_path), "CLAUDE_PLUGIN_ROOT": str(PLUGIN)}
+    append(transcript, user("u1", "one"), assistant("a2", [text("two")]))
+    state = tmp_path / "state" / hashlib.sha256(f"{loom.url}\nteam".encode()).hexdigest()[:16]
+    state.mkdir(parents=True)
+    (state / f"session-{SESSION}.lock").write_text("another run")  # e.g. Codex's notify beside SessionEnd
+    payload = {"hook_event_name": "Stop", "session_id": SESSION, "transcript_path": str(transcript)}
+    run = subprocess.Popen(["sh", "-c", hook_command("Stop")], stdin=subprocess.PIPE, env=env, cwd=tmp_path)
+    run.stdin.write(json.dumps(payload).encode())
+    run.stdin.close()
+    time.sleep(0.4)
+    # The holder handed both lines over, then let go.
+    (state / f"session-{SESSION}.json").write_text(json.dumps({"captured": transcript.stat().st_size}))
+    (state / f"session-{SESSION}.lock").unlink()
+    assert run.wait(30) == 0
+    assert loom.calls == []
+
+
 def test_a_compaction_captures_first_and_the_next_stop_goes_on_from_there(loom, transcript, tmp_path):
     env = env_for(loom.url, tmp_path)
     append(transcript, user("u1", "one"), assistant("a2", [text("two")]))

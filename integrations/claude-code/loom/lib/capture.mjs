@@ -2,7 +2,8 @@
 // PreCompact, SessionEnd): the complete lines after the last ones handed over, the user and
 // assistant entries with text or thinking, spooled as conversation.ingest requests of at most
 // 4 MiB; Loom's worker makes each entry a turn (msg_id: its uuid, so a re-send changes nothing).
-// Every hook goes on from the one offset, so a line is spooled once whichever hook reads it.
+// Every hook goes on from the one offset, under the session's lock, so a line is spooled once
+// whichever hook reads it.
 //
 // Claude Code writes its transcript from a queue it flushes every 100 ms and does not flush before
 // Stop: a Stop can read the file without the session's last lines, which only SessionEnd (and
@@ -11,7 +12,7 @@
 // While Loom has said recording is off (cached for a minute), nothing is spooled and the lines
 // written meanwhile are never sent, not even once recording is back on.
 
-import { enqueue, recordingOffUntil, sessionState } from "./loom.mjs";
+import { enqueue, recordingOffUntil, sessionState, withSessionLock } from "./loom.mjs";
 import { conversationLines, readFrom } from "./transcript.mjs";
 
 const REQUEST_BYTES = 4 * 1024 * 1024;
@@ -44,13 +45,15 @@ function writtenBefore(line, moment) {
 // Spool the session's new conversation lines and move its offset past them. Returns {off}: whether
 // Loom's cached verdict says recording is off. Throws when the transcript cannot be read.
 export function capture(config, sessionId, transcriptPath) {
-  const state = sessionState(config, sessionId);
-  const known = state.read();
-  const { lines, end } = conversationLines(readFrom(transcriptPath, known.captured || 0));
-  const offUntil = recordingOffUntil(config);
-  const off = offUntil !== null && Date.now() < offUntil;
-  const kept = off ? [] : lines.filter((line) => offUntil === null || !writtenBefore(line, offUntil));
-  if (kept.length) enqueue(config, requests(config, sessionId, kept));
-  if (end !== known.captured) state.write({ ...state.read(), captured: end });
-  return { off };
+  return withSessionLock(config, sessionId, () => {
+    const state = sessionState(config, sessionId);
+    const known = state.read();
+    const { lines, end } = conversationLines(readFrom(transcriptPath, known.captured || 0));
+    const offUntil = recordingOffUntil(config);
+    const off = offUntil !== null && Date.now() < offUntil;
+    const kept = off ? [] : lines.filter((line) => offUntil === null || !writtenBefore(line, offUntil));
+    if (kept.length) enqueue(config, requests(config, sessionId, kept));
+    if (end !== known.captured) state.write({ ...state.read(), captured: end });
+    return { off };
+  });
 }

@@ -105,6 +105,38 @@ export function sessionState(config, sessionId) {
   };
 }
 
+// `body()` while holding the session's lock, so one run at a time reads from its offsets and
+// moves them (Codex runs notify and SessionEnd at once: both would read the same lines). A lock
+// file made exclusively, taken over once older than a run (its holder was killed); after
+// LOCK_WAIT_MS the run goes on without it: a line read twice is only a duplicate Loom ignores.
+const LOCK_WAIT_MS = 1000;
+
+export function withSessionLock(config, sessionId, body) {
+  const file = path.join(config.state, `session-${safe(sessionId)}.lock`);
+  fs.mkdirSync(config.state, { recursive: true });
+  const until = Date.now() + LOCK_WAIT_MS;
+  let held = false;
+  while (!held && Date.now() < until) {
+    try {
+      fs.writeFileSync(file, String(process.pid), { flag: "wx" });
+      held = true;
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+      try {
+        if (Date.now() - fs.statSync(file).mtimeMs > RUN_SECONDS * 1000) fs.rmSync(file, { force: true });
+      } catch {
+        // released meanwhile
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
+  try {
+    return body();
+  } finally {
+    if (held) fs.rmSync(file, { force: true });
+  }
+}
+
 export async function readStdin() {
   const chunks = [];
   for await (const chunk of process.stdin) chunks.push(chunk);
@@ -203,11 +235,21 @@ function batches(config) {
 }
 
 // Send the spooled requests in order until the run's time is up; each leaves the spool once Loom
-// answered it. Returns {problems}: the lines a hook reports.
-export async function flush(config, { deadline = Date.now() + (RUN_SECONDS - 1) * 1000 } = {}) {
+// answered it. Returns {problems}: the lines a hook reports. While another run sends, an in-line
+// hook leaves it to that run and its own next one; a sender that is the last of a session (`wait`:
+// SessionEnd's detached one, `end`) waits for its turn, else what it spooled would wait for the
+// next session (Codex runs notify and SessionEnd at once).
+export async function flush(config, { deadline = Date.now() + (RUN_SECONDS - 1) * 1000, wait = false } = {}) {
   const problems = [];
-  const unlock = lock(config);
-  if (!unlock) return { problems };
+  let unlock = lock(config);
+  while (!unlock && wait && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    unlock = lock(config);
+  }
+  if (!unlock) {
+    if (wait) problems.push("another run kept the spool busy: what is spooled goes at the next run");
+    return { problems };
+  }
   try {
     for (const { files, request } of batches(config)) {
       if (Date.now() > deadline) break;

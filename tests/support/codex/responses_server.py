@@ -1,0 +1,134 @@
+"""A local OpenAI-compatible Responses API, so the real Codex CLI runs a session against it (a
+model provider whose ``base_url`` is ``url``). A turn's first answer is a shell call (``command``,
+through the ``exec_command`` tool Codex offers); once its output comes back, the final text
+answer (``answer``). Answers stream as the real API streams them: ``response.created``,
+``response.output_item.added``, the deltas, ``response.output_item.done``, ``response.completed``
+with the usage. Every request body is kept in ``requests``."""
+
+import json
+import threading
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        pass  # a client that hangs up is no failure
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def _events(response_id: str, model: str, item: dict) -> list[dict]:
+    response = {
+        "id": response_id,
+        "object": "response",
+        "status": "in_progress",
+        "model": model,
+        "output": [],
+    }
+    events = [
+        {"type": "response.created", "response": response},
+        {"type": "response.in_progress", "response": response},
+    ]
+    at = {"item_id": item["id"], "output_index": 0}
+    if item["type"] == "message":
+        text = item["content"][0]["text"]
+        events.append(
+            {"type": "response.output_item.added", "output_index": 0, "item": {**item, "content": []}}
+        )
+        part = {"type": "output_text", "text": "", "annotations": []}
+        events.append({"type": "response.content_part.added", **at, "content_index": 0, "part": part})
+        for piece in _pieces(text, 12):
+            events.append({"type": "response.output_text.delta", **at, "content_index": 0, "delta": piece})
+        events.append({"type": "response.output_text.done", **at, "content_index": 0, "text": text})
+    else:
+        events.append(
+            {"type": "response.output_item.added", "output_index": 0, "item": {**item, "arguments": ""}}
+        )
+        for piece in _pieces(item["arguments"], 8):
+            events.append({"type": "response.function_call_arguments.delta", **at, "delta": piece})
+        done = {"type": "response.function_call_arguments.done", **at, "arguments": item["arguments"]}
+        events.append(done)
+    events.append({"type": "response.output_item.done", "output_index": 0, "item": item})
+    usage = {"input_tokens": 40, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 20,
+             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 60}  # fmt: skip
+    done = {**response, "status": "completed", "output": [item], "usage": usage}
+    events.append({"type": "response.completed", "response": done})
+    return events
+
+
+class FakeResponses:
+    def __init__(self, command: str, answer: str) -> None:
+        self.command, self.answer = command, answer
+        self.requests: list[dict] = []
+        self._server = _Server(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def start(self) -> "FakeResponses":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def reply(self, request: dict) -> dict:
+        """The output item answering ``request``: the shell call, or the answer once it ran."""
+        ran = any(item.get("type") == "function_call_output" for item in request.get("input", []))
+        if ran or "exec_command" not in [tool.get("name") for tool in request.get("tools", [])]:
+            content = [{"type": "output_text", "text": self.answer, "annotations": []}]
+            return {"type": "message", "id": f"msg_{uuid.uuid4().hex}", "status": "completed",
+                    "role": "assistant", "content": content}  # fmt: skip
+        return {"type": "function_call", "id": f"fc_{uuid.uuid4().hex}", "status": "completed",
+                "call_id": f"call_{uuid.uuid4().hex[:24]}", "name": "exec_command",
+                "arguments": json.dumps({"cmd": self.command})}  # fmt: skip
+
+    def _handler(self):
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self._json(200, {"object": "list", "data": []})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                request = json.loads(self.rfile.read(length) or b"{}")
+                if not self.path.split("?")[0].endswith("/responses"):
+                    return self._json(404, {"error": {"message": self.path, "type": "invalid_request_error"}})
+                server.requests.append(request)
+                item = server.reply(request)
+                response_id = f"resp_{uuid.uuid4().hex}"
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                for event in _events(response_id, request.get("model", ""), item):
+                    self._chunk(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
+                self._chunk(b"")
+
+            def _chunk(self, data: bytes) -> None:
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+
+            def _json(self, status: int, body: dict) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
