@@ -6,8 +6,9 @@ Every client needs the password generated once into ``<home>/redis.secret`` (060
 directory of an earlier Loom gets one at its next start). The commands that would let a client
 wipe it, stop it, make it a replica of another server, move its keys to another, change who may
 run what, or write files as the server's user (``DANGEROUS_COMMANDS``) answer only to a name
-derived from that password (``admin_command``): ``stop`` shuts it down so. As root it runs as ``services.privacy``'s
-user. Its settings, password included, are in a 0600 file, never on its command line.
+derived from that password (``admin_command``): ``stop`` shuts it down so. As root it runs as
+``services.privacy``'s user. Its settings, password included, are in a 0600 file, never on its
+command line.
 """
 
 import hashlib
