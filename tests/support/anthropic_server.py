@@ -7,9 +7,9 @@ calls: a title, a summary) gets a short text. ``count_tokens`` answers a rough c
 body is kept in ``requests``."""
 
 import json
-import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.support.local_http import JsonHandler, LocalServer
 
 MODEL = "claude-sonnet-4-5-20250929"
 
@@ -76,33 +76,24 @@ def _has_tool_result(request: dict) -> bool:
     )
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address) -> None:
-        pass  # a client that hangs up (Claude Code drops idle connections) is no failure
-
-
 class FakeAnthropic:
     def __init__(self, tool: dict, answer: str, lead: str = "Let me look.") -> None:
         """``tool``: the call the first answer makes ({"name", "input"}), after the text ``lead``;
         ``answer``: the text of the answer that follows its result."""
         self.tool, self.answer, self.lead = tool, answer, lead
         self.requests: list[dict] = []
-        self._server = _Server(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._server = LocalServer(self._handler())
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self._server.origin
 
     def start(self) -> "FakeAnthropic":
-        self._thread.start()
+        self._server.start()
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._server.stop()
 
     def reply(self, request: dict) -> tuple[list[dict], str]:
         """The content blocks and stop reason of the answer to ``request``."""
@@ -116,26 +107,20 @@ class FakeAnthropic:
     def _handler(self):
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args) -> None:
-                pass
-
+        class Handler(JsonHandler):
             def do_HEAD(self) -> None:
-                self._json(200, {})
+                self.send_json(200, {})
 
             def do_GET(self) -> None:
-                self._json(200, {"data": [], "has_more": False})
+                self.send_json(200, {"data": [], "has_more": False})
 
             def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                request = json.loads(self.rfile.read(length) or b"{}")
+                request = self.read_json()
                 path = self.path.split("?")[0]
                 if path.endswith("/count_tokens"):
-                    return self._json(200, {"input_tokens": len(json.dumps(request)) // 4})
+                    return self.send_json(200, {"input_tokens": len(json.dumps(request)) // 4})
                 if not path.endswith("/v1/messages"):
-                    return self._json(
+                    return self.send_json(
                         404, {"type": "error", "error": {"type": "not_found_error", "message": path}}
                     )
                 server.requests.append(request)
@@ -143,28 +128,12 @@ class FakeAnthropic:
                 message_id = f"msg_{uuid.uuid4().hex[:24]}"
                 model = request.get("model") or MODEL
                 if not request.get("stream"):
-                    message = _message(message_id, model, blocks, stop_reason)
-                    return self._json(200, message)
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream; charset=utf-8")
-                self.send_header("cache-control", "no-cache")
-                self.send_header("request-id", f"req_{uuid.uuid4().hex[:24]}")
-                self.send_header("transfer-encoding", "chunked")
-                self.end_headers()
-                for event, data in _events(message_id, model, blocks, stop_reason):
-                    self._chunk(f"event: {event}\ndata: {json.dumps(data)}\n\n".encode())
-                self._chunk(b"")
-
-            def _chunk(self, data: bytes) -> None:
-                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-                self.wfile.flush()
-
-            def _json(self, status: int, body: dict) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                    return self.send_json(200, _message(message_id, model, blocks, stop_reason))
+                headers = {
+                    "content-type": "text/event-stream; charset=utf-8",
+                    "cache-control": "no-cache",
+                    "request-id": f"req_{uuid.uuid4().hex[:24]}",
+                }
+                self.send_events(_events(message_id, model, blocks, stop_reason), headers)
 
         return Handler

@@ -6,16 +6,9 @@ answer (``answer``). Answers stream as the real API streams them: ``response.cre
 with the usage. Every request body is kept in ``requests``."""
 
 import json
-import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address) -> None:
-        pass  # a client that hangs up is no failure
+from tests.support.local_http import JsonHandler, LocalServer
 
 
 def _pieces(text: str, size: int) -> list[str]:
@@ -65,20 +58,18 @@ class FakeResponses:
     def __init__(self, command: str, answer: str) -> None:
         self.command, self.answer = command, answer
         self.requests: list[dict] = []
-        self._server = _Server(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._server = LocalServer(self._handler())
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"{self._server.origin}/v1"
 
     def start(self) -> "FakeResponses":
-        self._thread.start()
+        self._server.start()
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._server.stop()
 
     def reply(self, request: dict) -> dict:
         """The output item answering ``request``: the shell call, or the answer once it ran."""
@@ -94,41 +85,21 @@ class FakeResponses:
     def _handler(self):
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args) -> None:
-                pass
-
+        class Handler(JsonHandler):
             def do_GET(self) -> None:
-                self._json(200, {"object": "list", "data": []})
+                self.send_json(200, {"object": "list", "data": []})
 
             def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                request = json.loads(self.rfile.read(length) or b"{}")
+                request = self.read_json()
                 if not self.path.split("?")[0].endswith("/responses"):
-                    return self._json(404, {"error": {"message": self.path, "type": "invalid_request_error"}})
+                    return self.send_json(
+                        404, {"error": {"message": self.path, "type": "invalid_request_error"}}
+                    )
                 server.requests.append(request)
                 item = server.reply(request)
-                response_id = f"resp_{uuid.uuid4().hex}"
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("transfer-encoding", "chunked")
-                self.end_headers()
-                for event in _events(response_id, request.get("model", ""), item):
-                    self._chunk(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
-                self._chunk(b"")
-
-            def _chunk(self, data: bytes) -> None:
-                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-                self.wfile.flush()
-
-            def _json(self, status: int, body: dict) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                events = _events(f"resp_{uuid.uuid4().hex}", request.get("model", ""), item)
+                self.send_events(
+                    ((event["type"], event) for event in events), {"content-type": "text/event-stream"}
+                )
 
         return Handler
