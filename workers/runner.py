@@ -22,6 +22,7 @@ POLL_MS = 100
 def new_worker(threads: int) -> dramatiq.Worker:
     """A worker on every stage's queue (on the broker this process set up), not yet started."""
     broker.declare_all()
+    ledger.start_claiming()
     return dramatiq.Worker(broker.current(), worker_threads=threads, worker_timeout=POLL_MS)
 
 

@@ -40,6 +40,11 @@ def run_for(turn_id: int) -> StageRun:
         return s.exec(select(StageRun).where(StageRun.subject == embedding_subject(turn_id))).one()
 
 
+def run_for_id(run_id: int) -> StageRun:
+    with db.session() as s:
+        return s.get(StageRun, run_id)
+
+
 def lone_run(thread_id: str, text_: str) -> int:
     """An appended turn's run, moved to a stage of its own so that a claim of that stage can
     only ever take this run (a claim fills its batch with any other claimable run of its stage)."""
@@ -122,6 +127,25 @@ def test_only_the_claim_holding_a_run_may_finish_renew_or_release_it(monkeypatch
     finish(second)
     with db.session() as s:
         assert s.get(StageRun, run_id).status == SUCCEEDED
+
+
+def test_a_stopping_worker_claims_no_new_run_and_names_its_stage_for_the_next_worker(worker):
+    """Told to stop, a worker still receives messages through its grace: each claim takes nothing,
+    the run stays pending with no attempt spent, and its stage is among those to wake."""
+    EMBEDDING = "embedding"  # the stage, its queue
+    ledger.stop_claiming()
+    try:
+        run_id = run_for(append("retries", "stopping", "said while the worker stops")["turn_id"]).id
+        worker.broker.join(EMBEDDING, timeout=30_000)  # delivered, acked
+        run = run_for_id(run_id)
+        assert (run.status, run.attempts, run.claim) == (PENDING, 0, None)
+        assert ledger.claim(EMBEDDING, [run_id], fill=1) == []
+        to_wake = ledger.hand_back()
+    finally:
+        ledger.start_claiming()  # the next worker
+    assert EMBEDDING in to_wake
+    outbox.send(EMBEDDING, [run_id])
+    wait_until(lambda: run_for_id(run_id).status == SUCCEEDED, what="the next worker's embedding")
 
 
 def test_backoff_doubles_from_the_minimum_up_to_the_maximum():

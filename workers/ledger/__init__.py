@@ -13,6 +13,7 @@ from workers.ledger.claims import (
     hand_back,
     leased,
     release,
+    start_claiming,
     stop_claiming,
 )
 from workers.ledger.reads import get, runs_by_id, select_runs
@@ -39,6 +40,7 @@ __all__ = [
     "runs_by_id",
     "select_runs",
     "stale",
+    "start_claiming",
     "stop_claiming",
     "wanted_again",
 ]

@@ -33,8 +33,8 @@ log = logging.getLogger(__name__)
 # Every claim token this process makes starts with this, so a stopping worker finds the runs it
 # still holds without keeping a list of them (a token is the column's 32 characters).
 _PROCESS = secrets.token_hex(6)
-_stopping = threading.Event()
-_refused: set[str] = set()  # stages whose claims were refused while stopping
+_stopping = threading.Event()  # set by stop_claiming: claims take nothing from then on
+_refused: set[str] = set()  # stages whose claims were refused while stopping: to wake after
 
 
 def _claimable(now: datetime):
@@ -56,7 +56,11 @@ def claim(stage: str, run_ids: list[int], fill: int) -> list[StageRun]:
     one model call serves many messages. Returns the claimed runs (attempts already counted), all
     carrying this claim's token: only the holder of a claim may renew, finish or release its runs,
     so a worker that lost its lease (a database outage outlasted it) cannot touch a run another
-    worker claimed since."""
+    worker claimed since. A stopping process claims nothing: the runs wait, pending, for the
+    next worker, which ``hand_back`` names the stage for."""
+    if _stopping.is_set():
+        _refused.add(stage)
+        return []
     now = utcnow()
     wanted = col(StageRun.id).in_(run_ids)
     chosen = (
@@ -215,6 +219,13 @@ def release(
 def stop_claiming() -> None:
     """This process is stopping: every claim from now on takes nothing."""
     _stopping.set()
+
+
+def start_claiming() -> None:
+    """A worker starts in this process: its claims take runs again (after an earlier worker of the
+    process stopped, as tests start them)."""
+    _refused.clear()
+    _stopping.clear()
 
 
 def hand_back() -> set[str]:
