@@ -17,12 +17,11 @@ from sqlmodel import Session, col, select
 from models import db
 from models.base import utcnow
 from models.memory import BASES, KINDS, WEIGHT_MAX, WEIGHT_MIN, Loom, MemoryEvidence, MemoryThread
-from models.settings import get_settings
 from ops import search as searching
 from ops.caller import Caller
 from ops.errors import invalid, not_found
 from ops.schemas import Answer, Moment, OpRequest
-from pipelines import memory, search, sessions
+from pipelines import hybrid, memory, sessions
 from workers import ledger, outbox
 from workers.stages.memory_embedding import MEMORY_EMBEDDING
 
@@ -308,29 +307,12 @@ def search_threads(caller: Caller, req: SearchRequest) -> SearchAnswer:
     their `until`), optionally of some kinds. Naming a session records the hits as recalled there.
 
     Errors: 404 for a loom not in this namespace."""
-    settings = get_settings()
-    vector = model = None
-    if req.search_mode != "lexical":
-        vector, model, _ = searching.query_vector(req.query)
-    pool = min(max(req.limit * searching.POOL_FACTOR, searching.POOL_MIN), searching.POOL_MAX)
-    now = utcnow()
+    clock = hybrid.Clock()
+    q = hybrid.query(req.query, req.search_mode, req.limit, req.lexical_weight, clock)
     with db.session() as s:
         loom = the_loom(s, caller, req)
-        semantic = found = []
-        if vector is not None:
-            floor = settings.conversation_search_min_similarity if req.search_mode == "semantic" else -1.0
-            semantic = memory.by_vector(s, loom.id, vector, model, pool, floor, now)
-        if req.search_mode != "semantic" or vector is None:
-            found = memory.by_lexical(s, loom.id, req.query, pool, now)
-        if req.search_mode == "semantic" and vector is not None:
-            mode, hits = "vector", semantic[: req.limit]
-        elif vector is None or req.search_mode == "lexical":
-            mode, hits = "lexical", found[: req.limit]
-        else:
-            mode = "hybrid"
-            hits = search.fuse(
-                semantic, found, req.lexical_weight, searching.RRF_K, req.limit, key=lambda hit: hit.key
-            )
+        found = hybrid.search(memory.corpus(s, loom.id, utcnow()), q, clock)
+        mode, hits = found.mode, found.hits
         if req.kinds:
             hits = [hit for hit in hits if hit.thread.kind in req.kinds]
         record(s, loom, req, {"recalled_thread_ids": [hit.thread.id for hit in hits]})

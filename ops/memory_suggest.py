@@ -13,11 +13,10 @@ from models import db
 from models.base import utcnow
 from models.memory import MemoryThread
 from models.settings import get_settings
-from ops import search as searching
 from ops.caller import Caller
 from ops.memory import LoomOp, ThreadShape, shown, the_loom
 from ops.schemas import Answer
-from pipelines import memory, search, sessions, suggesting
+from pipelines import hybrid, memory, sessions, suggesting
 
 
 class SuggestRequest(LoomOp):
@@ -60,7 +59,8 @@ def suggest(caller: Caller, req: SuggestRequest) -> SuggestAnswer:
 
     Errors: 404 for a loom not in this namespace."""
     settings = get_settings()
-    vector, model, _ = searching.query_vector(req.said)
+    q = hybrid.query(req.said, "hybrid", req.limit, 0.6, hybrid.Clock())
+    vector, model = q.vector, q.model
     now = utcnow()
     pool = max(4 * req.limit, 20)
     with db.session() as s:
@@ -68,7 +68,7 @@ def suggest(caller: Caller, req: SuggestRequest) -> SuggestAnswer:
         session = sessions.open_session(s, loom, sessions.Where(req.thread_id, req.run_id, req.agent), now)
         semantic = memory.by_vector(s, loom.id, vector, model, pool, -1.0, now) if vector is not None else []
         found = memory.by_lexical(s, loom.id, req.said, pool, now)
-        ranked = search.fuse(semantic, found, 0.6, searching.RRF_K, pool, key=lambda hit: hit.key)
+        ranked = hybrid.fuse(semantic, found, q.lexical_weight, pool, key=lambda hit: hit.key)
         with_cues = s.exec(
             select(MemoryThread).where(
                 MemoryThread.loom_id == loom.id, func.cardinality(MemoryThread.cues) > 0, *memory.live(now)

@@ -2,10 +2,7 @@
 rank) search of the recorded turns; without an embedder, semantic falls back to a substring match
 and hybrid to its lexical leg."""
 
-import logging
-import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field
@@ -16,10 +13,7 @@ from ops import activity
 from ops.caller import Caller
 from ops.conversation_read import named_agent
 from ops.schemas import Answer, Moment, OpRequest
-from pipelines import excerpts, search
-from providers.embedders import get_embedder
-
-log = logging.getLogger(__name__)
+from pipelines import excerpts, hybrid, search
 
 
 class Ranking(OpRequest):
@@ -150,33 +144,6 @@ class SearchAnswer(Answer):
     )
 
 
-# A hybrid search fuses this many candidates of each leg (at least), however few it returns.
-POOL_MIN, POOL_FACTOR, POOL_MAX = 50, 5, 500
-RRF_K = 10  # small: the top of each list counts most (tuned on the LongMemEval file, bench/README.md)
-
-
-def query_vector(query: str) -> tuple[list[float] | None, str | None, str | None]:
-    """(the query's vector, the model that made it, why there is none)."""
-    try:
-        embedder = get_embedder()
-        return embedder.embed([query])[0], embedder.name, None
-    except Exception as exc:  # any embedder failure degrades the search, never a 500
-        log.warning("embedder unavailable for search: %s", exc)
-        return None, None, f"{type(exc).__name__}: {exc}"
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.ms: dict[str, float] = {}
-
-    def timed(self, leg: str, work):
-        started = time.perf_counter()
-        try:
-            return work()
-        finally:
-            self.ms[leg] = round((time.perf_counter() - started) * 1000, 2)
-
-
 def run(caller: Caller, req: SearchRequest) -> SearchAnswer:
     """Search the conversations by meaning and by words (hybrid search).
 
@@ -209,50 +176,17 @@ def ranked(
     """The ``answer`` of a search of ``filters``' scope in the request's mode (conversation.search's,
     and conversation.search_saved_messages' over one user's saved messages), each hit as ``shown``
     gives it, with the fields ``scope`` gives."""
-    settings = get_settings()
-    clock, candidates = _Clock(), {}
-    vector = model = error = None
-    if req.search_mode != "lexical":
-        vector, model, error = clock.timed("embed", lambda: query_vector(req.query))
-    pool = min(max(req.limit * POOL_FACTOR, POOL_MIN), POOL_MAX)
+    clock = hybrid.Clock()
+    q = hybrid.query(req.query, req.search_mode, req.limit, req.lexical_weight, clock)
     with db.session() as s:
-        if req.search_mode == "semantic" and vector is not None:
-            mode = "vector"
-            floor = settings.conversation_search_min_similarity
-            hits = clock.timed(
-                "semantic", lambda: search.by_vector(s, vector, model, filters, req.limit, floor)
-            )
-            candidates["semantic"] = len(hits)
-        elif req.search_mode == "semantic":
-            mode = "substring"
-            hits = clock.timed("substring", lambda: search.by_substring(s, req.query, filters, req.limit))
-            candidates["substring"] = len(hits)
-        else:
-            found = clock.timed("lexical", lambda: search.by_lexical(s, req.query, filters, pool))
-            candidates["lexical"] = len(found)
-            if req.search_mode == "lexical" or vector is None:
-                mode, hits = (
-                    "lexical",
-                    [replace(h, lexical_rank=i) for i, h in enumerate(found[: req.limit], 1)],
-                )
-            else:
-                mode = "hybrid"
-                near = clock.timed(
-                    "semantic", lambda: search.by_vector(s, vector, model, filters, pool, -1.0)
-                )
-                candidates["semantic"] = len(near)
-                # Ranked over every candidate; a hit the lexical leg did not find is kept only
-                # above the semantic floor, so words found nowhere bring no hits.
-                fused = search.fuse(near, found, req.lexical_weight, RRF_K, len(near) + len(found))
-                floor = settings.conversation_search_min_similarity
-                hits = [h for h in fused if h.lexical_rank is not None or h.similarity >= floor][: req.limit]
-    chars = settings.conversation_search_excerpt_chars
-    if error:  # the key is there only when the vector leg did not answer
-        scope["embedder_error"] = error
+        found = hybrid.search(search.corpus(s, filters), q, clock)
+    chars = get_settings().conversation_search_excerpt_chars
+    if q.embedder_error:  # the key is there only when the vector leg did not answer
+        scope["embedder_error"] = q.embedder_error
     return answer(
-        mode=mode,
-        hits=[shown(hit, mode, req.query, chars) for hit in hits],
-        stats=SearchStats(candidates=candidates, ms=clock.ms),
+        mode=found.mode,
+        hits=[shown(hit, found.mode, req.query, chars) for hit in found.hits],
+        stats=SearchStats(candidates=found.candidates, ms=clock.ms),
         **scope,
     )
 

@@ -4,8 +4,8 @@ transaction; the ops request the embedding run (``workers.stages.memory_embeddin
 A memory thread is screened like a turn: one that reads as high is never stored. Its text is
 embedded (the first ``LOOM_EMBED_MAX_CHARS`` characters, as a turn's) and has lexemes, so it is
 found by the same hybrid search as turns: a vector leg (cosine, exact over the loom: a loom is a
-small corpus), a BM25 leg (``pipelines.lexical``, the loom its own corpus) and reciprocal-rank
-fusion (``pipelines.search.fuse``, by thread id). A thread that was cut, or whose ``until`` has
+small corpus) and a BM25 leg (``pipelines.lexical``, the loom its own corpus), fused and floored
+by ``pipelines.hybrid`` (by thread id). A thread that was cut, or whose ``until`` has
 passed, is neither woven nor returned."""
 
 from dataclasses import dataclass, field
@@ -21,7 +21,7 @@ from models.memory import Loom, MemoryThread
 from models.queries import memory as queries
 from models.queries import search as search_queries
 from models.settings import get_settings
-from pipelines import embedding, keys, lexical, screening
+from pipelines import embedding, hybrid, keys, lexical, screening
 
 DEFAULT_LOOM = "default"
 
@@ -196,6 +196,15 @@ def by_lexical(s: Session, loom_id: UUID, query: str, limit: int, now: datetime)
         for t in s.exec(select(MemoryThread).where(col(MemoryThread.row_id).in_([x.id for x in scored])))
     }
     return [Found(threads[x.id], lexical_score=x.score) for x in scored]
+
+
+def corpus(s: Session, loom_id: UUID, now: datetime) -> hybrid.Corpus[Found]:
+    """The loom's live threads as ``pipelines.hybrid`` searches them."""
+    return hybrid.Corpus(
+        by_vector=lambda vector, model, limit, floor: by_vector(s, loom_id, vector, model, limit, floor, now),
+        by_lexical=lambda text, limit: by_lexical(s, loom_id, text, limit, now),
+        key=lambda hit: hit.key,
+    )
 
 
 def similarities(s: Session, ids: list[UUID], vector: list[float], model: str) -> dict[UUID, float]:

@@ -1,17 +1,16 @@
-"""conversation.search's legs: cosine similarity over embedded turns (HNSW), BM25 over the turns'
-full text (``pipelines.lexical``), their reciprocal-rank fusion, and the substring fallback for
-when the embedder cannot answer. None ever returns a turn that reads as high: such a turn has no
-embedding row, and the others filter on the screening verdict.
+"""The turns as a corpus of ``pipelines.hybrid`` (conversation.search, saved-message search): cosine
+similarity over embedded turns (HNSW), BM25 over the turns' full text (``pipelines.lexical``), and
+the substring fallback for when the embedder cannot answer. None ever returns a turn that reads as
+high: such a turn has no embedding row, and the others filter on the screening verdict.
 
 Every leg answers one hit per message: the vector leg one per live embedding row (agents that
 logged the same text share it), the others the best (or newest) copy of each message they read. A
 search scoped to an agent finds the messages of which that agent holds a live copy."""
 
 import math
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TypeVar
 
 from sqlalchemy import exists, func
 from sqlalchemy.orm import aliased
@@ -20,7 +19,7 @@ from sqlmodel import Session, col, select
 from models.conversation import EMBEDDED_ROLES, Embedding, Turn
 from models.queries import search as queries
 from models.settings import get_settings
-from pipelines import lexical
+from pipelines import hybrid, lexical
 
 
 @dataclass(frozen=True)
@@ -269,36 +268,11 @@ def newest_on_ties(hits: list[Hit], relevance: Callable[[Hit], float]) -> list[H
     return sorted(hits, key=lambda hit: (-relevance(hit), -hit.ts.timestamp(), hit.thread_id, hit.msg_id))
 
 
-H = TypeVar("H")  # a hit of a search: a Hit, or a memory thread found (pipelines.memory.Found)
-
-
-def message_key(hit: Hit) -> Hashable:
-    return (hit.namespace, hit.thread_id, hit.msg_id)
-
-
-def fuse(
-    semantic: list[H],
-    found: list[H],
-    lexical_weight: float,
-    k: int,
-    limit: int,
-    key: Callable[[H], Hashable] = message_key,
-) -> list[H]:
-    """Reciprocal-rank fusion: a document (a message, by default) scores (1 - w) / (k + its vector
-    rank) + w / (k + its BM25 rank), summed over the legs that found it, w the lexical weight. The
-    hits are dataclasses with the fields of ``Hit``'s ranks and scores."""
-    merged: dict[Hashable, H] = {}
-    for rank, hit in enumerate(semantic, 1):
-        merged[key(hit)] = replace(hit, semantic_rank=rank, score=(1 - lexical_weight) / (k + rank))
-    for rank, hit in enumerate(found, 1):
-        key_ = key(hit)
-        share = lexical_weight / (k + rank)
-        if key_ in merged:
-            seen = merged[key_]
-            merged[key_] = replace(
-                seen, lexical_score=hit.lexical_score, lexical_rank=rank, score=seen.score + share
-            )
-        else:
-            merged[key_] = replace(hit, lexical_rank=rank, score=share)
-    ranked = sorted(merged.values(), key=lambda h: (-h.score, h.semantic_rank or limit + 1))
-    return ranked[:limit]
+def corpus(s: Session, f: Filters) -> hybrid.Corpus[Hit]:
+    """The turns in ``f``'s scope as ``pipelines.hybrid`` searches them: one hit per message."""
+    return hybrid.Corpus(
+        by_vector=lambda vector, model, limit, floor: by_vector(s, vector, model, f, limit, floor),
+        by_lexical=lambda text, limit: by_lexical(s, text, f, limit),
+        key=lambda hit: (hit.namespace, hit.thread_id, hit.msg_id),
+        by_substring=lambda text, limit: by_substring(s, text, f, limit),
+    )

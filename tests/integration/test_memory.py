@@ -10,6 +10,7 @@ from freezegun import freeze_time
 from sqlalchemy import text
 
 from models import db
+from models.settings import get_settings
 from ops.caller import OPERATOR, Caller
 from ops.errors import OpError
 from ops.registry import call
@@ -50,6 +51,19 @@ def test_a_memory_is_embedded_by_the_worker_and_found_by_every_mode(worker):
         ).scalar()
     for mode in ("hybrid", "semantic", "lexical"):
         assert found("who runs the ledger migration", search_mode=mode)[:1] == [thread["content"]], mode
+
+
+def test_a_search_of_words_no_thread_holds_finds_nothing_in_every_mode_like_conversation_search(worker):
+    """The one hybrid search's floor: a hit only the vector leg found must pass it, in memory as in
+    conversation search."""
+    for content in ("Priya leads the payments migration", "The staging database restarts at 02:00"):
+        remember(content)
+    wait_until(settled, what="the memories' embeddings")
+    floor = get_settings().conversation_search_min_similarity
+    for mode in ("hybrid", "semantic", "lexical"):
+        assert found("zorbleflux quantavine", search_mode=mode) == [], mode
+    hits = op("memory.search", query="who leads the payments work", limit=20)["hits"]
+    assert hits and all(h["lexicalScore"] is not None or h["similarity"] >= floor for h in hits)
 
 
 def test_a_memory_that_reads_as_high_is_never_stored(worker):

@@ -1,0 +1,152 @@
+"""One hybrid search for every corpus: the recorded turns (conversation.search), one user's saved
+messages, a loom's memory threads. It owns which legs a mode runs, their reciprocal-rank fusion,
+the relevance floor, and what a mode falls back to when the embedder cannot answer; a corpus says
+only how its legs read (``Corpus``).
+
+- ``hybrid``: both legs over a pool of candidates, fused by reciprocal rank; a hit only the vector
+  leg found is kept only at or above the floor, so words found nowhere bring no hits.
+- ``semantic``: the vector leg alone, at or above the floor.
+- ``lexical``: BM25 alone.
+Without a query vector, ``semantic`` runs the corpus's substring leg where it has one and the
+lexical leg where not, and ``hybrid`` runs its lexical leg."""
+
+import logging
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field, replace
+from typing import Generic, Protocol, TypeVar
+
+from models.settings import get_settings
+from providers.embedders import get_embedder
+
+log = logging.getLogger(__name__)
+
+# A hybrid search fuses this many candidates of each leg (at least), however few it returns.
+POOL_MIN, POOL_FACTOR, POOL_MAX = 50, 5, 500
+RRF_K = 10  # small: the top of each list counts most (tuned on the LongMemEval file, bench/README.md)
+
+
+class Ranks(Protocol):
+    """A hit of any corpus: a dataclass carrying its legs' scores and ranks."""
+
+    similarity: float | None
+    lexical_score: float | None
+    semantic_rank: int | None
+    lexical_rank: int | None
+    score: float | None
+
+
+H = TypeVar("H", bound=Ranks)
+
+
+@dataclass(frozen=True)
+class Corpus(Generic[H]):
+    """How a corpus's legs read: ``by_vector(vector, model, limit, floor)``, ``by_lexical(query,
+    limit)``, each best first; ``key``, what makes two hits one document; ``by_substring(query,
+    limit)``, the semantic mode's fallback without an embedder, where the corpus has one."""
+
+    by_vector: Callable[[list[float], str, int, float], list[H]]
+    by_lexical: Callable[[str, int], list[H]]
+    key: Callable[[H], Hashable]
+    by_substring: Callable[[str, int], list[H]] | None = None
+
+
+@dataclass
+class Clock:
+    """Milliseconds a step of one search took (the query's embedding, each leg)."""
+
+    ms: dict[str, float] = field(default_factory=dict)
+
+    def timed(self, step: str, work):
+        started = time.perf_counter()
+        try:
+            return work()
+        finally:
+            self.ms[step] = round((time.perf_counter() - started) * 1000, 2)
+
+
+@dataclass(frozen=True)
+class Query:
+    text: str
+    mode: str  # hybrid, semantic or lexical
+    limit: int
+    lexical_weight: float = 0.6  # the lexical leg's weight in the fusion; the vector leg's is 1 - it
+    vector: list[float] | None = None  # the text's, when the embedder answered
+    model: str | None = None  # the model that made it
+    embedder_error: str | None = None  # why there is no vector, when the mode wanted one
+
+
+@dataclass
+class Ranked(Generic[H]):
+    mode: str  # how it ran: hybrid, vector, lexical or substring
+    hits: list[H]
+    candidates: dict[str, int]  # per leg, how many hits it brought
+
+
+def query(text: str, mode: str, limit: int, lexical_weight: float, clock: Clock) -> Query:
+    """The query, with its vector where the mode uses one (the embedding timed as ``embed``)."""
+    if mode == "lexical":
+        return Query(text, mode, limit, lexical_weight)
+    vector, model, error = clock.timed("embed", lambda: _embedded(text))
+    return Query(text, mode, limit, lexical_weight, vector, model, error)
+
+
+def _embedded(text: str) -> tuple[list[float] | None, str | None, str | None]:
+    try:
+        embedder = get_embedder()
+        return embedder.embed([text])[0], embedder.name, None
+    except Exception as exc:  # any embedder failure degrades the search, never a 500
+        log.warning("embedder unavailable for search: %s", exc)
+        return None, None, f"{type(exc).__name__}: {exc}"
+
+
+def search(corpus: Corpus[H], q: Query, clock: Clock) -> Ranked[H]:
+    """The corpus's best ``q.limit`` hits for the query in its mode."""
+    floor = get_settings().conversation_search_min_similarity
+    candidates: dict[str, int] = {}
+
+    def leg(name: str, work: Callable[[], list[H]]) -> list[H]:
+        hits = clock.timed(name, work)
+        candidates[name] = len(hits)
+        return hits
+
+    vector, model = q.vector, q.model
+    if q.mode == "semantic" and vector is not None and model is not None:
+        hits = leg("semantic", lambda: corpus.by_vector(vector, model, q.limit, floor))
+        return Ranked("vector", hits, candidates)
+    if q.mode == "semantic" and corpus.by_substring is not None:
+        substring = corpus.by_substring
+        return Ranked("substring", leg("substring", lambda: substring(q.text, q.limit)), candidates)
+    pool = min(max(q.limit * POOL_FACTOR, POOL_MIN), POOL_MAX)
+    found = leg("lexical", lambda: corpus.by_lexical(q.text, pool))
+    if q.mode != "hybrid" or vector is None or model is None:
+        return Ranked(
+            "lexical", [replace(h, lexical_rank=i) for i, h in enumerate(found[: q.limit], 1)], candidates
+        )
+    near = leg("semantic", lambda: corpus.by_vector(vector, model, pool, -1.0))
+    # Ranked over every candidate; a hit the lexical leg did not find is kept only above the floor.
+    fused = fuse(near, found, q.lexical_weight, len(near) + len(found), corpus.key)
+    hits = [h for h in fused if h.lexical_rank is not None or (h.similarity or 0.0) >= floor]
+    return Ranked("hybrid", hits[: q.limit], candidates)
+
+
+def fuse(
+    semantic: list[H], found: list[H], lexical_weight: float, limit: int, key: Callable[[H], Hashable]
+) -> list[H]:
+    """Reciprocal-rank fusion: a document scores (1 - w) / (k + its vector rank) + w / (k + its
+    BM25 rank), summed over the legs that found it, w the lexical weight, k ``RRF_K``."""
+    merged: dict[Hashable, H] = {}
+    for rank, hit in enumerate(semantic, 1):
+        merged[key(hit)] = replace(hit, semantic_rank=rank, score=(1 - lexical_weight) / (RRF_K + rank))
+    for rank, hit in enumerate(found, 1):
+        key_ = key(hit)
+        share = lexical_weight / (RRF_K + rank)
+        if key_ in merged:
+            seen = merged[key_]
+            merged[key_] = replace(
+                seen, lexical_score=hit.lexical_score, lexical_rank=rank, score=(seen.score or 0.0) + share
+            )
+        else:
+            merged[key_] = replace(hit, lexical_rank=rank, score=share)
+    ranked = sorted(merged.values(), key=lambda h: (-(h.score or 0.0), h.semantic_rank or limit + 1))
+    return ranked[:limit]
