@@ -276,7 +276,9 @@ def test_a_real_codex_exec_session_is_stored_once_through_notify_and_the_session
     it runs notify or the hooks, and notify and SessionEnd capture from one offset: each turn once."""
     codex_bin = codex_cli()
     api = FakeResponses("echo hi", "The shell works: echo printed hi.").start()
-    repo = git_repo(scratch / "ledger-api", "https://github.com/acme/ledger-api.git", "fix-totals")
+    # A branch of its own: its SessionEnd saves the brief auto/ledger-api/<branch>, which another
+    # test of the module, run after it in a random order, would find at revision 2.
+    repo = git_repo(scratch / "ledger-api", "https://github.com/acme/ledger-api.git", "real-exec")
     home = scratch / "codex-home"
     home.mkdir()
     provider = (
