@@ -15,15 +15,18 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PRODUCT = ["api", "cli", "models", "ops", "pipelines", "providers", "schedules", "services", "ui", "workers"]
+PRODUCT = [
+    *("api", "commands", "models", "ops", "pipelines", "providers"),
+    *("schedules", "services", "ui", "workers"),
+]
 ELSEWHERE = ["sdk", "integrations"]  # product too, but SQL-free clients
-OWN = {*PRODUCT, "cli_threads", "loom"}
+OWN = {*PRODUCT, "cli", "loom"}
 STATEMENT = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|WITH|LISTEN)\s")
 
 
 def modules(root: Path) -> list[Path]:
     found = [p for d in PRODUCT + ELSEWHERE for p in (root / d).rglob("*.py") if "migrations" not in p.parts]
-    return found + [p for p in (root / "cli.py", root / "cli_threads.py") if p.exists()]
+    return found + [p for p in (root / "cli.py",) if p.exists()]
 
 
 def local_imports(tree: ast.AST) -> list[int]:

@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import cli.console  # noqa: F401  its consoles built now, as a process builds them: before COLUMNS is set below
-from cli import app, progress
+import commands.console  # noqa: F401  its consoles built now, as a process builds them: before COLUMNS is set below
+from cli import app
+from commands import progress
 from models import db
 from models.memory import Loom, NightWeaving
 from models.pass_run import PassRun

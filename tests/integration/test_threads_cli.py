@@ -55,7 +55,7 @@ def test_login_share_resume_search_and_sync(home, live_api):
     assert json.loads(saved.read_text())["url"] == live_api and stat.S_IMODE(saved.stat().st_mode) == 0o600
     assert loom("login", "--url", live_api, "--token", "loom_wrong").exit_code == 2
 
-    from cli.threads import the_store
+    from commands.threads import the_store
 
     store: SyncingThreadStore = the_store()
     thread = a_session("Add authentication to API", "fix the login redirect")
@@ -97,7 +97,7 @@ def test_with_the_server_away_sync_waits_and_search_reads_this_machine(home, liv
     token = create_token([f"cli-{uuid.uuid4().hex[:8]}"], "writer")
     monkeypatch.setenv("LOOM_URL", f"http://127.0.0.1:{free_port()}")
     monkeypatch.setenv("LOOM_TOKEN", token)
-    from cli.threads import the_store
+    from commands.threads import the_store
 
     thread = a_session("Offline refactor", "rename the ledger module")
     the_store().save(thread)

@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 import services
-from cli.console import fail, out
+from commands.console import fail, out
 from models import migrate
 from models.settings import get_settings
 from services import backup as archives

@@ -1,4 +1,4 @@
-"""What the command groups share beyond ``cli.console``: an op called as the operator, the running
+"""What the command groups share beyond ``commands.console``: an op called as the operator, the running
 system reached (its broker set up), an option's choice or range checked."""
 
 import contextlib
@@ -6,8 +6,8 @@ import logging
 from collections.abc import Iterator
 
 import services
-from cli import progress
-from cli.console import fail
+from commands import progress
+from commands.console import fail
 from ops import registry
 from ops.caller import OPERATOR
 from ops.errors import OpError

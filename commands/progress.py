@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskID, TextColumn
 
-from cli.console import err
+from commands.console import err
 from models.stage_run import FAILED, PENDING, RUNNING
 from ops import waiting
 from ops.waiting import Waiting, Watch

@@ -22,7 +22,7 @@ from loom.threads import (
     snapshot_git_state,
 )
 
-from cli.console import fail
+from commands.console import fail
 from services import TEMPFAIL as UNREACHABLE  # saved locally, the server can be tried again later
 
 threads_app = typer.Typer(no_args_is_help=True, help="Coding-session threads: the local store and its sync.")

@@ -5,8 +5,8 @@ from typing import Annotated
 import typer
 
 import services
-from cli.common import call
-from cli.console import out
+from commands.common import call
+from commands.console import out
 
 namespaces_app = typer.Typer(no_args_is_help=True, help="Namespaces and their recording switch.")
 

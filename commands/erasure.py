@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 import services
-from cli.common import call, check_range
-from cli.console import Column, out, table
+from commands.common import call, check_range
+from commands.console import Column, out, table
 from ops.schemas import Streamed
 
 erasure_app = typer.Typer(no_args_is_help=True, help="Erasure: the log of requests, and a person's export.")

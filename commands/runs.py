@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 import services
-from cli.common import call, check_choice, check_range, connected
-from cli.console import Column, fail, given, out, table, when
+from commands.common import call, check_choice, check_range, connected
+from commands.console import Column, fail, given, out, table, when
 from models.stage_run import DONE, FAILED, SKIPPED, STATUSES
 from workers import ledger, stages
 

@@ -6,8 +6,8 @@ from typing import Annotated
 import typer
 
 import services
-from cli.common import call
-from cli.console import Column, err, fail, out, table
+from commands.common import call
+from commands.console import Column, err, fail, out, table
 from models import db
 from models.settings import get_settings
 from ops.caller import create_token, list_tokens, revoke_token

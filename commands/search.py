@@ -58,7 +58,7 @@ def through_the_api(body: dict) -> dict | None:
     if response.status == 200:
         return answer
     if 400 <= response.status < 500 and response.status != 401:
-        from cli.console import fail  # rich: loaded only to say what is wrong
+        from commands.console import fail  # rich: loaded only to say what is wrong
 
         reason = answer.get("error") if isinstance(answer, dict) else None
         raise fail(reason or f"HTTP {response.status}")
@@ -67,7 +67,7 @@ def through_the_api(body: dict) -> dict | None:
 
 def in_this_process(body: dict) -> dict:
     import services
-    from cli.common import call
+    from commands.common import call
 
     with services.running(start=services.DATABASE):  # the database and the in-process embedder
         return call("conversation.search", body)

@@ -10,9 +10,9 @@ from typing import Annotated
 import typer
 
 import services
-from cli import progress
-from cli.common import call, check_choice, check_range, connected
-from cli.console import Column, fail, out, table
+from commands import progress
+from commands.common import call, check_choice, check_range, connected
+from commands.console import Column, fail, out, table
 from models.stage_run import PENDING, RUNNING, StageRun
 from ops.waiting import Watch
 from schedules.night_weaving import weave_night
@@ -30,7 +30,7 @@ night_app = typer.Typer(
 
 
 # On a narrow terminal a listing keeps what answers "did it run, and well": the columns with a
-# ``drop`` go, the lowest first (``cli.console.table``).
+# ``drop`` go, the lowest first (``commands.console.table``).
 PASS_COLUMNS = (
     Column("pass"),
     Column("trigger", wraps=True, drop=4),

@@ -1,5 +1,5 @@
 """The conversation from the shell: ``loom ingest-transcript`` (``conversation.ingest``) and
-``loom op`` (any op, as the operator); ``loom search`` is ``cli.search``."""
+``loom op`` (any op, as the operator); ``loom search`` is ``commands.search``."""
 
 import json
 from pathlib import Path
@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from cli.common import call, check_range, connected
-from cli.console import fail, out
+from commands.common import call, check_range, connected
+from commands.console import fail, out
 from ops.errors import OpError
 from ops.limits import parse_body
 from pipelines.transcripts import TranscriptError, default_thread_id, parse_transcript

@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 import services
-from cli.console import out
+from commands.console import out
 from models import migrate
 
 db_app = typer.Typer(no_args_is_help=True, help="Schema migrations.")

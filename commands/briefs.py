@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 import services
-from cli.common import call, connected
-from cli.console import fail, given
+from commands.common import call, connected
+from commands.console import fail, given
 from ops.errors import OpError
 from ops.limits import parse_body
 

@@ -1,13 +1,15 @@
 """The ``loom`` command: the processes (up, api, worker, scheduler, mcp) and the commands of
-operators, capture scripts and developers, one module a command group (mirroring ``ops/``). Thin:
-a command checks its options, reaches the servers (``services.running``, or ``cli.common.connected``
-for one that needs the running system) and calls an op as the operator, or starts a process.
+operators, capture scripts and developers, one module of ``commands`` a command group (mirroring
+``ops/``). Thin: a command checks its options, reaches the servers (``services.running``, or
+``commands.common.connected`` for one that needs the running system) and calls an op as the
+operator, or starts a process.
 
 A command's module is imported only when that command runs (or ``--help`` lists them all): ``loom
 search`` loads what a search needs, not every command's imports (the op layer, the broker, the
 servers' packages)."""
 
 import importlib
+import sys
 
 import click
 import typer
@@ -17,44 +19,44 @@ from typer.core import TyperGroup
 # the task ``loom --help`` lists it under.
 PANELS = {
     "Run Loom": {
-        "up": "cli.processes:up",
-        "api": "cli.processes:api",
-        "worker": "cli.processes:worker",
-        "scheduler": "cli.processes:scheduler",
-        "mcp": "cli.processes:mcp",
-        "status": "cli.status:status",
+        "up": "commands.processes:up",
+        "api": "commands.processes:api",
+        "worker": "commands.processes:worker",
+        "scheduler": "commands.processes:scheduler",
+        "mcp": "commands.processes:mcp",
+        "status": "commands.status:status",
     },
     "Capture and search": {
-        "search": "cli.search:search",
-        "ingest-transcript": "cli.conversation:ingest_transcript",
-        "op": "cli.conversation:call_op",
+        "search": "commands.search:search",
+        "ingest-transcript": "commands.conversation:ingest_transcript",
+        "op": "commands.conversation:call_op",
     },
     "Memory and briefs": {
-        "brief": "cli.briefs:brief_app",
-        "night-weave": "cli.passes:night_app",
+        "brief": "commands.briefs:brief_app",
+        "night-weave": "commands.passes:night_app",
     },
     "Operate: runs and passes": {
-        "runs": "cli.runs:runs_app",
-        "passes": "cli.passes:passes_app",
-        "screening": "cli.passes:screening_app",
+        "runs": "commands.runs:runs_app",
+        "passes": "commands.passes:passes_app",
+        "screening": "commands.passes:screening_app",
     },
     "Tokens and namespaces": {
-        "tokens": "cli.tokens:tokens_app",
-        "namespaces": "cli.namespaces:namespaces_app",
+        "tokens": "commands.tokens:tokens_app",
+        "namespaces": "commands.namespaces:namespaces_app",
     },
     "Data: backup, erasure": {
-        "backup": "cli.backup:backup",
-        "restore": "cli.backup:restore",
-        "erasure": "cli.erasure:erasure_app",
-        "db": "cli.db:db_app",
+        "backup": "commands.backup:backup",
+        "restore": "commands.backup:restore",
+        "erasure": "commands.erasure:erasure_app",
+        "db": "commands.db:db_app",
     },
     "Coding-session threads": {
-        "threads": "cli.threads:threads_app",
-        "login": "cli.threads:login",
-        "new": "cli.threads:new",
-        "resume": "cli.threads:resume",
-        "share": "cli.threads:share",
-        "private": "cli.threads:private",
+        "threads": "commands.threads:threads_app",
+        "login": "commands.threads:login",
+        "new": "commands.threads:new",
+        "resume": "commands.threads:resume",
+        "share": "commands.threads:share",
+        "private": "commands.threads:private",
     },
 }
 COMMANDS = {name: target for commands in PANELS.values() for name, target in commands.items()}
@@ -90,3 +92,7 @@ app = typer.Typer(cls=_Commands, no_args_is_help=True, add_completion=False)
 @app.callback()
 def loom() -> None:
     """Loom: conversation memory for AI agents."""
+
+
+if __name__ == "__main__":  # ``python -m cli``: the command without its console script
+    sys.exit(app(prog_name="loom"))

@@ -9,7 +9,7 @@ import typer
 from rich.text import Text
 
 import services
-from cli.console import Column, err, out, table
+from commands.console import Column, err, out, table
 from models.settings import get_settings
 from ops import status as system
 

@@ -11,8 +11,8 @@ import uvicorn
 
 import services
 from api import hosts
-from cli.common import call, check_choice, check_range, connected, setup_logging
-from cli.console import fail, out
+from commands.common import call, check_choice, check_range, connected, setup_logging
+from commands.console import fail, out
 from models import db
 from models.namespace import ROLES
 from models.settings import get_settings
