@@ -24,11 +24,15 @@ from tests.support.mcp_tools import CORE_TOOLS
 NS = "mcp"
 
 
+MEMORY = "The invoices went to the new ledger, which the export job reads every night."
+
+
 @pytest.fixture(scope="module")
 def said(database):
     enable_logging(NS)
     append(NS, "billing", "We moved the invoices to the new ledger in March.", user_id="ana")
-    call("memory.set", OPERATOR, {"namespace": NS, "content": "The export job reads the ledger every night."})
+    # About what the test asks for: memory search, like conversation search, has a relevance floor.
+    call("memory.set", OPERATOR, {"namespace": NS, "content": MEMORY})
 
 
 def over_http(url: str, token: str, toolset: str | None = None, mode: str = "auto") -> Client:
@@ -74,7 +78,7 @@ def test_the_core_listing_searches_both_sections_and_keeps_briefs(live_api, said
     tools, found, saved, markdown, listed, refused, named = asyncio.run(session())
     assert tools == CORE_TOOLS  # conversation.search is not listed, nor the append
     assert found["conversation"][0]["excerpt"].startswith("We moved the invoices")
-    assert found["memory"][0]["content"] == "The export job reads the ledger every night."
+    assert found["memory"][0]["content"] == MEMORY
     assert saved["brief_key"] == "auto/billing/ledger" and saved["revision"] == 1
     assert markdown.startswith("# Brief auto/billing/ledger") and "Move invoices" in markdown
     assert [b["brief_key"] for b in listed] == ["auto/billing/ledger"]
