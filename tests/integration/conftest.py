@@ -4,8 +4,6 @@ database copied from the migrated template per test module, and real Dramatiq wo
 import os
 import re
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
@@ -29,7 +27,9 @@ os.environ.update(
 import services  # noqa: E402
 from models import db  # noqa: E402
 from models.settings import get_settings  # noqa: E402
+from services import postgres  # noqa: E402
 from tests.support.openai_server import FakeOpenAI  # noqa: E402
+from tests.support.waits import wait_until  # noqa: E402
 from workers import broker as broker_module  # noqa: E402
 
 TEMPLATE = "loom"  # the embedded database, migrated by services.running()
@@ -52,27 +52,26 @@ def endpoints():
     return ENDPOINTS
 
 
-def _admin_url(endpoints) -> str:
+def _admin_url() -> str:
     """The embedded server's superuser (Loom's processes connect as a role that makes no database),
     under the session's data directory whatever LOOM_HOME a test has set since."""
-    from services import postgres
-
     return postgres.admin_url(HOME, "postgres").replace("+psycopg", "")
 
 
-def postgres_role() -> str:
-    from services import postgres
-
-    return postgres.ROLE
+@pytest.fixture(scope="session")
+def admin_url(endpoints) -> str:
+    """A libpq URL of the embedded PostgreSQL's superuser: to make databases and tablespaces, as an
+    operator would."""
+    return _admin_url()
 
 
 @pytest.fixture(scope="module", autouse=True)
 def database(endpoints, request):
     """A database of this module's own, copied from the migrated template."""
     name = "t_" + re.sub(r"\W", "_", request.module.__name__.rsplit(".", 1)[-1])[:50]
-    with psycopg.connect(_admin_url(endpoints), autocommit=True) as conn:
+    with psycopg.connect(_admin_url(), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}" OWNER "{postgres_role()}"')
+        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}" OWNER "{postgres.ROLE}"')
     url = endpoints.database_url.rsplit("/", 1)[0] + f"/{name}"
     # This process on the module's database, and the commands it runs in-process or starts (which
     # find their servers as a user's would: LOOM_DATABASE_URL) on it too.
@@ -83,7 +82,7 @@ def database(endpoints, request):
     db.configure(endpoints.database_url)
     os.environ["LOOM_DATABASE_URL"] = endpoints.database_url
     get_settings.cache_clear()
-    with psycopg.connect(_admin_url(endpoints), autocommit=True) as conn:
+    with psycopg.connect(_admin_url(), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
@@ -160,14 +159,6 @@ def llm(fake_openai, monkeypatch):
     assert not [text for text in sent if screening.is_high(text)], "a prompt held text that screens as high"
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float = 60, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.05)
-
-
 @pytest.fixture(scope="module")
 def client(database):
     """The real ASGI app over the module's database."""
@@ -204,51 +195,6 @@ def loom_env(monkeypatch):
     get_settings.cache_clear()
 
 
-def redis_config_set(client, name: str, value) -> None:
-    """CONFIG SET on the embedded Redis, where CONFIG answers to its renamed command only."""
-    from services import redis
-
-    client.execute_command(redis.admin_command(get_settings().home, "CONFIG"), "SET", name, value)
-
-
-def enable_logging(namespace: str, enabled: bool = True) -> None:
-    from ops.caller import OPERATOR
-    from ops.registry import call
-
-    call("conversation.set_logging", OPERATOR, {"namespace": namespace, "enabled": enabled})
-
-
-def append(namespace: str, thread_id: str, content: str, role: str = "user", **extra) -> dict:
-    from ops.caller import OPERATOR
-    from ops.registry import call
-
-    return call(
-        "conversation.append",
-        OPERATOR,
-        {"namespace": namespace, "thread_id": thread_id, "role": role, "content": content, **extra},
-    )
-
-
-def embedding_subject(turn_id: int) -> str:
-    """The subject of the embedding run of a turn's embedding row."""
-    from sqlmodel import select
-
-    from models.conversation import Embedding
-
-    with db.session() as s:
-        return f"embedding:{s.exec(select(Embedding.id).where(Embedding.turn_id == turn_id)).one()}"
-
-
-def settled() -> bool:
-    """No stage run left pending or running."""
-    from sqlmodel import col, func, select
-
-    from models.stage_run import PENDING, RUNNING, StageRun
-
-    with db.session() as s:
-        return not s.exec(select(func.count()).where(col(StageRun.status).in_([PENDING, RUNNING]))).one()
-
-
 @pytest.fixture(scope="module")
 def live_api(database):
     """The real app served over HTTP by uvicorn in a thread, for clients that are processes."""
@@ -269,36 +215,3 @@ def live_api(database):
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(10)
-
-
-def context_of(namespace: str, thread_id: str, msg_id: str, agent: str = "default") -> list[str] | None:
-    """The lexemes of a turn's lexical context (``pipelines.contexts``), sorted; None for none."""
-    from sqlalchemy import text
-
-    with db.session() as s:
-        return s.execute(
-            text(
-                "SELECT tsvector_to_array(context_lexemes) FROM turns WHERE namespace = :ns "
-                "AND thread_id = :thread AND msg_id = :msg AND agent = :agent"
-            ),
-            {"ns": namespace, "thread": thread_id, "msg": msg_id, "agent": agent},
-        ).scalar_one()
-
-
-def lexemes_of(content: str) -> list[str]:
-    """A text's lexemes as ``turns.lexemes`` holds them, sorted."""
-    from sqlalchemy import text
-
-    with db.session() as s:
-        return s.execute(
-            text("SELECT tsvector_to_array(to_tsvector('english', :c))"), {"c": content}
-        ).scalar_one()
-
-
-def found_lexically(namespace: str, query: str, **filters) -> list[str]:
-    """The msg_ids conversation.search's lexical leg finds, best first."""
-    from ops.caller import OPERATOR
-    from ops.registry import call
-
-    body = {"namespace": namespace, "query": query, "search_mode": "lexical", "limit": 50, **filters}
-    return [hit["msg_id"] for hit in call("conversation.search", OPERATOR, body)["hits"]]

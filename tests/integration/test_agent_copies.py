@@ -14,7 +14,8 @@ from models.conversation import Embedding, Thread, Turn
 from models.stage_run import StageRun
 from ops.caller import OPERATOR
 from ops.registry import call
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.support.calls import append, enable_logging
+from tests.support.waits import settled, wait_until
 
 NS = "copies"
 

@@ -13,7 +13,8 @@ import pytest
 
 from ops.caller import OPERATOR
 from ops.registry import OPS, call
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.support.calls import append, enable_logging
+from tests.support.waits import settled, wait_until
 
 SHAPES = Path(__file__).with_name("answer_shapes.json")
 MOMENT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(?P<offset>Z|[+-]\d\d:\d\d)?")

@@ -8,7 +8,8 @@ from sqlmodel import func, select
 from models import db
 from models.conversation import Embedding, Thread, Turn
 from models.stage_run import PENDING, StageRun
-from tests.integration.conftest import append, embedding_subject, enable_logging
+from tests.support.calls import append, enable_logging
+from tests.support.rows import embedding_subject
 
 
 def count(model) -> int:

@@ -19,7 +19,8 @@ from ops.errors import OpError
 from ops.registry import call
 from pipelines import briefs
 from providers import llm as providers_llm
-from tests.integration.conftest import enable_logging, settled, wait_until
+from tests.support.calls import enable_logging
+from tests.support.waits import settled, wait_until
 
 SECRET = "export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Rk3Lm9"
 

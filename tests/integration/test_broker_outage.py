@@ -15,14 +15,9 @@ from models.settings import get_settings
 from models.stage_run import PENDING, SUCCEEDED, StageRun
 from schedules.registry import passes
 from services import redis as embedded_redis
-from tests.integration.conftest import (
-    append,
-    embedding_subject,
-    enable_logging,
-    redis_config_set,
-    settled,
-    wait_until,
-)
+from tests.support.calls import append, enable_logging
+from tests.support.rows import embedding_subject, redis_config_set
+from tests.support.waits import settled, wait_until
 
 
 def statuses(answers: list[dict]) -> list[str]:

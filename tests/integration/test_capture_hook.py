@@ -12,8 +12,9 @@ from models import db
 from models.conversation import Turn
 from models.transcript import Transcript
 from ops.caller import create_token
-from tests.integration.conftest import enable_logging, wait_until
+from tests.support.calls import enable_logging
 from tests.support.claude_code import run_hook as run_plugin_hook
+from tests.support.waits import wait_until
 
 SESSION = "5f0c1d2e-aaaa-4bbb-8ccc-ddddeeeeffff"
 

@@ -13,7 +13,8 @@ from models import db
 from models.conversation import Turn
 from models.stage_run import FAILED, PENDING, SUCCEEDED, StageRun
 from ops.caller import authenticate
-from tests.integration.conftest import append, embedding_subject, enable_logging
+from tests.support.calls import append, enable_logging
+from tests.support.rows import embedding_subject
 
 runner = CliRunner()
 
@@ -253,7 +254,7 @@ def test_any_op_runs_from_the_cli_and_bad_input_is_one_line():
 
 
 def test_ingest_hands_the_file_over_at_once_and_wait_needs_a_worker(tmp_path):
-    from tests.integration.conftest import wait_until
+    from tests.support.waits import wait_until
     from workers import broker
 
     path = tmp_path / "session.md"

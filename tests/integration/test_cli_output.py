@@ -27,7 +27,7 @@ from models import db
 from models.memory import Loom, NightWeaving
 from models.pass_run import PassRun
 from models.stage_run import StageRun
-from tests.integration.conftest import append, enable_logging
+from tests.support.calls import append, enable_logging
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()

@@ -18,15 +18,9 @@ from models.stage_run import FAILED, SKIPPED, SUCCEEDED
 from ops.caller import OPERATOR
 from ops.errors import OpError
 from ops.registry import call
-from tests.integration.conftest import (
-    append,
-    context_of,
-    enable_logging,
-    found_lexically,
-    lexemes_of,
-    settled,
-    wait_until,
-)
+from tests.support.calls import append, enable_logging, found_lexically
+from tests.support.rows import context_of, lexemes_of
+from tests.support.waits import settled, wait_until
 from workers import ledger
 
 NS = "compaction"

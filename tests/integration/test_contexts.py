@@ -13,15 +13,9 @@ from ops.caller import OPERATOR, Caller
 from ops.registry import call
 from pipelines import contexts
 from schedules.contexts import build_missing
-from tests.integration.conftest import (
-    append,
-    context_of,
-    enable_logging,
-    found_lexically,
-    lexemes_of,
-    settled,
-    wait_until,
-)
+from tests.support.calls import append, enable_logging, found_lexically
+from tests.support.rows import context_of, lexemes_of
+from tests.support.waits import settled, wait_until
 from workers import ledger
 
 NS = "contexts"

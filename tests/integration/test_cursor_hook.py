@@ -12,7 +12,8 @@ from sqlmodel import col, select
 
 from models import db
 from models.conversation import Turn
-from tests.integration.conftest import enable_logging, wait_until
+from tests.support.calls import enable_logging
+from tests.support.waits import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 HOOK = ROOT / "integrations" / "cursor" / "cursor-session-hook.sh"

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from models.settings import get_settings
 from ops.caller import OPERATOR
 from ops.registry import call
-from tests.integration.conftest import append, enable_logging
+from tests.support.calls import append, enable_logging
 
 NS, OTHER = "cursors", "cursors-other"
 ROOT = Path(__file__).resolve().parents[2]

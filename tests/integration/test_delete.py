@@ -13,7 +13,8 @@ from models.conversation import Embedding, Thread, Turn
 from ops.caller import OPERATOR
 from ops.errors import OpError
 from ops.registry import call
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.support.calls import append, enable_logging
+from tests.support.waits import settled, wait_until
 
 NS = "deleting"
 

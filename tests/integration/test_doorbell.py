@@ -7,7 +7,7 @@ import time
 import dramatiq
 import pytest
 
-from tests.integration.conftest import wait_until
+from tests.support.waits import wait_until
 from workers.doorbell import IDLE_FETCH_SECONDS
 
 QUEUE = "doorbell_probe"

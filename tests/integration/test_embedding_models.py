@@ -12,7 +12,8 @@ from ops.caller import OPERATOR
 from ops.registry import call
 from providers import embedders
 from schedules.reembedding import reembed_outdated
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.support.calls import append, enable_logging
+from tests.support.waits import settled, wait_until
 
 TEXTS = (
     "The invoices moved to the new ledger in March.",

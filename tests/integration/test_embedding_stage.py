@@ -13,7 +13,9 @@ from models.base import utcnow
 from models.conversation import Embedding, Turn
 from models.settings import get_settings
 from models.stage_run import FAILED, RUNNING, SKIPPED, SUCCEEDED, StageRun
-from tests.integration.conftest import append, embedding_subject, enable_logging, settled, wait_until
+from tests.support.calls import append, enable_logging
+from tests.support.rows import embedding_subject
+from tests.support.waits import settled, wait_until
 
 
 def run_of(turn_id: int) -> StageRun:

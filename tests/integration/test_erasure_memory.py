@@ -17,7 +17,8 @@ from models.stage_run import SUCCEEDED
 from ops.caller import OPERATOR
 from ops.registry import call
 from schedules.night_weaving import weave_night
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.support.calls import append, enable_logging
+from tests.support.waits import settled, wait_until
 from workers import ledger
 from workers.stages import erasure as stage
 

@@ -11,7 +11,8 @@ from models.stage_run import SKIPPED, SUCCEEDED
 from ops.caller import OPERATOR
 from ops.errors import OpError
 from ops.registry import call
-from tests.integration.conftest import enable_logging, settled, wait_until
+from tests.support.calls import enable_logging
+from tests.support.waits import settled, wait_until
 
 SECRET = "my card is 4111 1111 1111 1111, exp 12/29"
 MESSAGES = [

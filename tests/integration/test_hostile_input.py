@@ -12,7 +12,7 @@ from models import db
 from models.conversation import Thread, Turn
 from ops.errors import OpError
 from ops.limits import MAX_BODY_BYTES, MAX_METADATA_BYTES, MAX_METADATA_DEPTH
-from tests.integration.conftest import append, enable_logging
+from tests.support.calls import append, enable_logging
 
 NS = "hostile"
 APPEND = {"namespace": NS, "thread_id": "t", "role": "user", "content": "hello"}

@@ -5,7 +5,7 @@ from sqlmodel import func, select
 
 from models import db
 from models.conversation import Turn
-from tests.integration.conftest import enable_logging
+from tests.support.calls import enable_logging
 
 
 @pytest.fixture(scope="module", autouse=True)

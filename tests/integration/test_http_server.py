@@ -13,7 +13,7 @@ import time
 import pytest
 
 from api.server import MAX_HEADER_FIELDS
-from tests.integration.conftest import wait_until
+from tests.support.waits import wait_until
 
 HEADER_TIMEOUT = 1.0
 MAX_HEADER_BYTES = 16 * 1024

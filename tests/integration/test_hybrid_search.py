@@ -8,7 +8,8 @@ import pytest
 from models.settings import get_settings
 from ops.caller import Caller
 from ops.registry import call
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.support.calls import append, enable_logging
+from tests.support.waits import settled, wait_until
 
 NS, OTHER = "hybrid", "hybrid-other"
 PADDING = "we talked about the rollout plan and the staging environment at length. " * 60

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from sqlalchemy import text
 
 from models import db, partitions
-from tests.integration.conftest import append, enable_logging
+from tests.support.calls import append, enable_logging
 
 # Some 200 distinct words: a tsvector of some 4 kB, which storage EXTENDED moves out of a row over
 # 2 kB.

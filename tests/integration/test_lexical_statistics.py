@@ -10,7 +10,8 @@ from models import db
 from ops.caller import OPERATOR
 from ops.registry import call
 from pipelines import lexical, search
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.support.calls import append, enable_logging
+from tests.support.waits import settled, wait_until
 
 WORDS = (
     "harbor lantern orchard pepper violin glacier saddle thimble canyon ember walnut falcon "

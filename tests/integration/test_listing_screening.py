@@ -5,7 +5,7 @@ import pytest
 
 from ops.caller import OPERATOR
 from ops.registry import call
-from tests.integration.conftest import append, enable_logging
+from tests.support.calls import append, enable_logging
 
 SECRETS = {
     "stripe": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",

@@ -12,7 +12,8 @@ from sqlalchemy import text
 
 from models import db
 from pipelines import erasure, rescreening, retention, screening
-from tests.integration.conftest import append, enable_logging, wait_until
+from tests.support.calls import append, enable_logging
+from tests.support.waits import wait_until
 
 NS = "lock-order"
 CARD = "the card on file is 4111 1111 1111 1111, use it for the staging checkout"

@@ -18,8 +18,9 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from api.mcp import ImplicitRuns
 from ops.caller import OPERATOR, create_token
 from ops.registry import call
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.support.calls import append, enable_logging
 from tests.support.mcp_tools import CORE_TOOLS
+from tests.support.waits import settled, wait_until
 
 NS = "mcp"
 

@@ -14,7 +14,8 @@ from models.settings import get_settings
 from ops.caller import OPERATOR, Caller
 from ops.errors import OpError
 from ops.registry import call
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.support.calls import append, enable_logging
+from tests.support.waits import settled, wait_until
 
 SECRET = "my card is 4111 1111 1111 1111, exp 12/29"
 NS = "memory"  # each test's own: its default loom holds that test's threads only

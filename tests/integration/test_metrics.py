@@ -14,7 +14,9 @@ from models import db
 from models.settings import get_settings
 from models.stage_run import STATUSES, StageRun
 from services.ports import free_port
-from tests.integration.conftest import append, embedding_subject, enable_logging, settled, wait_until
+from tests.support.calls import append, enable_logging
+from tests.support.rows import embedding_subject
+from tests.support.waits import settled, wait_until
 
 
 def scrape(client) -> dict[tuple[str, tuple], float]:

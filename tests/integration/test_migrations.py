@@ -6,15 +6,14 @@ import pytest
 
 from models import migrate
 from services import postgres
-from tests.integration.conftest import _admin_url
 
 NAME = "t_migration_before"
 
 
 @pytest.fixture()
-def database_at(endpoints):
+def database_at(endpoints, admin_url):
     """A fresh database migrated up to a revision; its URL (plain, for psycopg) once there."""
-    admin = _admin_url(endpoints)
+    admin = admin_url
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{NAME}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{NAME}" OWNER "{postgres.ROLE}"')
@@ -26,7 +25,7 @@ def database_at(endpoints):
         return url
 
     yield at
-    with psycopg.connect(_admin_url(endpoints), autocommit=True) as conn:
+    with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{NAME}" WITH (FORCE)')
 
 

@@ -21,7 +21,8 @@ from ops.caller import OPERATOR
 from ops.registry import call
 from schedules.night_weaving import weave_night
 from schedules.registry import passes
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.support.calls import append, enable_logging
+from tests.support.waits import settled, wait_until
 from workers import ledger
 from workers.stages import night_weaving as night_stage
 

@@ -14,7 +14,8 @@ from models.stage_run import SUCCEEDED
 from ops.caller import OPERATOR, authenticate, create_token
 from ops.errors import OpError
 from ops.registry import call
-from tests.integration.conftest import enable_logging, settled, wait_until
+from tests.support.calls import enable_logging
+from tests.support.waits import settled, wait_until
 from workers import ledger, stages
 
 SECRET = "the deploy key is sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz12 for OPS-7731"

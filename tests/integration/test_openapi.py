@@ -13,7 +13,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from ops.registry import OPS
-from tests.integration.conftest import append, enable_logging
+from tests.support.calls import append, enable_logging
 
 NS = "fuzz"
 

@@ -12,7 +12,9 @@ from models.pass_run import PassRun
 from models.stage_run import FAILED, PENDING, SKIPPED, SUCCEEDED, StageRun
 from ops.caller import create_token
 from ops.errors import OpError
-from tests.integration.conftest import append, embedding_subject, enable_logging, wait_until
+from tests.support.calls import append, enable_logging
+from tests.support.rows import embedding_subject
+from tests.support.waits import wait_until
 from workers import stages
 
 

@@ -4,7 +4,7 @@ by hand, enqueuing what it would on its schedule (with --wait, until those runs 
 from typer.testing import CliRunner
 
 from cli import app
-from tests.integration.conftest import append, enable_logging
+from tests.support.calls import append, enable_logging
 
 runner = CliRunner()
 

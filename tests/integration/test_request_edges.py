@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.integration.conftest import enable_logging
+from tests.support.calls import enable_logging
 
 NS = "edges"
 APPEND = {"namespace": NS, "thread_id": "t", "role": "user", "content": "hello"}

@@ -17,15 +17,9 @@ from ops.registry import call
 from pipelines import screening
 from schedules.rescreen import rescreen_outdated
 from schedules.titler import title_untitled
-from tests.integration.conftest import (
-    append,
-    context_of,
-    enable_logging,
-    found_lexically,
-    lexemes_of,
-    settled,
-    wait_until,
-)
+from tests.support.calls import append, enable_logging, found_lexically
+from tests.support.rows import context_of, lexemes_of
+from tests.support.waits import settled, wait_until
 
 NS, OTHER = "rescreen", "rescreen-other"
 SECRET = "the card on file is 4111 1111 1111 1111, use it for the staging checkout"

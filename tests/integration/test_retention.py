@@ -23,14 +23,9 @@ from models.stage_run import SUCCEEDED
 from ops.caller import OPERATOR
 from ops.registry import call
 from schedules.retention import plan_partitions
-from tests.integration.conftest import (
-    _admin_url,
-    append,
-    context_of,
-    enable_logging,
-    found_lexically,
-    postgres_role,
-)
+from services import postgres
+from tests.support.calls import append, enable_logging, found_lexically
+from tests.support.rows import context_of
 from workers import ledger
 from workers.stages.retention import keep_partitions
 
@@ -138,18 +133,18 @@ def test_a_write_of_a_month_without_a_partition_makes_it():
 
 
 @pytest.fixture(scope="module")
-def warm_tablespace(endpoints):
+def warm_tablespace(admin_url):
     """A tablespace in a directory of the PostgreSQL server's user (cluster-wide: made once)."""
     name = "loom_warm_test"
     home = Path(os.environ["LOOM_HOME"]) / "postgres"
     owner = home.stat()
     # As an operator does: the superuser makes it, and grants Loom's role its use.
-    with psycopg.connect(_admin_url(endpoints), autocommit=True) as conn:
+    with psycopg.connect(admin_url, autocommit=True) as conn:
         if conn.execute("SELECT FROM pg_tablespace WHERE spcname = %s", (name,)).fetchone() is None:
             location = Path(tempfile.mkdtemp(prefix="loom-warm-"))
             os.chown(location, owner.st_uid, owner.st_gid)
             conn.execute(f"CREATE TABLESPACE {name} LOCATION '{location}'")
-        conn.execute(f"GRANT CREATE ON TABLESPACE {name} TO {postgres_role()}")
+        conn.execute(f"GRANT CREATE ON TABLESPACE {name} TO {postgres.ROLE}")
     return name
 
 

@@ -15,7 +15,7 @@ from models.settings import get_settings
 from models.stage_run import FAILED, StageRun
 from ops.caller import OPERATOR
 from ops.registry import OPS, call
-from tests.integration.conftest import append, enable_logging
+from tests.support.calls import append, enable_logging
 
 MINE, OTHER = "roles-mine", "roles-other"
 

@@ -17,7 +17,8 @@ from ops.caller import OPERATOR, Caller
 from ops.errors import OpError
 from ops.registry import call
 from pipelines import embedding, saving
-from tests.integration.conftest import append, enable_logging, wait_until
+from tests.support.calls import append, enable_logging
+from tests.support.waits import wait_until
 
 WRITER = Caller(role="writer", namespaces=("saves", "quiet"))
 SECRET = "my card is 4111 1111 1111 1111, exp 12/29"
@@ -334,7 +335,7 @@ def test_an_embedding_that_lands_after_a_save_carries_the_flag():
             {"t": thread},
         )
         s.commit()
-    from tests.integration.conftest import settled, wait_until
+    from tests.support.waits import settled, wait_until
     from workers import outbox
     from workers.runner import new_worker, stop
 

@@ -8,7 +8,8 @@ from models.settings import get_settings
 from ops.caller import Caller
 from ops.errors import OpError
 from ops.registry import call
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.support.calls import append, enable_logging
+from tests.support.waits import settled, wait_until
 
 SECRET = "the deploy key is sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz12 for invoices"
 

@@ -16,7 +16,8 @@ from models.stage_run import SUCCEEDED, StageRun
 from ops.caller import OPERATOR
 from ops.registry import call
 from pipelines import search as pipelines_search
-from tests.integration.conftest import append, embedding_subject, enable_logging
+from tests.support.calls import append, enable_logging
+from tests.support.rows import embedding_subject
 
 FLOOR = "LOOM_CONVERSATION_SEARCH_MIN_SIMILARITY"
 EXCERPT = "LOOM_CONVERSATION_SEARCH_EXCERPT_CHARS"

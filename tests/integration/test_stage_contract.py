@@ -34,7 +34,7 @@ from models.stage_run import FAILED, RUNNING, SKIPPED, SUCCEEDED, StageRun
 from models.transcript import Transcript
 from ops.caller import OPERATOR
 from ops.registry import call
-from tests.integration.conftest import append, enable_logging
+from tests.support.calls import append, enable_logging
 from tests.support.openai_server import words_reply
 from workers import ledger, stages
 

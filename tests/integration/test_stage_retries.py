@@ -19,14 +19,9 @@ from models.conversation import Embedding, Thread
 from models.settings import get_settings
 from models.stage_run import FAILED, HISTORY_KEPT, PENDING, RUNNING, SUCCEEDED, StageRun
 from pipelines.embedding import Pending, embed_isolating
-from tests.integration.conftest import (
-    append,
-    embedding_subject,
-    enable_logging,
-    redis_config_set,
-    settled,
-    wait_until,
-)
+from tests.support.calls import append, enable_logging
+from tests.support.rows import embedding_subject, redis_config_set
+from tests.support.waits import settled, wait_until
 from workers import ledger, outbox
 
 
@@ -340,7 +335,7 @@ def test_ingest_stops_with_one_line_when_recording_is_switched_off_midway(tmp_pa
 
     import cli
     from pipelines import appending
-    from tests.integration.conftest import enable_logging as switch
+    from tests.support.calls import enable_logging as switch
 
     switch("midway")
     path = tmp_path / "t.md"

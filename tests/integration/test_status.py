@@ -14,7 +14,8 @@ from models import db
 from models.settings import get_settings
 from models.stage_run import FAILED, PENDING, StageRun
 from services.ports import free_port, is_listening
-from tests.integration.conftest import append, embedding_subject, enable_logging
+from tests.support.calls import append, enable_logging
+from tests.support.rows import embedding_subject
 
 runner = CliRunner()
 

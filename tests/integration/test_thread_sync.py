@@ -17,8 +17,8 @@ from loom.threads import (
 
 from ops.caller import create_token
 from services.ports import free_port
-from tests.integration.conftest import wait_until
 from tests.support.recording_proxy import RecordingProxy
+from tests.support.waits import wait_until
 
 
 @pytest.fixture

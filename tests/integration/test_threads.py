@@ -11,7 +11,7 @@ from freezegun import freeze_time
 from models.base import utcnow
 from ops.caller import OPERATOR
 from ops.registry import call
-from tests.integration.conftest import append, enable_logging
+from tests.support.calls import append, enable_logging
 
 SECRET = "password=Tr0ub4dor&3xyz"
 

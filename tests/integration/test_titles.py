@@ -16,7 +16,8 @@ from models.settings import get_settings
 from ops.caller import OPERATOR
 from ops.registry import call
 from schedules.titler import title_untitled
-from tests.integration.conftest import append, enable_logging, settled, wait_until
+from tests.support.calls import append, enable_logging
+from tests.support.waits import settled, wait_until
 
 NS, QUIET = "titles", "titles-not-recording"
 SECRET = "my card is 4111 1111 1111 1111 exp 12/29 cvc 123"

@@ -13,7 +13,7 @@ from models import db
 from models.namespace import Namespace
 from ops.caller import OPERATOR, create_token, revoke_token
 from ops.registry import call
-from tests.integration.conftest import append, enable_logging
+from tests.support.calls import append, enable_logging
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
@@ -265,7 +265,7 @@ def test_a_title_that_reads_as_high_is_not_shown_on_its_thread_page(ns):
 
 
 def test_a_writer_compacts_a_thread_and_its_summary_is_marked(llm, worker, database):
-    from tests.integration.conftest import settled, wait_until
+    from tests.support.waits import settled, wait_until
 
     ns = f"ui-compact-{uuid.uuid4().hex[:6]}"
     enable_logging(ns)

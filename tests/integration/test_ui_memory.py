@@ -12,8 +12,9 @@ from models import db
 from ops.caller import OPERATOR, create_token
 from ops.registry import call
 from schedules.night_weaving import weave_night
-from tests.integration.conftest import append, enable_logging, settled, wait_until
 from tests.integration.test_ui import CSRF, signed_in
+from tests.support.calls import append, enable_logging
+from tests.support.waits import settled, wait_until
 
 SECRET = "my card is 4111 1111 1111 1111, exp 12/29"
 

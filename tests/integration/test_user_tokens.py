@@ -10,7 +10,7 @@ from ops import caller
 from ops.caller import OPERATOR, create_token, list_tokens, revoke_token
 from ops.errors import OpError
 from ops.registry import OPS, call
-from tests.integration.conftest import append, enable_logging
+from tests.support.calls import append, enable_logging
 
 
 def bearer(token: str) -> dict:

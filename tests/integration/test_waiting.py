@@ -14,7 +14,7 @@ from models import db
 from models.stage_run import PENDING, SUCCEEDED, StageRun
 from ops import waiting
 from ops.caller import create_token
-from tests.integration.conftest import enable_logging
+from tests.support.calls import enable_logging
 
 NS = "waiting"
 

@@ -12,7 +12,7 @@ from models.working_memory import WorkingMemory, WorkingMemoryRevision
 from ops.caller import OPERATOR, authenticate, create_token
 from ops.errors import OpError
 from ops.registry import call
-from tests.integration.conftest import enable_logging
+from tests.support.calls import enable_logging
 
 SECRET = "resume with the deploy key sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz12 on OPS-7731"
 
