@@ -6,10 +6,10 @@ import logging
 import secrets
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
+from cachetools import LRUCache
 from sqlmodel import select
 
 from models import db
@@ -267,22 +267,20 @@ def _granted(hashed: str, _bucket: int) -> Caller:
 
 
 class _Refusals:
-    """The most recent unknown (token hash, time bucket) pairs, bounded."""
+    """The most recent unknown (token hash, time bucket) pairs, at most ``size`` (least recently
+    refused first out)."""
 
     def __init__(self, size: int) -> None:
-        self._size = size
-        self._seen: OrderedDict[tuple[str, int], bool] = OrderedDict()
-        self._lock = threading.Lock()
+        self._seen: LRUCache[tuple[str, int], bool] = LRUCache(maxsize=size)
+        self._lock = threading.Lock()  # cachetools' caches are not thread-safe
 
     def get(self, key: tuple[str, int]) -> bool:
         with self._lock:
-            return key in self._seen
+            return self._seen.get(key, False)
 
     def add(self, key: tuple[str, int]) -> None:
         with self._lock:
             self._seen[key] = True
-            while len(self._seen) > self._size:
-                self._seen.popitem(last=False)
 
 
 _refused = _Refusals(size=4096)
