@@ -210,8 +210,8 @@ def append(caller: Caller, req: AppendRequest) -> AppendAnswer:
             stored=False,
             reason=written.outcome,
         )
-    if written.run_id is not None:
-        outbox.wake(EMBEDDING.name, [written.run_id])
+    if written.embedding_run_id is not None:
+        outbox.wake(EMBEDDING.name, [written.embedding_run_id])
     return AppendAnswer(
         namespace=turn.namespace,
         thread_id=turn.thread_id,

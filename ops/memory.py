@@ -334,7 +334,8 @@ def search_threads(caller: Caller, req: SearchRequest) -> SearchAnswer:
 
 
 class ThreadRequest(SessionOp):
-    thread: UUID = Field(description="The memory thread's id (a uuid).")
+    # Published as ``thread``; named for what it is here, beside the conversation's ``thread_id``.
+    memory_thread: UUID = Field(alias="thread", description="The memory thread's id (a uuid).")
 
 
 class ThreadAnswer(Answer):
@@ -361,7 +362,7 @@ def pin(caller: Caller, req: ThreadRequest) -> ThreadAnswer:
     Errors: 404 for a thread not in this loom."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
-        thread = _the_thread(s, loom, req.thread)
+        thread = _the_thread(s, loom, req.memory_thread)
         thread.pinned, thread.updated_at = True, utcnow()
         s.add(thread)
         record(s, loom, req, {"held_thread_ids": [thread.id], "woven_thread_ids": [thread.id]})
@@ -374,7 +375,7 @@ def cut(caller: Caller, req: ThreadRequest) -> ThreadAnswer:
     Errors: 404 for a thread not in this loom."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
-        thread = _the_thread(s, loom, req.thread)
+        thread = _the_thread(s, loom, req.memory_thread)
         thread.cut_at = thread.updated_at = utcnow()
         s.add(thread)
         record(s, loom, req, {"woven_thread_ids": [thread.id]})
@@ -410,7 +411,7 @@ def reframe(caller: Caller, req: ReframeRequest) -> ReframeAnswer:
     run = None
     with db.session() as s:
         loom = the_loom(s, caller, req)
-        thread = _the_thread(s, loom, req.thread)
+        thread = _the_thread(s, loom, req.memory_thread)
         if not memory.reframe(s, thread, req.content, utcnow()):
             return ReframeAnswer(
                 namespace=loom.namespace, reframed=False, reason="high_sensitivity", thread=shown(thread)
@@ -520,7 +521,7 @@ def give(caller: Caller, req: GiveRequest) -> GiveAnswer:
         raise invalid("an agent gives a thread to another agent, not to itself", "to_agent")
     with db.session() as s:
         loom = the_loom(s, caller, req)
-        thread = _the_thread(s, loom, req.thread)
+        thread = _the_thread(s, loom, req.memory_thread)
         receiver = sessions.open_session(
             s, loom, sessions.Where(req.thread_id, req.run_id, req.to_agent), utcnow()
         )

@@ -53,7 +53,7 @@ class Written:
     turn_id: int | None = None
     sensitivity: str | None = None
     embedding: str | None = None  # pending | shared | not_embedded, for a stored turn
-    run_id: int | None = None  # the embedding run to wake
+    embedding_run_id: int | None = None  # the stage run to wake (the turn's own is its run_id)
 
 
 def expired(said: datetime) -> bool:
@@ -103,7 +103,7 @@ def write(conn: psycopg.Connection, turn: NewTurn, embedding_stage: RunSpelling)
         # the statement wrote nothing; make the month and write again.
         partitions.ensure(conn, said)
         answer = conn.execute(queries.APPEND_TURN, params).fetchone()
-    recording_on, deleted, turn_id, run_id = answer
+    recording_on, deleted, turn_id, embedding_run_id = answer
     if not recording_on:
         return Written(LOGGING_DISABLED, turn.key)
     if deleted:
@@ -111,4 +111,5 @@ def write(conn: psycopg.Connection, turn: NewTurn, embedding_stage: RunSpelling)
     if turn_id is None:
         return Written(DUPLICATE, turn.key)
     shared_or_not = "shared" if embed else "not_embedded"
-    return Written(STORED, turn.key, turn_id, sensitivity, "pending" if run_id else shared_or_not, run_id)
+    embedded = "pending" if embedding_run_id else shared_or_not
+    return Written(STORED, turn.key, turn_id, sensitivity, embedded, embedding_run_id)
