@@ -33,7 +33,7 @@ from models.stage_run import StageRun
 from ops.briefs import BriefOp, checked_key, prefix_of, seen_key, stored_key
 from ops.caller import Caller
 from ops.errors import OpError, invalid
-from ops.schemas import Answer
+from ops.schemas import ActedIn, Answer
 from ops.waiting import Waiting, Watch
 from pipelines import brief_events, brief_store
 from providers import llm
@@ -186,9 +186,7 @@ Reason = Literal["not-revised", "repeated", "pending"]
 
 
 class SaveAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     brief_key: str = Field(description="The brief saved (its key as the caller sees it).")
     revision: int = Field(description="The brief's revision after the save.")
     changed: bool = Field(description="Whether the save wrote a new revision.")

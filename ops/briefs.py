@@ -18,7 +18,7 @@ from models.brief import (
 )
 from ops.caller import NAMESPACE_WIDE, OWN_SESSION, Caller
 from ops.errors import invalid, not_found
-from ops.schemas import Answer, Moment, OpRequest
+from ops.schemas import ActedIn, Answer, Moment, OpRequest
 from pipelines import briefs
 
 
@@ -64,9 +64,7 @@ class GetRequest(BriefOp):
 
 
 class BriefAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     brief_key: str = Field(description="The brief's key (^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,159}$).")
     project: str | None = Field(description="The project the brief is of, if known.")
     branch: str | None = Field(description="The branch the brief is of, if known.")
@@ -115,9 +113,7 @@ class BriefLine(Answer):
 
 
 class ListAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     briefs: list[BriefLine] = Field(description="The briefs, newest first.")
 
 
@@ -128,9 +124,7 @@ class DeleteRequest(BriefOp):
 
 
 class DeleteAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     brief_key: str = Field(description="The brief asked about.")
     deleted: bool = Field(description="Whether there was such a brief to delete.")
 

@@ -18,7 +18,7 @@ from ops.caller import Caller
 from ops.conversation_write import recording
 from ops.errors import invalid
 from ops.runs import RunAnswer, run_public, started
-from ops.schemas import Answer, Identifier, OpRequest
+from ops.schemas import ActedIn, Answer, Identifier, OpRequest, WaitSeconds, wait_for_run
 from ops.waiting import Waiting
 from pipelines import keys, transcripts
 from workers import ledger
@@ -55,25 +55,12 @@ class IngestRequest(OpRequest):
     first_line: int = Field(
         default=1, ge=1, le=1_000_000_000, description="a piece of a JSON-lines session file: its first line"
     )
-    wait: bool = Field(
-        default=False,
-        description=(
-            "true: answer once the ingest run is done (or after wait_seconds); false (default): answer the "
-            "queued run at once."
-        ),
-    )
-    wait_seconds: float = Field(
-        default=30,
-        gt=0,
-        le=120,
-        description="How long to wait for the run with wait (at most 120 s, default 30).",
-    )
+    wait: bool = wait_for_run("ingest")
+    wait_seconds: WaitSeconds = 30
 
 
 class IngestAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     thread_id: str = Field(description="The thread the transcript goes to.")
     agent: str = Field(description="The agent the turns are stored for.")
     stored: bool = Field(description="Whether the raw transcript was kept and an ingest run requested.")

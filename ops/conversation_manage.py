@@ -14,7 +14,7 @@ from ops.conversation_read import named_agent
 from ops.conversation_write import find_thread
 from ops.errors import OpError, invalid, not_found
 from ops.runs import RunAnswer, run_public, started
-from ops.schemas import Answer, Identifier, OpRequest
+from ops.schemas import ActedIn, Answer, Identifier, OpRequest, WaitSeconds, wait_for_run
 from ops.waiting import Waiting
 from pipelines import contexts, retire
 from providers import llm
@@ -37,25 +37,12 @@ class CompactRequest(OpRequest):
         le=10_000,
         description="Compact only when at least this many turns would be summarised (1-10,000, default 4).",
     )
-    wait: bool = Field(
-        default=False,
-        description=(
-            "true: answer once the compaction run is done (or after wait_seconds); false (default): answer "
-            "the queued run at once."
-        ),
-    )
-    wait_seconds: float = Field(
-        default=30,
-        gt=0,
-        le=120,
-        description="How long to wait for the run with wait (at most 120 s, default 30).",
-    )
+    wait: bool = wait_for_run("compaction")
+    wait_seconds: WaitSeconds = 30
 
 
 class CompactAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     thread_id: str = Field(description="The thread being compacted.")
     agent: str = Field(description="The agent whose transcript is compacted.")
     run: RunAnswer = Field(
@@ -101,9 +88,7 @@ class DeleteRequest(OpRequest):
 
 
 class DeleteAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     thread_id: str = Field(description="The thread deleted from.")
     turns_deleted: int = Field(description="How many turns were tombstoned.")
     thread_deleted: bool = Field(

@@ -16,7 +16,7 @@ from models.settings import get_settings
 from ops import cursors
 from ops.caller import Caller
 from ops.conversation_write import ThreadAnswer, find_thread, thread_answer
-from ops.schemas import Answer, Identifier, Moment, OpRequest
+from ops.schemas import ActedIn, Answer, Identifier, Moment, OpRequest
 from pipelines import screening
 
 ALL_AGENTS = "*"
@@ -107,9 +107,7 @@ class ThreadsItem(ThreadAnswer):
 
 
 class ThreadsAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     threads: list[ThreadsItem] = Field(description="The threads, the most recently active first.")
     offset: int = Field(description="The offset this page starts at.")
     limit: int = Field(description="The page size asked for.")
@@ -318,9 +316,7 @@ class ListRequest(OpRequest):
 
 
 class ListAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     thread_id: str = Field(description="The thread listed.")
     messages: list[TurnAnswer] = Field(description="A page of its turns in time order.")
     next_cursor: str | None = Field(description="Pass it as cursor for the next page; null on the last page.")

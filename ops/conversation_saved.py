@@ -25,7 +25,7 @@ from ops.caller import NAMESPACE_WIDE, Caller
 from ops.conversation_read import listing_excerpt
 from ops.conversation_write import recording
 from ops.errors import not_found
-from ops.schemas import Answer, Identifier, Moment, NamespaceName, OpRequest, SaidAt
+from ops.schemas import ActedIn, Answer, Identifier, Moment, NamespaceName, OpRequest, SaidAt
 from ops.waiting import Waiting, Watch
 from pipelines import saving, search
 from workers import ledger, outbox
@@ -90,9 +90,7 @@ Reason = Literal[
 
 
 class SaveAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     conversation_id: str = Field(description="The conversation of the message.")
     message_id: str = Field(description="The message saved.")
     saved: bool = Field(
@@ -222,9 +220,7 @@ class UnsaveRequest(SavedOp):
 
 
 class UnsaveAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     conversation_id: str = Field(description="The conversation of the message.")
     message_id: str = Field(description="The message asked about.")
     found: bool = Field(
@@ -309,9 +305,7 @@ class SearchSavedAnswer(Answer):
     embedder_error: str | None = Field(
         default=None, description="Why the vector leg did not answer, when it fell back."
     )
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     user_id: str = Field(description="The user whose saved messages were searched.")
     hits: list[SavedHit] = Field(description="The matching saved messages, best first, each message once.")
     stats: searching.SearchStats = Field(description="Candidates and timings per leg.")
@@ -368,9 +362,7 @@ class SavedMessage(Answer):
 
 
 class ListSavedAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     user_id: str = Field(description="The user whose saved messages these are.")
     messages: list[SavedMessage] = Field(description="A page of saved messages, newest saved first.")
     next_cursor: str | None = Field(description="Pass it as cursor for the next page; null on the last page.")
@@ -429,9 +421,7 @@ class SavedState(Answer):
 
 
 class SavedStatusAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     user_id: str = Field(description="The user asked about.")
     conversation_id: str = Field(description="The conversation asked about.")
     messages: list[SavedState] = Field(

@@ -14,7 +14,7 @@ from models.namespace import Namespace
 from ops import append_metrics
 from ops.caller import Caller
 from ops.errors import not_found
-from ops.schemas import Answer, Identifier, Metadata, Moment, OpRequest, SaidAt
+from ops.schemas import ActedIn, Answer, Identifier, Metadata, Moment, OpRequest, SaidAt
 from pipelines import appending
 from workers import outbox
 from workers.stages.embedding import EMBEDDING
@@ -38,9 +38,7 @@ class SetLoggingRequest(OpRequest):
 
 
 class SetLoggingAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     conversation_logging_enabled: bool = Field(description="The namespace's Record switch as it now is.")
 
 
@@ -153,9 +151,7 @@ class AppendRequest(OpRequest):
 
 
 class AppendAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     thread_id: str = Field(description="The thread the turn was appended to.")
     msg_id: str = Field(description="The message's id: the one sent, or the one Loom generated.")
     stored: bool = Field(description="Whether the turn was written; false with a reason otherwise.")
@@ -229,9 +225,7 @@ class ThreadAnswer(Answer):
     does not record (``stored`` false, reason ``logging_disabled``) and for a deleted thread
     (reason ``deleted``: a deleted thread id is not taken again)."""
 
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     thread_id: str = Field(description="The conversation thread's id.")
     stored: bool | None = Field(default=None, description="create and update: whether anything was written.")
     reason: Literal["logging_disabled", "exists", "deleted"] | None = Field(

@@ -22,7 +22,17 @@ from ops.caller import Caller
 from ops.errors import invalid
 from ops.operator import OperatorRequest
 from ops.runs import RunAnswer, run_public, started
-from ops.schemas import Answer, Identifier, Moment, NamespaceName, OpRequest, Streamed
+from ops.schemas import (
+    ActedIn,
+    Answer,
+    Identifier,
+    Moment,
+    NamespaceName,
+    OpRequest,
+    Streamed,
+    WaitSeconds,
+    wait_for_run,
+)
 from ops.waiting import Waiting
 from pipelines import erasure
 from workers import ledger
@@ -52,19 +62,8 @@ class ErasureRequest(OpRequest):
         default=False,
         description="With namespaces only: remove the rows from disk instead of tombstoning them.",
     )
-    wait: bool = Field(
-        default=False,
-        description=(
-            "true: answer once the erasure run is done (or after wait_seconds); false (default): answer the "
-            "queued run at once."
-        ),
-    )
-    wait_seconds: float = Field(
-        default=30,
-        gt=0,
-        le=120,
-        description="How long to wait for the run with wait (at most 120 s, default 30).",
-    )
+    wait: bool = wait_for_run("erasure")
+    wait_seconds: WaitSeconds = 30
 
 
 class ErasureAnswer(Answer):
@@ -135,9 +134,7 @@ class ExportedTurn(Answer):
 
 
 class ExportAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     user_id: str = Field(description="The user exported.")
     include_tombstoned: bool = Field(description="Whether tombstoned turns are included.")
     turns: list[ExportedTurn] = Field(

@@ -34,7 +34,7 @@ from ops.memory import (
     shown,
     the_loom,
 )
-from ops.schemas import Answer, Moment, OpRequest
+from ops.schemas import ActedIn, Answer, Moment, OpRequest
 from pipelines import memory, night_weaving, sessions, tapestry
 
 
@@ -188,9 +188,7 @@ def loom_shape(loom: Loom) -> LoomShape:
 
 
 class ListAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     looms: list[LoomShape] = Field(description="The namespace's looms (its default one made on first use).")
 
 
@@ -226,9 +224,7 @@ class CreateRequest(OpRequest):
 
 
 class LoomAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     created: bool = Field(
         description="Whether a loom was made (false: the namespace had one of that name, answered as it is)."
     )
@@ -294,9 +290,7 @@ class SessionsRequest(LoomOp):
 
 
 class SessionsAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     loomId: UUID = Field(description="The loom whose sessions these are.")  # noqa: N815
     sessions: list[SessionObject] = Field(description="The loom's sessions, newest first.")
     nextCursor: str | None = Field(description="Pass it as cursor for the next page; null on the last page.")  # noqa: N815
@@ -415,9 +409,7 @@ class PackRequest(LoomOp):
 
 
 class PackAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     session: SessionObject = Field(description="The agent's session (opened by this call if new).")
     tapestry: str | None = Field(
         description="The memory woven for the session, as text to put in the agent's context."

@@ -20,7 +20,7 @@ from models.memory import BASES, KINDS, WEIGHT_MAX, WEIGHT_MIN, Loom, MemoryEvid
 from ops import search as searching
 from ops.caller import Caller
 from ops.errors import invalid, not_found
-from ops.schemas import Answer, Moment, OpRequest
+from ops.schemas import ActedIn, Answer, Moment, OpRequest
 from pipelines import hybrid, memory, sessions
 from workers import ledger, outbox
 from workers.stages.memory_embedding import MEMORY_EMBEDDING
@@ -221,9 +221,7 @@ class SetRequest(SessionOp):
 
 
 class SetAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     stored: bool = Field(description="Whether the thread was written.")
     reason: Literal["high_sensitivity"] | None = Field(
         default=None,
@@ -290,9 +288,7 @@ class MemoryHit(ThreadShape):
 
 
 class SearchAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     loomId: UUID = Field(description="The loom searched.")  # noqa: N815
     mode: Literal["hybrid", "vector", "lexical"] = Field(
         description="How the search ran: hybrid, vector or lexical (no embedder: the lexical leg alone)."
@@ -339,9 +335,7 @@ class ThreadRequest(SessionOp):
 
 
 class ThreadAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     thread: ThreadShape = Field(description="The memory thread as it now is.")
 
 
@@ -391,9 +385,7 @@ class ReframeRequest(ThreadRequest):
 
 
 class ReframeAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     reframed: bool = Field(description="Whether the text was replaced.")
     reason: Literal["high_sensitivity"] | None = Field(
         default=None, description="high_sensitivity: the new text reads as high, and the thread is unchanged."
@@ -436,9 +428,7 @@ class InspectRequest(SessionOp):
 
 
 class InspectAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     loomId: UUID = Field(description="The loom inspected.")  # noqa: N815
     threads: list[ThreadShape] = Field(description="The loom's live threads, heaviest first.")
 
@@ -503,9 +493,7 @@ class GiveRequest(ThreadRequest):
 
 
 class GiveAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     thread: ThreadShape = Field(description="The memory thread given.")
     session: UUID = Field(description="The receiving agent's session (a uuid), where the gift waits.")
 

@@ -22,7 +22,7 @@ from ops.caller import Caller
 from ops.errors import invalid
 from ops.memory import SessionOp, the_loom
 from ops.runs import RunAnswer, run_public, started
-from ops.schemas import Answer, Moment, SaidAt
+from ops.schemas import ActedIn, Answer, Moment, SaidAt
 from ops.waiting import Waiting
 from pipelines import extraction, keys, screening
 from pipelines.excerpts import around
@@ -78,9 +78,7 @@ class SetFromMessagesRequest(SessionOp):
 
 
 class SetFromMessagesAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     loomId: UUID = Field(description="The loom the facts go to.")  # noqa: N815
     evidence: int = Field(description="How many messages were kept as evidence.")
     run: RunAnswer = Field(
@@ -153,9 +151,7 @@ class Recalled(Answer):
 
 
 class RecallAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     loomId: UUID = Field(description="The loom whose evidence was read.")  # noqa: N815
     mode: Literal["lexical", "time"] = Field(
         description="lexical (a query was given) or time (in time order)."

@@ -15,7 +15,7 @@ from models.memory import MemoryThread
 from models.settings import get_settings
 from ops.caller import Caller
 from ops.memory import LoomOp, ThreadShape, shown, the_loom
-from ops.schemas import Answer
+from ops.schemas import ActedIn, Answer
 from pipelines import hybrid, memory, sessions, suggesting
 
 
@@ -42,9 +42,7 @@ class Suggestion(ThreadShape):
 
 
 class SuggestAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     session: UUID = Field(description="The session's id (a uuid).")
     suggestions: list[Suggestion] = Field(description="The threads offered (each once a session).")
     heldBack: int = Field(description="How many candidates were held back as not similar enough.")  # noqa: N815 (found, but held back after vetting)

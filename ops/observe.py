@@ -25,7 +25,7 @@ from ops.caller import Caller
 from ops.errors import invalid
 from ops.memory import LoomOp, the_loom
 from ops.runs import RunAnswer, run_public, started
-from ops.schemas import Answer, OpRequest, SaidAt
+from ops.schemas import ActedIn, Answer, OpRequest, SaidAt
 from ops.waiting import Waiting
 from pipelines import episodes, extraction, keys, screening
 from workers.stages.extraction import EXTRACTION, request
@@ -97,9 +97,7 @@ class RecordRequest(SessionScope):
 
 
 class RecordAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     session_id: str = Field(description="The session recorded.")
     recorded: int = Field(description="New actions stored.")
     repeated: int = Field(description="Actions already stored (sent again): nothing written.")
@@ -131,9 +129,7 @@ class CrystallizeRequest(SessionScope, LoomOp):
 
 
 class CrystallizeAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     loomId: UUID = Field(description="The loom the episodes go to.")  # noqa: N815
     session_id: str = Field(description="The session crystallized.")
     actions: int = Field(description="How many actions this crystallize took (at most 500).")

@@ -1,4 +1,4 @@
-"""Request fields shared by every op. Values no op may take at all (NUL bytes, lone surrogates,
+"""Request and answer fields shared by the ops. Values no op may take at all (NUL bytes, lone surrogates,
 numbers JSON cannot carry, deep nesting) are refused before validation by ``ops.limits``."""
 
 from collections.abc import Iterator
@@ -29,6 +29,28 @@ def _namespace(name: str) -> str:
 
 NamespaceName = Annotated[str, Field(min_length=1, max_length=NAME_MAX), AfterValidator(_namespace)]
 Metadata = Annotated[dict[str, Any], AfterValidator(check_metadata)]
+# An answer's namespace: where the op acted.
+ActedIn = Annotated[
+    str, Field(description="The namespace the op acted in (the request's, or the token's only one).")
+]
+
+
+def wait_for_run(run: str) -> Any:
+    """A request's ``wait`` for the ``run`` (ingest, compaction, erasure …) it queues; its
+    ``wait_seconds`` is ``WaitSeconds``."""
+    return Field(
+        default=False,
+        description=(
+            f"true: answer once the {run} run is done (or after wait_seconds); false (default): answer "
+            "the queued run at once."
+        ),
+    )
+
+
+WaitSeconds = Annotated[
+    float,
+    Field(gt=0, le=120, description="How long to wait for the run with wait (at most 120 s, default 30)."),
+]
 
 
 def _text(value: str) -> str:

@@ -20,7 +20,7 @@ from models.base import utcnow
 from models.working_memory import CONTENT_MAX, WorkingMemory, WorkingMemoryRevision
 from ops.caller import NAMESPACE_WIDE, Caller
 from ops.errors import OpError, forbidden, not_found
-from ops.schemas import Answer, Moment, OpRequest
+from ops.schemas import ActedIn, Answer, Moment, OpRequest
 from pipelines import screening
 
 Name = Field(default="", max_length=128, pattern=r"^[^\x00-\x1f\x7f]*$")
@@ -94,9 +94,7 @@ class ListRequest(OpRequest):
 
 
 class BlockAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     user_id: str = Field(description="The user the block belongs to.")
     project: str = Field(description="The block's project ('' for none).")
     branch: str = Field(description="The block's branch ('' for none).")
@@ -129,9 +127,7 @@ class BlockLine(Answer):
 
 
 class ListAnswer(Answer):
-    namespace: str = Field(
-        description="The namespace the op acted in (the request's, or the token's only one)."
-    )
+    namespace: ActedIn
     blocks: list[BlockLine] = Field(
         description="The blocks by name and date, newest first (never their content)."
     )
