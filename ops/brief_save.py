@@ -393,7 +393,7 @@ def _outcome(s, brief: SessionBrief, record: BriefSave) -> _Outcome:
     }
     keys = [BRIEF_WINDOW.key(w.id, "1") for w in windows]
     runs = (
-        s.exec(select(StageRun).where(col(StageRun.idem_key).in_(keys)).order_by(StageRun.id)).all()
+        s.exec(select(StageRun).where(col(StageRun.idem_key).in_(keys)).order_by(col(StageRun.id))).all()
         if keys
         else []
     )

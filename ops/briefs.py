@@ -287,6 +287,8 @@ def delete_brief(caller: Caller, req: DeleteRequest) -> DeleteAnswer:
     key = stored_key(caller, req, req.brief_key)
     with db.session() as s:
         gone = s.exec(
-            delete(SessionBrief).where(SessionBrief.namespace == namespace, SessionBrief.brief_key == key)
+            delete(SessionBrief).where(
+                col(SessionBrief.namespace) == namespace, col(SessionBrief.brief_key) == key
+            )
         ).rowcount
     return DeleteAnswer(namespace=namespace, brief_key=req.brief_key, deleted=bool(gone))

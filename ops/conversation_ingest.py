@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 from sqlalchemy.dialects.postgresql import insert
-from sqlmodel import select
+from sqlmodel import col, select
 
 from models import db
 from models.base import utcnow
@@ -147,7 +147,9 @@ def ingest(caller: Caller, req: IngestRequest) -> IngestAnswer | Waiting:
             )
         ).one()
         before = s.exec(
-            select(StageRun.status).where(StageRun.idem_key == INGEST.key(transcript_id, digest[:16]))
+            select(col(StageRun.status)).where(
+                col(StageRun.idem_key) == INGEST.key(transcript_id, digest[:16])
+            )
         )
         before = before.first()
         run = ledger.request(s, INGEST, transcript_id, digest[:16], {}, revive=True)

@@ -143,10 +143,10 @@ def delete(caller: Caller, req: DeleteRequest) -> DeleteAnswer:
         turns = s.exec(update(Turn).where(*doomed).values(deleted_at=now)).rowcount
         retire.settle_rows(s, namespace, req.thread_id, now)
         contexts.rebuild(s, [(namespace, req.thread_id)])  # another agent's turns may hold their words
-        remaining = s.exec(select(Turn.id).where(*live).limit(1)).first()
+        remaining = s.exec(select(col(Turn.id)).where(*live).limit(1)).first()
         s.exec(
             update(Thread)
-            .where(Thread.id == thread.id)
+            .where(col(Thread.id) == thread.id)
             .values(
                 deleted_at=now if remaining is None else None,
                 turn_count=func.greatest(Thread.turn_count - turns, 0),

@@ -203,7 +203,9 @@ def list_looms(caller: Caller, req: ListRequest) -> ListAnswer:
     with db.session() as s:
         memory.default_loom(s, namespace)
         looms = s.exec(
-            select(Loom).where(Loom.namespace == namespace).order_by(Loom.created_at, Loom.name)
+            select(Loom)
+            .where(col(Loom.namespace) == namespace)
+            .order_by(col(Loom.created_at), col(Loom.name))
         ).all()
         return ListAnswer(namespace=namespace, looms=[loom_shape(loom) for loom in looms])
 

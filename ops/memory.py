@@ -453,9 +453,11 @@ def inspect(caller: Caller, req: InspectRequest) -> InspectAnswer:
         loom = the_loom(s, caller, req)
         query = select(MemoryThread).where(MemoryThread.loom_id == loom.id, *memory.live(utcnow()))
         if req.kinds:
-            query = query.where(MemoryThread.kind.in_(req.kinds))
+            query = query.where(col(MemoryThread.kind).in_(req.kinds))
         threads = s.exec(
-            query.order_by(MemoryThread.weight.desc(), MemoryThread.created_at.desc()).limit(req.limit)
+            query.order_by(col(MemoryThread.weight).desc(), col(MemoryThread.created_at).desc()).limit(
+                req.limit
+            )
         ).all()
         record(s, loom, req, {"seen_thread_ids": [thread.id for thread in threads]})
         return InspectAnswer(

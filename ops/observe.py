@@ -188,7 +188,7 @@ def record(caller: Caller, req: RecordRequest) -> RecordAnswer:
         raise invalid("two actions share an id (or tool, input, summary and time, without one)", "actions")
     with db.session() as s:
         stored = s.exec(
-            insert(Observation).values(rows).on_conflict_do_nothing().returning(Observation.sensitivity)
+            insert(Observation).values(rows).on_conflict_do_nothing().returning(col(Observation.sensitivity))
         ).all()
     return RecordAnswer(
         namespace=namespace,

@@ -174,7 +174,7 @@ def by_vector(
 ) -> list[Found]:
     """The loom's live threads nearest the query's vector (made by the same model), at or above
     the similarity floor."""
-    distance = MemoryThread.vector.cosine_distance(vector)
+    distance = col(MemoryThread.vector).cosine_distance(vector)
     rows = s.exec(
         select(MemoryThread, (1 - distance).label("similarity"))
         .where(MemoryThread.loom_id == loom_id, MemoryThread.model == model, *live(now))

@@ -41,9 +41,9 @@ def judge_again(s: Session, ids: range, version: int, namespace: str | None) -> 
     """Judge the range's older turns again, in the caller's transaction: their threads' rows
     locked first (``contexts.lock``: a turn locked before its thread could deadlock with a delete),
     then theirs."""
-    older = [Turn.id >= ids.start, Turn.id < ids.stop, Turn.screened_with < version]
+    older = [col(Turn.id) >= ids.start, col(Turn.id) < ids.stop, col(Turn.screened_with) < version]
     if namespace is not None:
-        older.append(Turn.namespace == namespace)
+        older.append(col(Turn.namespace) == namespace)
     contexts.lock(s, s.exec(select(Turn.namespace, Turn.thread_id).where(*older).distinct()).all())
     turns = s.exec(select(Turn).where(*older).with_for_update()).all()
     high, cleared = [], []

@@ -30,7 +30,7 @@ def weave_night(loom_id: UUID | None = None, by: str = "scheduler") -> list[int]
         # than a night's share) gets the next night's run for the rest.
         runs = [
             ledger.request(s, NIGHT_WEAVING, row_id, f"{done}-{last}", {**params, "up_to": last})
-            for row_id, done, last in s.exec(query.order_by(LoomSession.row_id)).all()
+            for row_id, done, last in s.exec(query.order_by(col(LoomSession.row_id))).all()
         ]
         pending = [run.id for run in runs if run.status == PENDING]
         weaving.sessions = len(pending)

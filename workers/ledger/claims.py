@@ -42,11 +42,11 @@ def _claimable(now: datetime):
     died holding it on its last attempt is failed by ``fail_abandoned`` instead: a run that kills
     its worker must not be claimed forever)."""
     return or_(
-        and_(StageRun.status == PENDING, StageRun.available_at <= now),
+        and_(col(StageRun.status) == PENDING, col(StageRun.available_at) <= now),
         and_(
-            StageRun.status == RUNNING,
-            StageRun.lease_expires_at < now,
-            StageRun.attempts < get_settings().stage_max_attempts,
+            col(StageRun.status) == RUNNING,
+            col(StageRun.lease_expires_at) < now,
+            col(StageRun.attempts) < get_settings().stage_max_attempts,
         ),
     )
 
@@ -66,7 +66,7 @@ def claim(stage: str, run_ids: list[int], fill: int) -> list[StageRun]:
     chosen = (
         select(StageRun.id)
         .where(StageRun.stage == stage, _claimable(now))
-        .order_by(case((wanted, 0), else_=1), StageRun.id)
+        .order_by(case((wanted, 0), else_=1), col(StageRun.id))
         .limit(fill)
         .with_for_update(skip_locked=True)
     )
@@ -94,8 +94,13 @@ def _held(runs: list[StageRun]):
     for run in runs:
         by_claim.setdefault(run.claim, []).append(run.id)
     return and_(
-        StageRun.status == RUNNING,
-        or_(*(and_(StageRun.claim == token, col(StageRun.id).in_(ids)) for token, ids in by_claim.items())),
+        col(StageRun.status) == RUNNING,
+        or_(
+            *(
+                and_(col(StageRun.claim) == token, col(StageRun.id).in_(ids))
+                for token, ids in by_claim.items()
+            )
+        ),
     )
 
 
@@ -238,7 +243,7 @@ def hand_back() -> set[str]:
     with db.session() as s:
         handed = s.exec(
             update(StageRun)
-            .where(StageRun.status == RUNNING, col(StageRun.claim).startswith(_PROCESS, autoescape=True))
+            .where(col(StageRun.status) == RUNNING, col(StageRun.claim).startswith(_PROCESS, autoescape=True))
             .values(
                 status=PENDING,
                 attempts=StageRun.attempts - 1,

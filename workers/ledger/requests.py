@@ -56,7 +56,7 @@ def request(
                 "updated_at": now,
                 "available_at": now,
             },
-            where=StageRun.status == FAILED,
+            where=col(StageRun.status) == FAILED,
         )
         if revive
         else row.on_conflict_do_nothing(index_elements=["idem_key"])
@@ -74,7 +74,11 @@ def wanted_again(
     ``revive`` (a person asking again)."""
     run = request(s, stage, subject_id, version, params, revive=revive)
     if run.status in DONE:
-        s.exec(update(StageRun).where(StageRun.id == run.id, col(StageRun.status).in_(DONE)).values(_again()))
+        s.exec(
+            update(StageRun)
+            .where(col(StageRun.id) == run.id, col(StageRun.status).in_(DONE))
+            .values(_again())
+        )
         run.status = PENDING
     return run
 
@@ -143,8 +147,8 @@ def retry_all(stage: str, status: str) -> Iterator[list[int]]:
     while True:
         chosen = (
             select(StageRun.id)
-            .where(StageRun.stage == stage, StageRun.status == status, StageRun.id > after)
-            .order_by(StageRun.id)
+            .where(col(StageRun.stage) == stage, col(StageRun.status) == status, col(StageRun.id) > after)
+            .order_by(col(StageRun.id))
             .limit(BATCH)
             .with_for_update(skip_locked=True)
         )

@@ -4,7 +4,7 @@ is working on (their message lost, their worker gone), to send again."""
 from datetime import timedelta
 
 from sqlalchemy import and_, func, or_, update
-from sqlmodel import select
+from sqlmodel import col, select
 
 from models import db
 from models.base import utcnow
@@ -22,10 +22,10 @@ def fail_abandoned(limit: int = BATCH) -> list[int]:
         select(StageRun.id)
         .where(
             StageRun.status == RUNNING,
-            StageRun.lease_expires_at < now,
+            col(StageRun.lease_expires_at) < now,
             StageRun.attempts >= get_settings().stage_max_attempts,
         )
-        .order_by(StageRun.id)
+        .order_by(col(StageRun.id))
         .limit(limit)
         .with_for_update(skip_locked=True)
     )
@@ -56,13 +56,17 @@ def stale(grace_seconds: int, after_id: int = 0, limit: int = BATCH) -> dict[str
     chosen = (
         select(StageRun.id)
         .where(
-            StageRun.id > after_id,
+            col(StageRun.id) > after_id,
             or_(
-                and_(StageRun.status == PENDING, StageRun.updated_at < cutoff, StageRun.available_at <= now),
-                and_(StageRun.status == RUNNING, StageRun.lease_expires_at < now),
+                and_(
+                    col(StageRun.status) == PENDING,
+                    col(StageRun.updated_at) < cutoff,
+                    col(StageRun.available_at) <= now,
+                ),
+                and_(col(StageRun.status) == RUNNING, col(StageRun.lease_expires_at) < now),
             ),
         )
-        .order_by(StageRun.id)
+        .order_by(col(StageRun.id))
         .limit(limit)
         .with_for_update(skip_locked=True)
     )
