@@ -147,7 +147,9 @@ def by_vector(
             .cte("scoped")
             .prefix_with("MATERIALIZED")
         )
-        nearest = select(scoped.c.turn_id, scoped.c.distance).order_by(scoped.c.distance).limit(limit).subquery()
+        nearest = (
+            select(scoped.c.turn_id, scoped.c.distance).order_by(scoped.c.distance).limit(limit).subquery()
+        )
         # sqlmodel's select() is typed for at most 4 columns: a hit's are more
         query = select(*HIT_COLUMNS, (1 - nearest.c.distance).label("similarity")).join(  # type: ignore[call-overload]
             nearest, nearest.c.turn_id == Turn.id
