@@ -258,7 +258,7 @@ def _brief_locked(
     )
     return s.exec(
         select(SessionBrief)
-        .where(SessionBrief.namespace == namespace, SessionBrief.brief_key == key)
+        .where(col(SessionBrief.namespace) == namespace, col(SessionBrief.brief_key) == key)
         .with_for_update()
     ).one()
 

@@ -139,11 +139,11 @@ def ingest(caller: Caller, req: IngestRequest) -> IngestAnswer | Waiting:
             .on_conflict_do_nothing(index_elements=["namespace", "thread_id", "agent", "digest"])
         )
         transcript_id = s.exec(
-            select(Transcript.id).where(
-                Transcript.namespace == namespace,
-                Transcript.thread_id == req.thread_id,
-                Transcript.agent == req.agent,
-                Transcript.digest == digest,
+            select(col(Transcript.id)).where(
+                col(Transcript.namespace) == namespace,
+                col(Transcript.thread_id) == req.thread_id,
+                col(Transcript.agent) == req.agent,
+                col(Transcript.digest) == digest,
             )
         ).one()
         before = s.exec(

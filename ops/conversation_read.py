@@ -125,7 +125,7 @@ def threads(caller: Caller, req: ThreadsRequest) -> ThreadsAnswer:
     namespace = caller.namespace(req.namespace)
     # Each thread's newest live turn, fetched with the page in one statement.
     last = (
-        select(Turn.msg_id, Turn.role, Turn.ts, Turn.content)
+        select(col(Turn.msg_id), col(Turn.role), col(Turn.ts), col(Turn.content))
         .where(
             col(Turn.namespace) == col(Thread.namespace),
             col(Turn.thread_id) == col(Thread.thread_id),
@@ -141,7 +141,7 @@ def threads(caller: Caller, req: ThreadsRequest) -> ThreadsAnswer:
         .where(col(Thread.namespace) == namespace, col(Thread.deleted_at).is_(None))
     )
     if req.window_days:
-        query = query.where(Thread.last_turn_at >= utcnow() - timedelta(days=req.window_days))
+        query = query.where(col(Thread.last_turn_at) >= utcnow() - timedelta(days=req.window_days))
     if req.agent != ALL_AGENTS:
         # Threads the agent holds a live turn in, and those it opened that hold none yet.
         by_agent = exists().where(
@@ -232,10 +232,10 @@ def _page(
         col(Turn.namespace) == namespace, col(Turn.thread_id) == thread_id, col(Turn.deleted_at).is_(None)
     )
     if agent:
-        query = query.where(Turn.agent == agent)
+        query = query.where(col(Turn.agent) == agent)
     if run_id:
-        query = query.where(Turn.run_id == run_id)
-    position = tuple_(Turn.ts, Turn.id)
+        query = query.where(col(Turn.run_id) == run_id)
+    position = tuple_(col(Turn.ts), col(Turn.id))
     scope = (namespace, thread_id, agent, order, run_id)  # what the rows are chosen by
     if cursor:
         after = tuple_(*cursors.decode(kind, scope, cursor))

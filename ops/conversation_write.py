@@ -301,10 +301,10 @@ def create(caller: Caller, req: CreateRequest) -> ThreadAnswer:
                 last_turn_at=utcnow(),
             )
             .on_conflict_do_nothing(index_elements=["namespace", "thread_id"])
-            .returning(Thread.id)
+            .returning(col(Thread.id))
         )
         thread = s.exec(
-            select(Thread).where(Thread.namespace == namespace, Thread.thread_id == req.thread_id)
+            select(Thread).where(col(Thread.namespace) == namespace, col(Thread.thread_id) == req.thread_id)
         ).one()
         if thread.deleted_at is not None:
             return ThreadAnswer(namespace=namespace, thread_id=req.thread_id, stored=False, reason="deleted")

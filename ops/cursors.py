@@ -224,7 +224,7 @@ def rotate_key() -> Rotation:
     ones before it are dropped (a cursor they signed is refused). This process signs with the new
     key at once, every other within ``KEYS_CACHE_SECONDS`` (and accepts its cursors at once)."""
     with db.session() as s:
-        s.exec(select(CursorKey.id).with_for_update()).all()  # one rotation at a time
+        s.exec(select(col(CursorKey.id)).with_for_update()).all()  # one rotation at a time
         key = _add(s)
         kept = [row.id for row in _newest(s)]
         retired = s.exec(delete(CursorKey).where(col(CursorKey.id).not_in(kept))).rowcount

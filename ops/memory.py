@@ -347,7 +347,9 @@ class ThreadAnswer(Answer):
 def _the_thread(s: Session, loom: Loom, thread_id: UUID) -> MemoryThread:
     found = s.exec(
         select(MemoryThread)
-        .where(MemoryThread.id == thread_id, MemoryThread.loom_id == loom.id, *memory.live(utcnow()))
+        .where(
+            col(MemoryThread.id) == thread_id, col(MemoryThread.loom_id) == loom.id, *memory.live(utcnow())
+        )
         .with_for_update()
     ).first()
     if found is None:
@@ -451,7 +453,7 @@ def inspect(caller: Caller, req: InspectRequest) -> InspectAnswer:
     Errors: 404 for a loom not in this namespace."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
-        query = select(MemoryThread).where(MemoryThread.loom_id == loom.id, *memory.live(utcnow()))
+        query = select(MemoryThread).where(col(MemoryThread.loom_id) == loom.id, *memory.live(utcnow()))
         if req.kinds:
             query = query.where(col(MemoryThread.kind).in_(req.kinds))
         threads = s.exec(
@@ -482,12 +484,12 @@ def evidence_turns(caller: Caller, namespace: str, loom_id: UUID, ids: list[int]
         loom = the_loom(s, caller, LoomOp(namespace=namespace, loom_id=loom_id))
         rows = s.exec(
             select(
-                MemoryEvidence.id,
-                MemoryEvidence.thread_id,
-                MemoryEvidence.msg_id,
-                MemoryEvidence.role,
-                MemoryEvidence.ts,
-            ).where(MemoryEvidence.loom_id == loom.id, col(MemoryEvidence.id).in_(ids))
+                col(MemoryEvidence.id),
+                col(MemoryEvidence.thread_id),
+                col(MemoryEvidence.msg_id),
+                col(MemoryEvidence.role),
+                col(MemoryEvidence.ts),
+            ).where(col(MemoryEvidence.loom_id) == loom.id, col(MemoryEvidence.id).in_(ids))
         ).all()
     return [EvidenceTurn(id=i, thread_id=t, msg_id=m, role=r, ts=ts) for i, t, m, r, ts in rows]
 

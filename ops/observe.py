@@ -212,8 +212,8 @@ def crystallize(caller: Caller, req: CrystallizeRequest) -> CrystallizeAnswer | 
     with db.session() as s:
         loom = the_loom(s, caller, req)
         of_session = (
-            Observation.namespace == loom.namespace,
-            Observation.session_id == req.session_id,
+            col(Observation.namespace) == loom.namespace,
+            col(Observation.session_id) == req.session_id,
             col(Observation.crystallized_at).is_(None),
         )
         # Locked: two crystallizes of one session take each action once.

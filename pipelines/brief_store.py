@@ -19,7 +19,7 @@ from pipelines import briefs
 
 
 def locked(s: Session, brief_id: int) -> SessionBrief:
-    return s.exec(select(SessionBrief).where(SessionBrief.id == brief_id).with_for_update()).one()
+    return s.exec(select(SessionBrief).where(col(SessionBrief.id) == brief_id).with_for_update()).one()
 
 
 def revise(

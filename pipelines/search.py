@@ -129,7 +129,7 @@ def by_vector(
     embedded = _embedded(model, f)
     # Counted by the embedding rows alone: rows whose turn has expired are counted too, which can only
     # send a scope to the index, never a large one to an exact scan.
-    counted = select(Embedding.id).where(*embedded, *([_held_by(f.agent, Embedding)] if f.agent else []))
+    counted = select(col(Embedding.id)).where(*embedded, *([_held_by(f.agent, Embedding)] if f.agent else []))
     s.execute(queries.ONE_PROCESS)  # measured and scanned by one process
     # Counted only as far as it decides: past either bound, the scope goes to the index.
     exact_below = math.ceil(min(EXACT_SCAN_ROWS + 1, SELECTIVE_SHARE * _indexed(s)))
@@ -152,7 +152,7 @@ def by_vector(
         )
         # sqlmodel's select() is typed for at most 4 columns: a hit's are more
         query = select(*HIT_COLUMNS, (1 - nearest.c.distance).label("similarity")).join(  # type: ignore[call-overload]
-            nearest, nearest.c.turn_id == Turn.id
+            nearest, nearest.c.turn_id == col(Turn.id)
         )
     else:
         # Through the index, walking on until enough rows pass the filters.
@@ -163,7 +163,7 @@ def by_vector(
         query = _filtered(
             # sqlmodel's select() is typed for at most 4 columns: a hit's are more
             select(*HIT_COLUMNS, (1 - distance).label("similarity"))  # type: ignore[call-overload]
-            .join(Embedding, Embedding.turn_id == Turn.id)
+            .join(Embedding, col(Embedding.turn_id) == col(Turn.id))
             .where(*embedded)
             .order_by(distance)
             .limit(limit),

@@ -21,10 +21,12 @@ def weave_night(loom_id: UUID | None = None, by: str = "scheduler") -> list[int]
         weaving = NightWeaving(id=uuid4(), loom_id=loom_id, started_at=now, by=by)
         s.add(weaving)
         query = select(
-            LoomSession.row_id, LoomSession.consolidated_up_to_sequence, LoomSession.last_sequence
+            col(LoomSession.row_id),
+            col(LoomSession.consolidated_up_to_sequence),
+            col(LoomSession.last_sequence),
         ).where(col(LoomSession.awaiting_night))
         if loom_id is not None:
-            query = query.where(LoomSession.loom_id == loom_id)
+            query = query.where(col(LoomSession.loom_id) == loom_id)
         params = {"night_weaving_id": str(weaving.id)}
         # Keyed by the range the night is to read: a session consolidated only in part (more turns
         # than a night's share) gets the next night's run for the rest.

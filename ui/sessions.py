@@ -55,7 +55,7 @@ def current(session_id: str | None) -> SignedIn | None:
     with db.session() as s:
         row = s.exec(
             select(UiSession).where(
-                UiSession.id_hash == token_hash(session_id), UiSession.expires_at > utcnow()
+                col(UiSession.id_hash) == token_hash(session_id), col(UiSession.expires_at) > utcnow()
             )
         ).first()
     if row is None:

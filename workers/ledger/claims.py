@@ -64,8 +64,8 @@ def claim(stage: str, run_ids: list[int], fill: int) -> list[StageRun]:
     now = utcnow()
     wanted = col(StageRun.id).in_(run_ids)
     chosen = (
-        select(StageRun.id)
-        .where(StageRun.stage == stage, _claimable(now))
+        select(col(StageRun.id))
+        .where(col(StageRun.stage) == stage, _claimable(now))
         .order_by(case((wanted, 0), else_=1), col(StageRun.id))
         .limit(fill)
         .with_for_update(skip_locked=True)
@@ -77,7 +77,7 @@ def claim(stage: str, run_ids: list[int], fill: int) -> list[StageRun]:
             .where(among(chosen))
             .values(
                 status=RUNNING,
-                attempts=StageRun.attempts + 1,
+                attempts=col(StageRun.attempts) + 1,
                 started_at=now,
                 updated_at=now,
                 lease_expires_at=lease,
@@ -252,7 +252,7 @@ def hand_back() -> set[str]:
                 available_at=now,
                 updated_at=now,
             )
-            .returning(StageRun.id, StageRun.stage)
+            .returning(col(StageRun.id), col(StageRun.stage))
         ).all()
     if handed:
         log.info("handed back %d runs still in flight: %s", len(handed), sorted(i for i, _ in handed))
