@@ -15,7 +15,7 @@ from pydantic import ConfigDict, Field
 from sqlmodel import Session, col, select
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.memory import BASES, KINDS, WEIGHT_MAX, WEIGHT_MIN, Loom, MemoryEvidence, MemoryThread
 from ops import search as searching
 from ops.caller import Caller
@@ -461,7 +461,7 @@ def inspect(caller: Caller, req: InspectRequest) -> InspectAnswer:
                 req.limit
             )
         ).all()
-        record(s, loom, req, {"seen_thread_ids": [thread.id for thread in threads]})
+        record(s, loom, req, {"seen_thread_ids": [stored(thread.id) for thread in threads]})
         return InspectAnswer(
             namespace=loom.namespace, loomId=loom.id, threads=[shown(thread) for thread in threads]
         )

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
 
+from models.base import stored
 from models.conversation import Embedding, Thread, Turn, TurnKey
 from models.queries import threads as queries
 from pipelines import contexts, keys, retire, screening
@@ -187,7 +188,7 @@ def apply(
     thread = s.exec(select(Thread).where(col(Thread.id) == thread_row_id).with_for_update()).first()
     if thread is None or thread.deleted_at is not None:
         return None
-    ids = [turn.id for turn in window.replaced]
+    ids = [stored(turn.id) for turn in window.replaced]
     still_live = s.exec(
         select(col(Turn.id)).where(col(Turn.id).in_(ids), col(Turn.deleted_at).is_(None))
     ).all()

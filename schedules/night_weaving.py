@@ -6,7 +6,7 @@ from uuid import UUID, uuid4
 from sqlmodel import col, select
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.memory import LoomSession, NightWeaving
 from models.stage_run import PENDING
 from workers import ledger, outbox
@@ -34,7 +34,7 @@ def weave_night(loom_id: UUID | None = None, by: str = "scheduler") -> list[int]
             ledger.request(s, NIGHT_WEAVING, row_id, f"{done}-{last}", {**params, "up_to": last})
             for row_id, done, last in s.exec(query.order_by(col(LoomSession.row_id))).all()
         ]
-        pending = [run.id for run in runs if run.status == PENDING]
+        pending = [stored(run.id) for run in runs if run.status == PENDING]
         weaving.sessions = len(pending)
         if not pending:
             weaving.finished_at = now

@@ -22,7 +22,7 @@ from sqlalchemy import and_, case, or_, update
 from sqlmodel import Session, col, select
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.queries import stage_runs as queries
 from models.settings import get_settings
 from models.stage_run import FAILED, PENDING, RUNNING, StageRun, with_failed_attempt
@@ -218,7 +218,7 @@ def release(
                     available_at=available_at,
                 )
             )
-    return {wait: [run.id for run in group] for wait, group in retrying.items()}
+    return {wait: [stored(run.id) for run in group] for wait, group in retrying.items()}
 
 
 def stop_claiming() -> None:

@@ -15,7 +15,7 @@ from uuid import UUID
 from sqlmodel import Session, col, select
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.memory import Loom, LoomSession, NightWeaving
 from models.settings import get_settings
 from models.stage_run import PENDING, SKIPPED, SUCCEEDED, StageRun
@@ -108,7 +108,7 @@ def _consolidate(run: StageRun, session_id: UUID, read_to: int, episodes, sent) 
             return
         embedding_runs = [ledger.request(s, MEMORY_EMBEDDING, t.row_id, t.digest[:16], {}) for t in threads]
         _count(s, weaving_id, run.id, episodes=len(threads), **judged, now=now)
-    pending = [r.id for r in embedding_runs if r.status == PENDING]
+    pending = [stored(r.id) for r in embedding_runs if r.status == PENDING]
     if pending:
         outbox.wake(MEMORY_EMBEDDING.name, pending)
 
