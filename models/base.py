@@ -1,6 +1,7 @@
 """Column helpers shared by the tables."""
 
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from sqlalchemy import Column, DateTime
 from sqlalchemy.dialects.postgresql import JSONB
@@ -17,3 +18,13 @@ def timestamp(nullable: bool = False, index: bool = False) -> Column:
 
 def jsonb(name: str = "metadata") -> Column:
     return Column(name, JSONB, nullable=False, server_default="{}")
+
+
+K = TypeVar("K")
+
+
+def stored(key: K | None) -> K:
+    """The key of a stored row: the database set it when the row was flushed (a table's ``id``
+    is ``None`` in its type only until then)."""
+    assert key is not None, "the row was not stored"
+    return key

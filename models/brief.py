@@ -3,7 +3,7 @@ and the saves that revise one: a save of events is cut into windows, each conden
 ``brief_window`` stage run, in order."""
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import BigInteger, Column, Text
 from sqlalchemy.dialects.postgresql import JSONB
@@ -15,7 +15,10 @@ from models.base import timestamp, utcnow
 # calling agent, whose sections are taken as they are ("model" in the document's words).
 LLM, DETERMINISTIC, AGENT = "llm", "deterministic", "model"
 # A save's and a window's course.
-PENDING, REVISED, FAILED, NOT_REVISED = "pending", "revised", "failed", "not-revised"
+PENDING: Final = "pending"
+REVISED: Final = "revised"
+FAILED: Final = "failed"
+NOT_REVISED: Final = "not-revised"
 
 
 def jsonb_column(default: str) -> Column:

@@ -56,7 +56,7 @@ def libpq_url(of: str | None = None) -> str:
     return make_url(of or url()).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-def unavailable(error: BaseException) -> bool:
+def unavailable(error: BaseException | None) -> bool:
     """The error says the database cannot be reached now (down, restarting, the connection lost),
     as opposed to a statement it refused (a deadlock, a cancelled query, a full disk: psycopg
     files those under OperationalError too): worth a retry later, not a bug."""

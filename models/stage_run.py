@@ -3,9 +3,9 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Column, Index, Text, func, literal_column, text
+from sqlalchemy import BigInteger, Column, ColumnClause, Index, Text, func, literal_column, text
 from sqlalchemy.dialects.postgresql import JSONB
-from sqlmodel import Field, SQLModel
+from sqlmodel import Field, SQLModel, col
 
 from models.base import jsonb, timestamp, utcnow
 
@@ -60,7 +60,7 @@ class StageRun(SQLModel, table=True):
 def with_failed_attempt(error: str, now: datetime):
     """The value of ``history`` once the claimed attempt (``attempts``) failed with ``error``: for
     an UPDATE of the run's row, in the statement that records the failure."""
-    entry = func.jsonb_build_object("attempt", StageRun.attempts, "at", now, "error", error)
-    appended = StageRun.history.op("||")(func.jsonb_build_array(entry))
-    latest = literal_column(f"'$[last - {HISTORY_KEPT - 1} to last]'::jsonpath")
+    entry = func.jsonb_build_object("attempt", col(StageRun.attempts), "at", now, "error", error)
+    appended = col(StageRun.history).op("||")(func.jsonb_build_array(entry))
+    latest: ColumnClause[Any] = literal_column(f"'$[last - {HISTORY_KEPT - 1} to last]'::jsonpath")
     return func.jsonb_path_query_array(appended, latest)

@@ -8,14 +8,14 @@ answers with the runs to wait on. Briefs are addressed as ``ops.briefs`` says.""
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.dialects.postgresql import insert
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.brief import (
     AGENT,
     DETERMINISTIC,
@@ -42,7 +42,7 @@ from workers.stages.brief_window import BRIEF_WINDOW
 from workers.stages.brief_window import request as request_window
 
 
-def _list(description: str, cap: int = 100) -> object:
+def _list(description: str, cap: int = 100) -> Any:  # a pydantic Field, typed as its default
     return Field(default=None, max_length=cap, description=description)
 
 
@@ -256,7 +256,7 @@ def _brief_locked(
     )
     return s.exec(
         select(SessionBrief)
-        .where(SessionBrief.namespace == namespace, SessionBrief.brief_key == key)
+        .where(col(SessionBrief.namespace) == namespace, col(SessionBrief.brief_key) == key)
         .with_for_update()
     ).one()
 
@@ -339,6 +339,7 @@ def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
             revision = brief.revision
             s.rollback()  # writes nothing: a brief this save made is not kept either
             return given.answer(_nothing(revision), changed=False, reason=NOT_REVISED)
+        assert brief.id is not None  # locked, so stored
         record = BriefSave(
             brief_id=brief.id, session_id=req.session_id, event_cursor=req.event_cursor, author=author
         )
@@ -346,6 +347,7 @@ def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
             record.status, record.finished_at = REVISED, now
             s.add(record)
             s.flush()
+            assert record.id is not None  # flushed
             refused = brief_store.revise(s, brief, sections, AGENT, req.session_id, record.id, now)
             brief.last_save_id = record.id
             given = replace(given, refused_sections=refused)
@@ -363,9 +365,11 @@ def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
         record.windows = len(cut)
         s.add(record)
         s.flush()
+        assert record.id is not None  # flushed
         windows = [BriefWindow(save_id=record.id, position=i, events=window) for i, window in enumerate(cut)]
         s.add_all(windows)
         s.flush()
+        assert windows[0].id is not None  # flushed
         first = request_window(s, windows[0].id)
         if summary := brief_events.client_summary(events):
             brief.client_summary = summary
@@ -373,6 +377,7 @@ def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
         s.add(brief)
         save_id = record.id
 
+    assert first.id is not None  # a stored run
     outbox.wake(BRIEF_WINDOW.name, [first.id])
     return _waited(given, save_id, req.wait_seconds)
 
@@ -383,15 +388,16 @@ def _nothing(revision: int) -> _Outcome:
     return _Outcome(revision=revision, author=None, save_id=None, windows=none, run_ids=[])
 
 
-def _outcome(s, brief: SessionBrief, record: BriefSave) -> _Outcome:
+def _outcome(s: Session, brief: SessionBrief, record: BriefSave) -> _Outcome:
+    assert record.id is not None  # a stored save
     windows = brief_store.windows(s, record.id)
     counts = {
         status: sum(1 for w in windows if w.status == status)
         for status in (REVISED, FAILED, NOT_REVISED, PENDING)
     }
-    keys = [BRIEF_WINDOW.key(w.id, "1") for w in windows]
+    keys = [BRIEF_WINDOW.key(stored(w.id), "1") for w in windows]
     runs = (
-        s.exec(select(StageRun).where(col(StageRun.idem_key).in_(keys)).order_by(StageRun.id)).all()
+        s.exec(select(StageRun).where(col(StageRun.idem_key).in_(keys)).order_by(col(StageRun.id))).all()
         if keys
         else []
     )
@@ -407,7 +413,7 @@ def _outcome(s, brief: SessionBrief, record: BriefSave) -> _Outcome:
             not_revised=counts[NOT_REVISED],
             pending=counts[PENDING],
         ),
-        run_ids=[run.id for run in runs if not still or run.status in ("pending", "running")],
+        run_ids=[stored(run.id) for run in runs if not still or run.status in ("pending", "running")],
     )
 
 
@@ -417,12 +423,16 @@ def _waited(given: _Given, save_id: int, seconds: float) -> Waiting:
     def check(final: bool) -> SaveAnswer | Watch:
         with db.session() as s:
             record = s.get(BriefSave, save_id)
-            outcome = _outcome(s, s.get(SessionBrief, record.brief_id), record)
+            assert record is not None  # the save this op stored
+            brief = s.get(SessionBrief, record.brief_id)
+            assert brief is not None  # the save's brief
+            outcome = _outcome(s, brief, record)
         if record.status == PENDING and not final:
             return Watch(frozenset(outcome.run_ids))
         if record.status == FAILED:
             raise OpError(503, "no window of the save could be revised (the model failed); send it again")
-        reason = {PENDING: "pending", NOT_REVISED: NOT_REVISED}.get(record.status)
+        reasons: dict[str, Reason] = {PENDING: "pending", NOT_REVISED: NOT_REVISED}
+        reason = reasons.get(record.status)
         return given.answer(outcome, changed=record.status == REVISED, reason=reason)
 
     return Waiting(check, seconds)

@@ -161,7 +161,9 @@ def seen_key(prefix: str, stored: str) -> str:
 
 def _visible(caller: Caller, req: BriefOp, namespace: str):
     """The caller's briefs of the namespace that a revision has written."""
-    query = select(SessionBrief).where(SessionBrief.namespace == namespace, SessionBrief.revision > 0)
+    query = select(SessionBrief).where(
+        col(SessionBrief.namespace) == namespace, col(SessionBrief.revision) > 0
+    )
     if prefix := prefix_of(caller, req):
         key = col(SessionBrief.brief_key)
         # Its own prefix, and no "~" after it: a longer prefix is another token's bounds.
@@ -184,16 +186,20 @@ def get(caller: Caller, req: GetRequest) -> BriefAnswer:
     with db.session() as s:
         if req.brief_key is not None:
             brief = s.exec(
-                query.where(SessionBrief.brief_key == stored_key(caller, req, req.brief_key))
+                query.where(col(SessionBrief.brief_key) == stored_key(caller, req, req.brief_key))
             ).first()
         elif req.from_session is not None:
-            wrote = select(BriefRevision.brief_id).where(BriefRevision.session_id == req.from_session)
+            wrote = select(col(BriefRevision.brief_id)).where(
+                col(BriefRevision.session_id) == req.from_session
+            )
             brief = s.exec(
                 query.where(col(SessionBrief.id).in_(wrote)).order_by(col(SessionBrief.updated_at).desc())
             ).first()
         elif req.project is not None:
             brief = s.exec(
-                query.where(SessionBrief.project == req.project).order_by(col(SessionBrief.updated_at).desc())
+                query.where(col(SessionBrief.project) == req.project).order_by(
+                    col(SessionBrief.updated_at).desc()
+                )
             ).first()
         else:
             raise invalid("brief_get needs brief_key, from_session or project", "brief_key")
@@ -209,7 +215,7 @@ def get(caller: Caller, req: GetRequest) -> BriefAnswer:
         if req.revision is not None:
             kept = s.exec(
                 select(BriefRevision).where(
-                    BriefRevision.brief_id == brief.id, BriefRevision.revision == req.revision
+                    col(BriefRevision.brief_id) == brief.id, col(BriefRevision.revision) == req.revision
                 )
             ).first()
             if kept is None:
@@ -248,9 +254,9 @@ def list_briefs(caller: Caller, req: ListRequest) -> ListAnswer:
     namespace = caller.namespace(req.namespace)
     query = _visible(caller, req, namespace)
     if req.mine_only:
-        query = query.where(SessionBrief.written_by == caller.who[:64])
+        query = query.where(col(SessionBrief.written_by) == caller.who[:64])
     if req.project is not None:
-        query = query.where(SessionBrief.project == req.project)
+        query = query.where(col(SessionBrief.project) == req.project)
     prefix = prefix_of(caller, req)
     with db.session() as s:
         rows = s.exec(
@@ -281,6 +287,8 @@ def delete_brief(caller: Caller, req: DeleteRequest) -> DeleteAnswer:
     key = stored_key(caller, req, req.brief_key)
     with db.session() as s:
         gone = s.exec(
-            delete(SessionBrief).where(SessionBrief.namespace == namespace, SessionBrief.brief_key == key)
+            delete(SessionBrief).where(
+                col(SessionBrief.namespace) == namespace, col(SessionBrief.brief_key) == key
+            )
         ).rowcount
     return DeleteAnswer(namespace=namespace, brief_key=req.brief_key, deleted=bool(gone))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from cachetools import LRUCache
-from sqlmodel import select
+from sqlmodel import col, select
 
 from models import db
 from models.base import utcnow
@@ -186,7 +186,7 @@ def create_token(
 
 def list_tokens() -> list[ApiToken]:
     with db.session() as s:
-        return list(s.exec(select(ApiToken).order_by(ApiToken.id)))
+        return list(s.exec(select(ApiToken).order_by(col(ApiToken.id))))
 
 
 def revoke_token(token_id: int) -> bool:
@@ -251,7 +251,7 @@ class _UnknownToken(Exception):
 def _granted(hashed: str, _bucket: int) -> Caller:
     with db.session() as s:
         row = s.exec(
-            select(ApiToken).where(ApiToken.token_hash == hashed, ApiToken.revoked_at.is_(None))
+            select(ApiToken).where(col(ApiToken.token_hash) == hashed, col(ApiToken.revoked_at).is_(None))
         ).first()
     if row is None:
         raise _UnknownToken

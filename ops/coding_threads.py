@@ -114,7 +114,7 @@ def upsert(caller: Caller, body: object, path_id: str | None = None, namespace: 
             )
             .on_conflict_do_nothing(index_elements=["id"])
         )
-        row = s.exec(select(CodingThread).where(CodingThread.id == thread.id).with_for_update()).one()
+        row = s.exec(select(CodingThread).where(col(CodingThread.id) == thread.id).with_for_update()).one()
         fresh = row.version == 0
         if row.namespace != space or row.owner != owner_of(caller):
             s.rollback()
@@ -207,7 +207,7 @@ def list_threads(
     with db.session() as s:
         rows = s.exec(
             select(CodingThread)
-            .where(CodingThread.namespace == space, CodingThread.owner == owner_of(caller))
+            .where(col(CodingThread.namespace) == space, col(CodingThread.owner) == owner_of(caller))
             .order_by(col(CodingThread.last_activity_at).desc(), col(CodingThread.id).desc())
             .offset(offset)
             .limit(limit)

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 from sqlalchemy.dialects.postgresql import insert
-from sqlmodel import select
+from sqlmodel import col, select
 
 from models import db
 from models.base import utcnow
@@ -126,15 +126,17 @@ def ingest(caller: Caller, req: IngestRequest) -> IngestAnswer | Waiting:
             .on_conflict_do_nothing(index_elements=["namespace", "thread_id", "agent", "digest"])
         )
         transcript_id = s.exec(
-            select(Transcript.id).where(
-                Transcript.namespace == namespace,
-                Transcript.thread_id == req.thread_id,
-                Transcript.agent == req.agent,
-                Transcript.digest == digest,
+            select(col(Transcript.id)).where(
+                col(Transcript.namespace) == namespace,
+                col(Transcript.thread_id) == req.thread_id,
+                col(Transcript.agent) == req.agent,
+                col(Transcript.digest) == digest,
             )
         ).one()
         before = s.exec(
-            select(StageRun.status).where(StageRun.idem_key == INGEST.key(transcript_id, digest[:16]))
+            select(col(StageRun.status)).where(
+                col(StageRun.idem_key) == INGEST.key(transcript_id, digest[:16])
+            )
         )
         before = before.first()
         run = ledger.request(s, INGEST, transcript_id, digest[:16], {}, revive=True)

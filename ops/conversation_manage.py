@@ -114,7 +114,7 @@ def delete(caller: Caller, req: DeleteRequest) -> DeleteAnswer:
         # The thread row, locked (appends and a concurrent delete wait on it), deleted or not.
         thread = s.exec(
             select(Thread)
-            .where(Thread.namespace == namespace, Thread.thread_id == req.thread_id)
+            .where(col(Thread.namespace) == namespace, col(Thread.thread_id) == req.thread_id)
             .with_for_update()
         ).first()
         if thread is None:
@@ -123,15 +123,19 @@ def delete(caller: Caller, req: DeleteRequest) -> DeleteAnswer:
             return DeleteAnswer(
                 namespace=namespace, thread_id=req.thread_id, turns_deleted=0, thread_deleted=True
             )
-        live = [Turn.namespace == namespace, Turn.thread_id == req.thread_id, col(Turn.deleted_at).is_(None)]
-        doomed = live + ([Turn.agent == agent] if agent else [])
+        live = [
+            col(Turn.namespace) == namespace,
+            col(Turn.thread_id) == req.thread_id,
+            col(Turn.deleted_at).is_(None),
+        ]
+        doomed = live + ([col(Turn.agent) == agent] if agent else [])
         turns = s.exec(update(Turn).where(*doomed).values(deleted_at=now)).rowcount
         retire.settle_rows(s, namespace, req.thread_id, now)
         contexts.rebuild(s, [(namespace, req.thread_id)])  # another agent's turns may hold their words
-        remaining = s.exec(select(Turn.id).where(*live).limit(1)).first()
+        remaining = s.exec(select(col(Turn.id)).where(*live).limit(1)).first()
         s.exec(
             update(Thread)
-            .where(Thread.id == thread.id)
+            .where(col(Thread.id) == thread.id)
             .values(
                 deleted_at=now if remaining is None else None,
                 turn_count=func.greatest(Thread.turn_count - turns, 0),

@@ -123,9 +123,11 @@ def threads(caller: Caller, req: ThreadsRequest) -> ThreadsAnswer:
     namespace = caller.namespace(req.namespace)
     # Each thread's newest live turn, fetched with the page in one statement.
     last = (
-        select(Turn.msg_id, Turn.role, Turn.ts, Turn.content)
+        select(col(Turn.msg_id), col(Turn.role), col(Turn.ts), col(Turn.content))
         .where(
-            Turn.namespace == Thread.namespace, Turn.thread_id == Thread.thread_id, Turn.deleted_at.is_(None)
+            col(Turn.namespace) == col(Thread.namespace),
+            col(Turn.thread_id) == col(Thread.thread_id),
+            col(Turn.deleted_at).is_(None),
         )
         .order_by(col(Turn.ts).desc(), col(Turn.id).desc())  # the reading order: a summary is not last
         .limit(1)
@@ -134,19 +136,19 @@ def threads(caller: Caller, req: ThreadsRequest) -> ThreadsAnswer:
     query = (
         select(Thread, last.c.msg_id, last.c.role, last.c.ts, last.c.content)
         .outerjoin(last, true())
-        .where(Thread.namespace == namespace, Thread.deleted_at.is_(None))
+        .where(col(Thread.namespace) == namespace, col(Thread.deleted_at).is_(None))
     )
     if req.window_days:
-        query = query.where(Thread.last_turn_at >= utcnow() - timedelta(days=req.window_days))
+        query = query.where(col(Thread.last_turn_at) >= utcnow() - timedelta(days=req.window_days))
     if req.agent != ALL_AGENTS:
         # Threads the agent holds a live turn in, and those it opened that hold none yet.
         by_agent = exists().where(
-            Turn.namespace == Thread.namespace,
-            Turn.thread_id == Thread.thread_id,
-            Turn.agent == req.agent,
-            Turn.deleted_at.is_(None),
+            col(Turn.namespace) == col(Thread.namespace),
+            col(Turn.thread_id) == col(Thread.thread_id),
+            col(Turn.agent) == req.agent,
+            col(Turn.deleted_at).is_(None),
         )
-        query = query.where(or_(and_(Thread.agent == req.agent, Thread.turn_count == 0), by_agent))
+        query = query.where(or_(and_(col(Thread.agent) == req.agent, col(Thread.turn_count) == 0), by_agent))
     query = (
         query.order_by(col(Thread.last_turn_at).desc(), col(Thread.id).desc())
         .offset(req.offset)
@@ -225,13 +227,13 @@ def _page(
     at a time, and the cursor that continues the walk (None at its end). By time first: a
     compaction's summary carries the time of the first turn it replaced, and reads in their place."""
     query = select(Turn).where(
-        Turn.namespace == namespace, Turn.thread_id == thread_id, Turn.deleted_at.is_(None)
+        col(Turn.namespace) == namespace, col(Turn.thread_id) == thread_id, col(Turn.deleted_at).is_(None)
     )
     if agent:
-        query = query.where(Turn.agent == agent)
+        query = query.where(col(Turn.agent) == agent)
     if run_id:
-        query = query.where(Turn.run_id == run_id)
-    position = tuple_(Turn.ts, Turn.id)
+        query = query.where(col(Turn.run_id) == run_id)
+    position = tuple_(col(Turn.ts), col(Turn.id))
     scope = (namespace, thread_id, agent, order, run_id)  # what the rows are chosen by
     if cursor:
         after = tuple_(*cursors.decode(kind, scope, cursor))

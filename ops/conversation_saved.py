@@ -16,7 +16,7 @@ from pydantic import Field
 from sqlalchemy.exc import IntegrityError
 
 from models import db, partitions
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.conversation import MSG_ID_MAX
 from models.settings import get_settings
 from ops import cursors
@@ -155,8 +155,8 @@ def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
     if done.outcome != saving.SAVED:
         return unsaved(done.outcome)
     if runs:
-        outbox.wake(EMBEDDING.name, [run.id for run in runs])
-    run_ids = [run.id for run in runs]
+        outbox.wake(EMBEDDING.name, [stored(run.id) for run in runs])
+    run_ids = [stored(run.id) for run in runs]
 
     def check(final: bool) -> SaveAnswer | Watch:
         with db.session() as s:
@@ -193,7 +193,7 @@ def _saved(message: saving.Message, now: datetime) -> tuple[saving.Saved, list]:
             ledger.wanted_again(s, EMBEDDING, row, digest[:16], {}, revive=True)
             for row, digest in done.unembedded
         ]
-        saving.due_now(s, [run.id for run in runs], now)
+        saving.due_now(s, [stored(run.id) for run in runs], now)
     return done, runs
 
 

@@ -5,7 +5,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field
 from sqlalchemy.dialects.postgresql import insert
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from models import db
 from models.base import utcnow
@@ -295,10 +295,10 @@ def create(caller: Caller, req: CreateRequest) -> ThreadAnswer:
                 last_turn_at=utcnow(),
             )
             .on_conflict_do_nothing(index_elements=["namespace", "thread_id"])
-            .returning(Thread.id)
+            .returning(col(Thread.id))
         )
         thread = s.exec(
-            select(Thread).where(Thread.namespace == namespace, Thread.thread_id == req.thread_id)
+            select(Thread).where(col(Thread.namespace) == namespace, col(Thread.thread_id) == req.thread_id)
         ).one()
         if thread.deleted_at is not None:
             return ThreadAnswer(namespace=namespace, thread_id=req.thread_id, stored=False, reason="deleted")
@@ -355,7 +355,9 @@ def _not_recording(namespace: str, thread_id: str) -> ThreadAnswer:
 def find_thread(s: Session, namespace: str, thread_id: str, lock: bool = False) -> Thread:
     """The live thread; 404 for one that does not exist or was deleted."""
     query = select(Thread).where(
-        Thread.namespace == namespace, Thread.thread_id == thread_id, Thread.deleted_at.is_(None)
+        col(Thread.namespace) == namespace,
+        col(Thread.thread_id) == thread_id,
+        col(Thread.deleted_at).is_(None),
     )
     thread = s.exec(query.with_for_update() if lock else query).first()
     if thread is None:

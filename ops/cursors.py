@@ -35,7 +35,7 @@ from uuid import UUID
 from sqlmodel import Session, col, delete, select
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.cursor_key import KEY_BYTES, CursorKey
 from ops.errors import invalid
 
@@ -224,9 +224,9 @@ def rotate_key() -> Rotation:
     ones before it are dropped (a cursor they signed is refused). This process signs with the new
     key at once, every other within ``KEYS_CACHE_SECONDS`` (and accepts its cursors at once)."""
     with db.session() as s:
-        s.exec(select(CursorKey.id).with_for_update()).all()  # one rotation at a time
+        s.exec(select(col(CursorKey.id)).with_for_update()).all()  # one rotation at a time
         key = _add(s)
-        kept = [row.id for row in _newest(s)]
+        kept = [stored(row.id) for row in _newest(s)]
         retired = s.exec(delete(CursorKey).where(col(CursorKey.id).not_in(kept))).rowcount
     _rings.pop(db.url(), None)
     return Rotation(key.id, kept, retired)

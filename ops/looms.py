@@ -201,7 +201,9 @@ def list_looms(caller: Caller, req: ListRequest) -> ListAnswer:
     with db.session() as s:
         memory.default_loom(s, namespace)
         looms = s.exec(
-            select(Loom).where(Loom.namespace == namespace).order_by(Loom.created_at, Loom.name)
+            select(Loom)
+            .where(col(Loom.namespace) == namespace)
+            .order_by(col(Loom.created_at), col(Loom.name))
         ).all()
         return ListAnswer(namespace=namespace, looms=[loom_shape(loom) for loom in looms])
 
@@ -248,9 +250,9 @@ def create(caller: Caller, req: CreateRequest) -> LoomAnswer:
                 created_at=utcnow(),
             )
             .on_conflict_do_nothing()
-            .returning(Loom.id)
+            .returning(col(Loom.id))
         ).first()
-        loom = s.exec(select(Loom).where(Loom.namespace == namespace, Loom.name == req.name)).one()
+        loom = s.exec(select(Loom).where(col(Loom.namespace) == namespace, col(Loom.name) == req.name)).one()
         return LoomAnswer(namespace=namespace, created=made is not None, loom=loom_shape(loom))
 
 
@@ -310,11 +312,11 @@ def list_sessions(caller: Caller, req: SessionsRequest) -> SessionsAnswer:
     Errors: 404 for a loom not in this namespace; 422 for a cursor this server did not issue."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
-        query = select(LoomSession).where(LoomSession.loom_id == loom.id)
+        query = select(LoomSession).where(col(LoomSession.loom_id) == loom.id)
         if req.agent_name is not None:
-            query = query.where(LoomSession.agent_name == req.agent_name)
+            query = query.where(col(LoomSession.agent_name) == req.agent_name)
         if req.awaiting_night is not None:
-            query = query.where(LoomSession.awaiting_night == req.awaiting_night)
+            query = query.where(col(LoomSession.awaiting_night) == req.awaiting_night)
         scope = (loom.namespace, loom.id, req.agent_name, req.awaiting_night)
         position = tuple_(col(LoomSession.date_created), col(LoomSession.id))
         if req.cursor is not None:
@@ -451,7 +453,7 @@ def pack(caller: Caller, req: PackRequest) -> PackAnswer:
             senders = sessions.senders(s, loom.namespace, req.thread_id)
             subjects = list(dict.fromkeys([*([req.user_id] if req.user_id else []), *senders, *req.subjects]))
             threads = s.exec(
-                select(MemoryThread).where(MemoryThread.loom_id == loom.id, *memory.live(now))
+                select(MemoryThread).where(col(MemoryThread.loom_id) == loom.id, *memory.live(now))
             ).all()
             woven = tapestry.choose(list(threads), subjects, get_settings().tapestry_max_chars)
             session.tapestry = tapestry.render(woven)

@@ -15,7 +15,7 @@ from pydantic import ConfigDict, Field
 from sqlmodel import Session, col, select
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.memory import BASES, KINDS, WEIGHT_MAX, WEIGHT_MIN, Loom, MemoryEvidence, MemoryThread
 from ops import search as searching
 from ops.caller import Caller
@@ -342,7 +342,9 @@ class ThreadAnswer(Answer):
 def _the_thread(s: Session, loom: Loom, thread_id: UUID) -> MemoryThread:
     found = s.exec(
         select(MemoryThread)
-        .where(MemoryThread.id == thread_id, MemoryThread.loom_id == loom.id, *memory.live(utcnow()))
+        .where(
+            col(MemoryThread.id) == thread_id, col(MemoryThread.loom_id) == loom.id, *memory.live(utcnow())
+        )
         .with_for_update()
     ).first()
     if found is None:
@@ -442,13 +444,15 @@ def inspect(caller: Caller, req: InspectRequest) -> InspectAnswer:
     Errors: 404 for a loom not in this namespace."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
-        query = select(MemoryThread).where(MemoryThread.loom_id == loom.id, *memory.live(utcnow()))
+        query = select(MemoryThread).where(col(MemoryThread.loom_id) == loom.id, *memory.live(utcnow()))
         if req.kinds:
-            query = query.where(MemoryThread.kind.in_(req.kinds))
+            query = query.where(col(MemoryThread.kind).in_(req.kinds))
         threads = s.exec(
-            query.order_by(MemoryThread.weight.desc(), MemoryThread.created_at.desc()).limit(req.limit)
+            query.order_by(col(MemoryThread.weight).desc(), col(MemoryThread.created_at).desc()).limit(
+                req.limit
+            )
         ).all()
-        record(s, loom, req, {"seen_thread_ids": [thread.id for thread in threads]})
+        record(s, loom, req, {"seen_thread_ids": [stored(thread.id) for thread in threads]})
         return InspectAnswer(
             namespace=loom.namespace, loomId=loom.id, threads=[shown(thread) for thread in threads]
         )
@@ -471,12 +475,12 @@ def evidence_turns(caller: Caller, namespace: str, loom_id: UUID, ids: list[int]
         loom = the_loom(s, caller, LoomOp(namespace=namespace, loom_id=loom_id))
         rows = s.exec(
             select(
-                MemoryEvidence.id,
-                MemoryEvidence.thread_id,
-                MemoryEvidence.msg_id,
-                MemoryEvidence.role,
-                MemoryEvidence.ts,
-            ).where(MemoryEvidence.loom_id == loom.id, col(MemoryEvidence.id).in_(ids))
+                col(MemoryEvidence.id),
+                col(MemoryEvidence.thread_id),
+                col(MemoryEvidence.msg_id),
+                col(MemoryEvidence.role),
+                col(MemoryEvidence.ts),
+            ).where(col(MemoryEvidence.loom_id) == loom.id, col(MemoryEvidence.id).in_(ids))
         ).all()
     return [EvidenceTurn(id=i, thread_id=t, msg_id=m, role=r, ts=ts) for i, t, m, r, ts in rows]
 

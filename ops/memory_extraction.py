@@ -186,14 +186,14 @@ def recall(caller: Caller, req: RecallRequest) -> RecallAnswer:
             found = [rows[i] for i in scores]
         else:
             query = select(MemoryEvidence).where(
-                MemoryEvidence.loom_id == loom.id, MemoryEvidence.sensitivity != screening.HIGH
+                col(MemoryEvidence.loom_id) == loom.id, col(MemoryEvidence.sensitivity) != screening.HIGH
             )
             if req.since is not None:
-                query = query.where(MemoryEvidence.ts >= req.since)
+                query = query.where(col(MemoryEvidence.ts) >= req.since)
             if req.until is not None:
-                query = query.where(MemoryEvidence.ts <= req.until)
+                query = query.where(col(MemoryEvidence.ts) <= req.until)
             if req.thread_id is not None:
-                query = query.where(MemoryEvidence.thread_id == req.thread_id)
+                query = query.where(col(MemoryEvidence.thread_id) == req.thread_id)
             found = list(
                 s.exec(query.order_by(col(MemoryEvidence.ts), col(MemoryEvidence.id)).limit(req.limit))
             )

@@ -7,7 +7,7 @@ from uuid import UUID
 
 from pydantic import Field
 from sqlalchemy import func
-from sqlmodel import select
+from sqlmodel import col, select
 
 from models import db
 from models.base import utcnow
@@ -69,7 +69,9 @@ def suggest(caller: Caller, req: SuggestRequest) -> SuggestAnswer:
         ranked = hybrid.fuse(semantic, found, q.lexical_weight, pool, key=lambda hit: hit.key)
         with_cues = s.exec(
             select(MemoryThread).where(
-                MemoryThread.loom_id == loom.id, func.cardinality(MemoryThread.cues) > 0, *memory.live(now)
+                col(MemoryThread.loom_id) == loom.id,
+                func.cardinality(col(MemoryThread.cues)) > 0,
+                *memory.live(now),
             )
         ).all()
         cued_before = set(session.cued_thread_ids)

@@ -184,7 +184,7 @@ def record(caller: Caller, req: RecordRequest) -> RecordAnswer:
         raise invalid("two actions share an id (or tool, input, summary and time, without one)", "actions")
     with db.session() as s:
         stored = s.exec(
-            insert(Observation).values(rows).on_conflict_do_nothing().returning(Observation.sensitivity)
+            insert(Observation).values(rows).on_conflict_do_nothing().returning(col(Observation.sensitivity))
         ).all()
     return RecordAnswer(
         namespace=namespace,
@@ -208,8 +208,8 @@ def crystallize(caller: Caller, req: CrystallizeRequest) -> CrystallizeAnswer | 
     with db.session() as s:
         loom = the_loom(s, caller, req)
         of_session = (
-            Observation.namespace == loom.namespace,
-            Observation.session_id == req.session_id,
+            col(Observation.namespace) == loom.namespace,
+            col(Observation.session_id) == req.session_id,
             col(Observation.crystallized_at).is_(None),
         )
         # Locked: two crystallizes of one session take each action once.

@@ -66,11 +66,11 @@ def list_namespaces(caller: Caller, req: NamespacesRequest) -> NamespacesAnswer:
 
     Every namespace known, for a token of all namespaces. Takes no `namespace`."""
     with db.session() as s:
-        recording = select(Namespace.name, Namespace.conversation_logging_enabled)
+        recording = select(col(Namespace.name), col(Namespace.conversation_logging_enabled))
         threads = (
-            select(Thread.namespace, func.count(), func.max(Thread.last_turn_at))
+            select(col(Thread.namespace), func.count(), func.max(col(Thread.last_turn_at)))
             .where(col(Thread.deleted_at).is_(None))
-            .group_by(Thread.namespace)
+            .group_by(col(Thread.namespace))
         )
         if caller.namespaces is not None:
             recording = recording.where(col(Namespace.name).in_(caller.namespaces))
@@ -168,7 +168,9 @@ def list_runs(caller: Caller, req: RunsRequest) -> RunsAnswer:
     found = ledger.select_runs(req.status, req.stage, limit=req.limit, before_id=req.before_id)
     with db.session() as s:
         counted = s.exec(
-            select(StageRun.stage, StageRun.status, func.count()).group_by(StageRun.stage, StageRun.status)
+            select(col(StageRun.stage), col(StageRun.status), func.count()).group_by(
+                col(StageRun.stage), col(StageRun.status)
+            )
         ).all()
     counts: dict[str, dict[str, int]] = {}
     for stage, state, n in counted:

@@ -4,6 +4,7 @@ CLI both dispatch through ``call``, so both check the same role and validate the
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 import anyio
 from pydantic import BaseModel, ValidationError
@@ -33,13 +34,15 @@ from ops.limits import MAX_BODY_BYTES, check_body
 from ops.schemas import Answer, Streamed
 from ops.waiting import Waiting
 
+Request = TypeVar("Request", bound=BaseModel)
+
 
 @dataclass(frozen=True)
-class Op:
+class Op(Generic[Request]):
     role: str
-    request: type[BaseModel]
+    request: type[Request]
     answer: type[Answer]  # what the handler returns, as the OpenAPI document publishes it
-    handler: Callable[[Caller, BaseModel], Answer | Streamed | Waiting]
+    handler: Callable[[Caller, Request], Answer | Streamed | Waiting]
     body_cap: Callable[[], int] = lambda: MAX_BODY_BYTES  # the largest body it reads, in bytes
     all_namespaces: bool = False  # served only to a token for every namespace (``ops.operator``)
 
@@ -47,13 +50,15 @@ class Op:
     def documentation(self) -> tuple[str, str]:
         """The op's summary and description, as the OpenAPI document publishes them: its handler's
         docstring, the first line and the rest (written for the op's callers)."""
-        summary, _, description = inspect.getdoc(self.handler).partition("\n")
+        doc = inspect.getdoc(self.handler)
+        assert doc is not None  # every handler has its docstring: the op's summary
+        summary, _, description = doc.partition("\n")
         return summary, description.strip()
 
 
 read, write, manage = conversation_read, conversation_write, conversation_manage
 saved = conversation_saved
-OPS: dict[str, Op] = {
+OPS: dict[str, Op[Any]] = {
     "conversation.set_logging": Op(
         "admin", write.SetLoggingRequest, write.SetLoggingAnswer, write.set_logging
     ),
@@ -173,7 +178,7 @@ def body_cap(name: str) -> int:
     return op.body_cap() if op else MAX_BODY_BYTES
 
 
-def authorize(name: str, caller: Caller) -> Op:
+def authorize(name: str, caller: Caller) -> Op[Any]:
     """The op, if the caller may call it at all (its role, its bounds, its namespaces); else the
     OpError that says why. ``call`` checks this first, the dashboard to show an op's buttons."""
     op = OPS.get(name)

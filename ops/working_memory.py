@@ -162,10 +162,10 @@ def _answer(block: WorkingMemory, revision: WorkingMemory | WorkingMemoryRevisio
 
 def _where(namespace: str, user: str, project: str, branch: str) -> list:
     return [
-        WorkingMemory.namespace == namespace,
-        WorkingMemory.user_id == user,
-        WorkingMemory.project == project,
-        WorkingMemory.branch == branch,
+        col(WorkingMemory.namespace) == namespace,
+        col(WorkingMemory.user_id) == user,
+        col(WorkingMemory.project) == project,
+        col(WorkingMemory.branch) == branch,
     ]
 
 
@@ -185,7 +185,8 @@ def get(caller: Caller, req: GetRequest) -> BlockAnswer:
         if req.revision is not None:
             kept = s.exec(
                 select(WorkingMemoryRevision).where(
-                    WorkingMemoryRevision.block_id == block.id, WorkingMemoryRevision.revision == req.revision
+                    col(WorkingMemoryRevision.block_id) == block.id,
+                    col(WorkingMemoryRevision.revision) == req.revision,
                 )
             ).first()
             if kept is None:
@@ -197,7 +198,9 @@ def get(caller: Caller, req: GetRequest) -> BlockAnswer:
 def block_of(s: Session, namespace: str, user: str, project: str, branch: str) -> BlockAnswer | None:
     """The block of a user, project and branch as it reads now (context.pack's), if there is one."""
     block = s.exec(
-        select(WorkingMemory).where(*_where(namespace, user, project, branch), WorkingMemory.revision > 0)
+        select(WorkingMemory).where(
+            *_where(namespace, user, project, branch), col(WorkingMemory.revision) > 0
+        )
     ).first()
     return None if block is None else BlockAnswer(**_answer(block, block))
 
@@ -262,11 +265,13 @@ def list_blocks(caller: Caller, req: ListRequest) -> ListAnswer:
 
     Never their content: each block's user, project, branch, revision and length."""
     namespace = caller.namespace(req.namespace)
-    query = select(WorkingMemory).where(WorkingMemory.namespace == namespace, WorkingMemory.revision > 0)
+    query = select(WorkingMemory).where(
+        col(WorkingMemory.namespace) == namespace, col(WorkingMemory.revision) > 0
+    )
     if caller.read_scope != NAMESPACE_WIDE or req.user_id is not None:
-        query = query.where(WorkingMemory.user_id == user_of(caller, req.user_id))
+        query = query.where(col(WorkingMemory.user_id) == user_of(caller, req.user_id))
     if req.project is not None:
-        query = query.where(WorkingMemory.project == req.project)
+        query = query.where(col(WorkingMemory.project) == req.project)
     with db.session() as s:
         blocks = s.exec(query.order_by(col(WorkingMemory.updated_at).desc()).limit(req.limit)).all()
         return ListAnswer(

@@ -3,7 +3,7 @@ course settled from its windows. The callers hold the brief's row lock."""
 
 from datetime import datetime
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from models.brief import (
     FAILED,
@@ -19,7 +19,7 @@ from pipelines import briefs
 
 
 def locked(s: Session, brief_id: int) -> SessionBrief:
-    return s.exec(select(SessionBrief).where(SessionBrief.id == brief_id).with_for_update()).one()
+    return s.exec(select(SessionBrief).where(col(SessionBrief.id) == brief_id).with_for_update()).one()
 
 
 def revise(
@@ -55,7 +55,7 @@ def revise(
 
 
 def windows(s: Session, save_id: int) -> list[BriefWindow]:
-    query = select(BriefWindow).where(BriefWindow.save_id == save_id).order_by(BriefWindow.position)
+    query = select(BriefWindow).where(col(BriefWindow.save_id) == save_id).order_by(col(BriefWindow.position))
     return list(s.exec(query))
 
 

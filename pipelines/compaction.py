@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
 
+from models.base import stored
 from models.conversation import Embedding, Thread, Turn, TurnKey
 from models.queries import threads as queries
 from pipelines import contexts, keys, retire, screening
@@ -136,9 +137,9 @@ def load(s: Session, thread_row_id: int, agent: str) -> tuple[Thread | None, lis
     turns = s.exec(
         select(Turn)
         .where(
-            Turn.namespace == thread.namespace,
-            Turn.thread_id == thread.thread_id,
-            Turn.agent == agent,
+            col(Turn.namespace) == thread.namespace,
+            col(Turn.thread_id) == thread.thread_id,
+            col(Turn.agent) == agent,
             col(Turn.deleted_at).is_(None),
         )
         .order_by(col(Turn.ts), col(Turn.id))
@@ -148,9 +149,9 @@ def load(s: Session, thread_row_id: int, agent: str) -> tuple[Thread | None, lis
 
 def saved_messages(s: Session, thread: Thread, among: list[str] | None = None) -> frozenset[str]:
     """The msg_ids (of ``among``, or all) of which any agent holds a live saved copy."""
-    query = select(Turn.msg_id).where(
-        Turn.namespace == thread.namespace,
-        Turn.thread_id == thread.thread_id,
+    query = select(col(Turn.msg_id)).where(
+        col(Turn.namespace) == thread.namespace,
+        col(Turn.thread_id) == thread.thread_id,
         col(Turn.is_saved).is_(True),
         col(Turn.deleted_at).is_(None),
     )
@@ -184,11 +185,13 @@ def apply(
     window's turns tombstoned with their embedding rows settled and the thread's contexts
     rebuilt. Returns the embedding row's id and what was done; None, writing nothing, when the
     thread or any turn of the window changed since it was chosen (deleted, compacted)."""
-    thread = s.exec(select(Thread).where(Thread.id == thread_row_id).with_for_update()).first()
+    thread = s.exec(select(Thread).where(col(Thread.id) == thread_row_id).with_for_update()).first()
     if thread is None or thread.deleted_at is not None:
         return None
-    ids = [turn.id for turn in window.replaced]
-    still_live = s.exec(select(Turn.id).where(col(Turn.id).in_(ids), col(Turn.deleted_at).is_(None))).all()
+    ids = [stored(turn.id) for turn in window.replaced]
+    still_live = s.exec(
+        select(col(Turn.id)).where(col(Turn.id).in_(ids), col(Turn.deleted_at).is_(None))
+    ).all()
     if len(still_live) != len(ids):
         return None
     # A message saved since the window was chosen stays out of it: the window is chosen again.
@@ -211,7 +214,7 @@ def apply(
             screened_with=screening.RULES_VERSION,
             ts=first.ts,
         )
-        .returning(Turn.id)
+        .returning(col(Turn.id))
     )
     s.add(
         TurnKey(
@@ -239,7 +242,7 @@ def apply(
             created_at=now,
             embedded_at=now,
         )
-        .returning(Embedding.id)
+        .returning(col(Embedding.id))
     )
     retire.retire(s, thread.namespace, thread.thread_id, ids, now)
     contexts.rebuild(s, [(thread.namespace, thread.thread_id)])  # no context holds a retired turn's words

@@ -33,7 +33,7 @@ class Pending:
 def load(session: Session, ids: list[int]) -> list[Pending]:
     """The live embedding rows of those ids (a deleted one is not embedded)."""
     rows = session.exec(
-        select(Embedding.id, Embedding.text, Embedding.digest).where(
+        select(col(Embedding.id), col(Embedding.text), col(Embedding.digest)).where(
             col(Embedding.id).in_(ids), col(Embedding.deleted_at).is_(None)
         )
     ).all()

@@ -45,7 +45,7 @@ def _their_memory_threads(s: Session, params: dict) -> int:
         return 0
     holding = s.exec(
         select(LoomSession)
-        .where(LoomSession.namespace == params["namespace"])
+        .where(col(LoomSession.namespace) == params["namespace"])
         .where(col(LoomSession.tapestry_thread_ids).overlap(doomed))
         .with_for_update()
     ).all()
@@ -150,10 +150,14 @@ def log_requested(s: Session, actor: str, scope: dict) -> int:
 def log_finished(s: Session, erasure_id: int, counts: dict) -> None:
     """The log's ``finished`` event, once however often the run is delivered."""
     requested = s.exec(
-        select(ErasureEvent).where(ErasureEvent.erasure_id == erasure_id, ErasureEvent.event == REQUESTED)
+        select(ErasureEvent).where(
+            col(ErasureEvent.erasure_id) == erasure_id, col(ErasureEvent.event) == REQUESTED
+        )
     ).one()
     seen = s.exec(
-        select(ErasureEvent.id).where(ErasureEvent.erasure_id == erasure_id, ErasureEvent.event == FINISHED)
+        select(col(ErasureEvent.id)).where(
+            col(ErasureEvent.erasure_id) == erasure_id, col(ErasureEvent.event) == FINISHED
+        )
     ).first()
     if seen is None:
         finished = ErasureEvent(

@@ -13,8 +13,8 @@ lexical leg where not, and ``hybrid`` runs its lexical leg."""
 import logging
 import time
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field, replace
-from typing import Generic, Protocol, TypeVar
+from dataclasses import Field, dataclass, field, replace
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from models.settings import get_settings
 from providers.embedders import get_embedder
@@ -27,13 +27,21 @@ RRF_K = 10  # small: the top of each list counts most (tuned on the LongMemEval 
 
 
 class Ranks(Protocol):
-    """A hit of any corpus: a dataclass carrying its legs' scores and ranks."""
+    """A hit of any corpus: a dataclass carrying its legs' scores and ranks (read-only: a frozen
+    dataclass's fields; ``dataclasses.replace`` makes the ranked copies)."""
 
-    similarity: float | None
-    lexical_score: float | None
-    semantic_rank: int | None
-    lexical_rank: int | None
-    score: float | None
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    @property
+    def similarity(self) -> float | None: ...
+    @property
+    def lexical_score(self) -> float | None: ...
+    @property
+    def semantic_rank(self) -> int | None: ...
+    @property
+    def lexical_rank(self) -> int | None: ...
+    @property
+    def score(self) -> float | None: ...
 
 
 H = TypeVar("H", bound=Ranks)

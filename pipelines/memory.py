@@ -33,14 +33,14 @@ def default_loom(s: Session, namespace: str) -> Loom:
         .values(id=uuid4(), namespace=namespace, name=DEFAULT_LOOM, is_default=True, created_at=utcnow())
         .on_conflict_do_nothing()
     )
-    return s.exec(select(Loom).where(Loom.namespace == namespace, col(Loom.is_default).is_(True))).one()
+    return s.exec(select(Loom).where(col(Loom.namespace) == namespace, col(Loom.is_default).is_(True))).one()
 
 
 def loom_of(s: Session, namespace: str, loom_id: UUID | None) -> Loom | None:
     """The loom asked for, if it is the namespace's; the default loom when none is named."""
     if loom_id is None:
         return default_loom(s, namespace)
-    return s.exec(select(Loom).where(Loom.id == loom_id, Loom.namespace == namespace)).first()
+    return s.exec(select(Loom).where(col(Loom.id) == loom_id, col(Loom.namespace) == namespace)).first()
 
 
 def live(now: datetime):
@@ -79,7 +79,7 @@ def write(s: Session, loom: Loom, new: NewMemory, now: datetime) -> MemoryThread
     if new.source_key is not None:
         found = s.exec(
             select(MemoryThread).where(
-                MemoryThread.loom_id == loom.id, MemoryThread.source_key == new.source_key
+                col(MemoryThread.loom_id) == loom.id, col(MemoryThread.source_key) == new.source_key
             )
         ).first()
         if found is not None:
@@ -120,7 +120,7 @@ def reframe(s: Session, thread: MemoryThread, content: str, now: datetime) -> bo
 
 def load_pending(s: Session, row_ids: list[int]) -> list[embedding.Pending]:
     rows = s.exec(
-        select(MemoryThread.row_id, MemoryThread.content, MemoryThread.digest).where(
+        select(col(MemoryThread.row_id), col(MemoryThread.content), col(MemoryThread.digest)).where(
             col(MemoryThread.row_id).in_(row_ids), col(MemoryThread.cut_at).is_(None)
         )
     ).all()
@@ -174,10 +174,10 @@ def by_vector(
 ) -> list[Found]:
     """The loom's live threads nearest the query's vector (made by the same model), at or above
     the similarity floor."""
-    distance = MemoryThread.vector.cosine_distance(vector)
+    distance = col(MemoryThread.vector).cosine_distance(vector)
     rows = s.exec(
         select(MemoryThread, (1 - distance).label("similarity"))
-        .where(MemoryThread.loom_id == loom_id, MemoryThread.model == model, *live(now))
+        .where(col(MemoryThread.loom_id) == loom_id, col(MemoryThread.model) == model, *live(now))
         .order_by(distance)
         .limit(limit)
     ).all()

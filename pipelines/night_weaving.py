@@ -186,7 +186,9 @@ def woven(
     )
     by_msg = dict(
         s.exec(
-            select(MemoryEvidence.msg_id, MemoryEvidence.id).where(col(MemoryEvidence.id).in_(evidence))
+            select(col(MemoryEvidence.msg_id), col(MemoryEvidence.id)).where(
+                col(MemoryEvidence.id).in_(evidence)
+            )
         ).all()
     )
     span = f"{sent[0].seq}-{sent[-1].seq}" if sent else "none"

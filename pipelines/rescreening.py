@@ -41,10 +41,10 @@ def judge_again(s: Session, ids: range, version: int, namespace: str | None) -> 
     """Judge the range's older turns again, in the caller's transaction: their threads' rows
     locked first (``contexts.lock``: a turn locked before its thread could deadlock with a delete),
     then theirs."""
-    older = [Turn.id >= ids.start, Turn.id < ids.stop, Turn.screened_with < version]
+    older = [col(Turn.id) >= ids.start, col(Turn.id) < ids.stop, col(Turn.screened_with) < version]
     if namespace is not None:
-        older.append(Turn.namespace == namespace)
-    contexts.lock(s, s.exec(select(Turn.namespace, Turn.thread_id).where(*older).distinct()).all())
+        older.append(col(Turn.namespace) == namespace)
+    contexts.lock(s, s.exec(select(col(Turn.namespace), col(Turn.thread_id)).where(*older).distinct()).all())
     turns = s.exec(select(Turn).where(*older).with_for_update()).all()
     high, cleared = [], []
     for turn in turns:
@@ -103,6 +103,6 @@ def _embedding_row(s: Session, turn: Turn) -> tuple[int, str] | None:
             index_elements=["namespace", "thread_id", "msg_id", "digest"],
             index_where=col(Embedding.deleted_at).is_(None),
         )
-        .returning(Embedding.id)
+        .returning(col(Embedding.id))
     )
     return None if row_id is None else (row_id, digest)

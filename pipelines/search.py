@@ -11,8 +11,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, TypeVar
 
-from sqlalchemy import exists, func
+from sqlalchemy import ColumnElement, Select, exists, func
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
@@ -20,6 +21,8 @@ from models.conversation import EMBEDDED_ROLES, Embedding, Turn
 from models.queries import search as queries
 from models.settings import get_settings
 from pipelines import hybrid, lexical
+
+SelectT = TypeVar("SelectT", bound=Select[Any])  # a query of turns, narrowed by the filters
 
 
 @dataclass(frozen=True)
@@ -49,32 +52,32 @@ class Hit:
     saved_at: datetime | None = None  # when its owner saved it, for a saved message
 
 
-def _filtered(query, f: Filters):
+def _filtered(query: SelectT, f: Filters) -> SelectT:
     query = query.where(
-        col(Turn.namespace).in_(f.namespaces), Turn.deleted_at.is_(None), Turn.sensitivity != "high"
+        col(Turn.namespace).in_(f.namespaces), col(Turn.deleted_at).is_(None), col(Turn.sensitivity) != "high"
     )
     if f.thread_id:
-        query = query.where(Turn.thread_id == f.thread_id)
+        query = query.where(col(Turn.thread_id) == f.thread_id)
     if f.run_id:
-        query = query.where(Turn.run_id == f.run_id)
+        query = query.where(col(Turn.run_id) == f.run_id)
     if f.role:
-        query = query.where(Turn.role == f.role)
+        query = query.where(col(Turn.role) == f.role)
     if f.agent:
         query = query.where(_held_by(f.agent, Turn))
     if f.saved_by:
-        query = query.where(col(Turn.is_saved).is_(True), Turn.user_id == f.saved_by)
+        query = query.where(col(Turn.is_saved).is_(True), col(Turn.user_id) == f.saved_by)
     return query
 
 
-def _held_by(agent: str, source):
+def _held_by(agent: str, source: type[Turn] | type[Embedding]) -> ColumnElement[bool]:
     """The message of a row of ``source`` (turns or embeddings) has a live copy of ``agent``'s."""
     copy = aliased(Turn)
     return exists().where(
-        copy.namespace == source.namespace,
-        copy.thread_id == source.thread_id,
-        copy.msg_id == source.msg_id,
-        copy.agent == agent,
-        copy.deleted_at.is_(None),
+        col(copy.namespace) == source.namespace,
+        col(copy.thread_id) == source.thread_id,
+        col(copy.msg_id) == source.msg_id,
+        col(copy.agent) == agent,
+        col(copy.deleted_at).is_(None),
     )
 
 
@@ -86,28 +89,28 @@ def _held_by(agent: str, source):
 EXACT_SCAN_ROWS, SELECTIVE_SHARE = 20_000, 0.10
 
 
-def _embedded(model: str, f: Filters) -> list:
+def _embedded(model: str, f: Filters) -> list[ColumnElement[bool]]:
     """The live vectors of ``model`` in scope, by the embedding rows' own columns (each row carries
     the namespace, thread, role and run of the copy it serves), so that the scope is read through
     the embeddings' index without visiting the turns."""
-    conditions = [
-        Embedding.vector.is_not(None),
-        Embedding.model == model,
-        Embedding.deleted_at.is_(None),
+    conditions: list[ColumnElement[bool]] = [
+        col(Embedding.vector).is_not(None),
+        col(Embedding.model) == model,
+        col(Embedding.deleted_at).is_(None),
         col(Embedding.namespace).in_(f.namespaces),
     ]
     for column in ("thread_id", "run_id", "role"):
         if getattr(f, column):
-            conditions.append(getattr(Embedding, column) == getattr(f, column))
+            conditions.append(col(getattr(Embedding, column)) == getattr(f, column))
     if f.saved_by:
-        conditions += [col(Embedding.is_saved).is_(True), Embedding.user_id == f.saved_by]
+        conditions += [col(Embedding.is_saved).is_(True), col(Embedding.user_id) == f.saved_by]
     return conditions
 
 
 def _indexed(s: Session) -> float:
     """The embedding rows, as the planner's statistics estimate them (infinite before the table
     was first analysed: every small scope is then scanned exactly)."""
-    rows = s.exec(queries.EMBEDDING_ROWS).scalar()
+    rows = s.execute(queries.EMBEDDING_ROWS).scalar()
     return rows if rows is not None and rows >= 0 else float("inf")
 
 
@@ -121,12 +124,13 @@ def by_vector(
     a small scope beside a large one (a namespace, a thread, a run) would get whichever of its rows
     the walk met before giving up, not its nearest. Such a scope is scanned exactly instead, so a
     tenant's results do not depend on how much other tenants hold."""
-    distance = Embedding.vector.cosine_distance(vector)
+    # pgvector's comparator methods are unknown to SQLAlchemy's type of a mapped column
+    distance: ColumnElement[float] = col(Embedding.vector).cosine_distance(vector)  # type: ignore[attr-defined]
     embedded = _embedded(model, f)
     # Counted by the embedding rows alone: rows whose turn has expired are counted too, which can only
     # send a scope to the index, never a large one to an exact scan.
-    counted = select(Embedding.id).where(*embedded, *([_held_by(f.agent, Embedding)] if f.agent else []))
-    s.exec(queries.ONE_PROCESS)  # measured and scanned by one process
+    counted = select(col(Embedding.id)).where(*embedded, *([_held_by(f.agent, Embedding)] if f.agent else []))
+    s.execute(queries.ONE_PROCESS)  # measured and scanned by one process
     # Counted only as far as it decides: past either bound, the scope goes to the index.
     exact_below = math.ceil(min(EXACT_SCAN_ROWS + 1, SELECTIVE_SHARE * _indexed(s)))
     size = s.exec(select(func.count()).select_from(counted.limit(exact_below).subquery())).one()
@@ -135,27 +139,31 @@ def by_vector(
         # row of the scope is measured, and only the nearest are read in full.
         scoped = (
             _filtered(
-                select(Turn.id.label("turn_id"), distance.label("distance"))
-                .join(Embedding, Embedding.turn_id == Turn.id)
+                select(col(Turn.id).label("turn_id"), distance.label("distance"))
+                .join(Embedding, col(Embedding.turn_id) == col(Turn.id))
                 .where(*embedded),
                 f,
             )
             .cte("scoped")
             .prefix_with("MATERIALIZED")
         )
-        nearest = select(scoped).order_by(scoped.c.distance).limit(limit).subquery()
-        query = select(*HIT_COLUMNS, (1 - nearest.c.distance).label("similarity")).join(
-            nearest, nearest.c.turn_id == Turn.id
+        nearest = (
+            select(scoped.c.turn_id, scoped.c.distance).order_by(scoped.c.distance).limit(limit).subquery()
+        )
+        # sqlmodel's select() is typed for at most 4 columns: a hit's are more
+        query = select(*HIT_COLUMNS, (1 - nearest.c.distance).label("similarity")).join(  # type: ignore[call-overload]
+            nearest, nearest.c.turn_id == col(Turn.id)
         )
     else:
         # Through the index, walking on until enough rows pass the filters.
-        s.exec(queries.ITERATIVE_SCAN)
+        s.execute(queries.ITERATIVE_SCAN)
         # The walk keeps the configured candidates, at least twice the hits asked for.
         ef_search = max(get_settings().conversation_search_ef_search, 2 * limit)
         s.execute(queries.EF_SEARCH, {"ef_search": ef_search})
         query = _filtered(
-            select(*HIT_COLUMNS, (1 - distance).label("similarity"))
-            .join(Embedding, Embedding.turn_id == Turn.id)
+            # sqlmodel's select() is typed for at most 4 columns: a hit's are more
+            select(*HIT_COLUMNS, (1 - distance).label("similarity"))  # type: ignore[call-overload]
+            .join(Embedding, col(Embedding.turn_id) == col(Turn.id))
             .where(*embedded)
             .order_by(distance)
             .limit(limit),
@@ -176,9 +184,10 @@ COPIES_READ = 4  # the fallback reads this many turns a hit, so agents' copies o
 def by_substring(s: Session, query_text: str, f: Filters, limit: int) -> list[Hit]:
     """Turns whose content holds ``query_text`` (case-insensitive, wildcards matched literally),
     newest first. ``ILIKE '%term%'`` is served by the trigram index for terms of 3+ characters."""
-    s.exec(queries.CUSTOM_PLANS)  # planned for this very term
+    s.execute(queries.CUSTOM_PLANS)  # planned for this very term
     query = (
-        select(*HIT_COLUMNS)
+        # sqlmodel's select() is typed for at most 4 columns: a hit's are more
+        select(*HIT_COLUMNS)  # type: ignore[call-overload]
         .where(
             queries.SUBSTRING_INDEX_PREDICATE,
             col(Turn.role).in_(EMBEDDED_ROLES),
@@ -197,15 +206,15 @@ def by_substring(s: Session, query_text: str, f: Filters, limit: int) -> list[Hi
 # What a hit is made of: a turn's columns, read as plain rows (not whole Turn objects, whose
 # metadata and other columns a search of 250 candidates would parse for nothing).
 HIT_COLUMNS = (
-    Turn.id,
-    Turn.namespace,
-    Turn.thread_id,
-    Turn.msg_id,
-    Turn.role,
-    Turn.agent,
-    Turn.ts,
-    Turn.content,
-    Turn.saved_at,
+    col(Turn.id),
+    col(Turn.namespace),
+    col(Turn.thread_id),
+    col(Turn.msg_id),
+    col(Turn.role),
+    col(Turn.agent),
+    col(Turn.ts),
+    col(Turn.content),
+    col(Turn.saved_at),
 )
 
 
@@ -227,7 +236,8 @@ def _hit(turn, similarity: float | None, lexical_score: float | None = None) -> 
 
 def scope_sql(f: Filters) -> tuple[str, dict]:
     """The filters as a SQL condition on turns ``t`` (for the lexical leg's statements)."""
-    conditions, params = [queries.IN_NAMESPACES], {"namespaces": f.namespaces}
+    conditions = [queries.IN_NAMESPACES]
+    params: dict[str, str | list[str]] = {"namespaces": f.namespaces}
     for column in ("thread_id", "run_id", "role"):
         if getattr(f, column):
             conditions.append(queries.COLUMN_IS.format(column=column))
@@ -254,7 +264,9 @@ def by_lexical(s: Session, query_text: str, f: Filters, limit: int) -> list[Hit]
     scored = lexical.search(s, lexemes, scope, params, limit * COPIES_READ, own_corpus, documents)
     if not scored:
         return []
-    turns = {t.id: t for t in s.exec(select(*HIT_COLUMNS).where(col(Turn.id).in_([x.id for x in scored])))}
+    # sqlmodel's select() is typed for at most 4 columns: a hit's are more
+    read = select(*HIT_COLUMNS).where(col(Turn.id).in_([x.id for x in scored]))  # type: ignore[call-overload]
+    turns = {t.id: t for t in s.exec(read)}
     hits: dict[tuple[str, str, str], Hit] = {}
     for x in scored:  # best first: the first copy of a message stands for it
         turn = turns[x.id]
@@ -262,10 +274,16 @@ def by_lexical(s: Session, query_text: str, f: Filters, limit: int) -> list[Hit]
     return newest_on_ties(list(hits.values()), lambda hit: hit.lexical_score)[:limit]
 
 
-def newest_on_ties(hits: list[Hit], relevance: Callable[[Hit], float]) -> list[Hit]:
+def newest_on_ties(hits: list[Hit], relevance: Callable[[Hit], float | None]) -> list[Hit]:
     """Best first; among equally relevant hits (copies of one text, in threads of their own) the
     newest first, as both legs rank them, so that fusing the legs keeps that order."""
-    return sorted(hits, key=lambda hit: (-relevance(hit), -hit.ts.timestamp(), hit.thread_id, hit.msg_id))
+
+    def order(hit: Hit) -> tuple[float, float, str, str]:
+        score = relevance(hit)
+        assert score is not None  # every hit of a leg carries that leg's score
+        return (-score, -hit.ts.timestamp(), hit.thread_id, hit.msg_id)
+
+    return sorted(hits, key=order)
 
 
 def corpus(s: Session, f: Filters) -> hybrid.Corpus[Hit]:

@@ -11,7 +11,7 @@ from datetime import datetime
 from uuid import UUID, uuid4
 
 from sqlalchemy.dialects.postgresql import insert
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from models.memory import Loom, LoomSession
 from models.queries import memory as queries
@@ -75,9 +75,9 @@ def open_session(s: Session, loom: Loom, where: Where, now: datetime) -> LoomSes
     return s.exec(
         select(LoomSession)
         .where(
-            LoomSession.loom_id == loom.id,
-            LoomSession.interaction_process_id == interaction,
-            LoomSession.agent_name == where.agent,
+            col(LoomSession.loom_id) == loom.id,
+            col(LoomSession.interaction_process_id) == interaction,
+            col(LoomSession.agent_name) == where.agent,
         )
         .with_for_update()
     ).one()

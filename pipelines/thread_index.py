@@ -7,7 +7,7 @@ adds the run."""
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from models import db
 from models.coding_thread import CodingThread
@@ -31,7 +31,7 @@ class Unindexed:
 
 def unindexed(s: Session, row_id: int) -> Unindexed | None:
     """The thread's messages and where indexing stands; None for a thread deleted meanwhile."""
-    row = s.exec(select(CodingThread).where(CodingThread.row_id == row_id)).first()
+    row = s.exec(select(CodingThread).where(col(CodingThread.row_id) == row_id)).first()
     if row is None:
         return None
     body = row.body

@@ -35,8 +35,8 @@ def first_turns(s: Session, thread: Thread) -> list[Turn]:
         s.exec(
             select(Turn)
             .where(
-                Turn.namespace == thread.namespace,
-                Turn.thread_id == thread.thread_id,
+                col(Turn.namespace) == thread.namespace,
+                col(Turn.thread_id) == thread.thread_id,
                 col(Turn.role).in_(EMBEDDED_ROLES),
                 col(Turn.deleted_at).is_(None),
             )

@@ -4,6 +4,7 @@
 import logging
 
 from models import db
+from models.base import stored
 from models.settings import get_settings
 from models.stage_run import PENDING
 from pipelines import compaction
@@ -28,7 +29,7 @@ def compact_grown() -> list[int]:
             request(s, row, agent, settings.compaction_keep_recent, settings.compaction_min_to_compact)
             for row, agent in grown
         ]
-    pending = [run.id for run in runs if run.status == PENDING]
+    pending = [stored(run.id) for run in runs if run.status == PENDING]
     if pending:
         outbox.send(COMPACTION.name, pending)
     return pending

@@ -5,6 +5,7 @@ firings ask only for the months made since, which the append fills as it writes 
 nothing to change). A done run is not asked again. Returns the runs sent."""
 
 from models import db, partitions
+from models.base import stored
 from models.stage_run import PENDING
 from workers import ledger, outbox
 from workers.stages.contexts import CONTEXTS, VERSION
@@ -15,7 +16,7 @@ def build_missing() -> list[int]:
         months = [p.month for p in partitions.listing(conn)]
     with db.session() as s:
         runs = [ledger.request(s, CONTEXTS, month, VERSION, {}) for month in months]
-    pending = [run.id for run in runs if run.status == PENDING]
+    pending = [stored(run.id) for run in runs if run.status == PENDING]
     if pending:
         outbox.send(CONTEXTS.name, pending)
     return pending

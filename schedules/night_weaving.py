@@ -6,7 +6,7 @@ from uuid import UUID, uuid4
 from sqlmodel import col, select
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.memory import LoomSession, NightWeaving
 from models.stage_run import PENDING
 from workers import ledger, outbox
@@ -21,18 +21,20 @@ def weave_night(loom_id: UUID | None = None, by: str = "scheduler") -> list[int]
         weaving = NightWeaving(id=uuid4(), loom_id=loom_id, started_at=now, by=by)
         s.add(weaving)
         query = select(
-            LoomSession.row_id, LoomSession.consolidated_up_to_sequence, LoomSession.last_sequence
+            col(LoomSession.row_id),
+            col(LoomSession.consolidated_up_to_sequence),
+            col(LoomSession.last_sequence),
         ).where(col(LoomSession.awaiting_night))
         if loom_id is not None:
-            query = query.where(LoomSession.loom_id == loom_id)
+            query = query.where(col(LoomSession.loom_id) == loom_id)
         params = {"night_weaving_id": str(weaving.id)}
         # Keyed by the range the night is to read: a session consolidated only in part (more turns
         # than a night's share) gets the next night's run for the rest.
         runs = [
             ledger.request(s, NIGHT_WEAVING, row_id, f"{done}-{last}", {**params, "up_to": last})
-            for row_id, done, last in s.exec(query.order_by(LoomSession.row_id)).all()
+            for row_id, done, last in s.exec(query.order_by(col(LoomSession.row_id))).all()
         ]
-        pending = [run.id for run in runs if run.status == PENDING]
+        pending = [stored(run.id) for run in runs if run.status == PENDING]
         weaving.sessions = len(pending)
         if not pending:
             weaving.finished_at = now

@@ -4,6 +4,7 @@ import contextlib
 
 from sqlalchemy import update
 from sqlalchemy.dialects.postgresql import insert
+from sqlmodel import col
 
 from models import db
 from models.base import utcnow
@@ -54,5 +55,7 @@ def _fire(p: Pass, by: str) -> list[int]:
 def _finish(name: str, sent: int | None, error: str | None) -> None:
     with db.session() as s:
         s.exec(
-            update(PassRun).where(PassRun.name == name).values(finished_at=utcnow(), sent=sent, error=error)
+            update(PassRun)
+            .where(col(PassRun.name) == name)
+            .values(finished_at=utcnow(), sent=sent, error=error)
         )

@@ -29,6 +29,6 @@ def reembed_outdated(limit: int) -> list[int]:
         with db.session() as s:
             ids = list(s.execute(outdated, {"model": configured_model(), "limit": limit}).scalars())
         if ids:
-            sent += ledger.revive(select(StageRun.id).where(col(StageRun.id).in_(ids)))
+            sent += ledger.revive(select(col(StageRun.id)).where(col(StageRun.id).in_(ids)))
             broker.send(stage, [], unless_waiting=True)
     return sent

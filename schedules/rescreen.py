@@ -5,6 +5,7 @@ still on the old build during an upgrade), or that an older build's worker skipp
 pending again."""
 
 from models import db
+from models.base import stored
 from models.settings import get_settings
 from models.stage_run import PENDING
 from pipelines import keys, rescreening, screening
@@ -23,7 +24,7 @@ def rescreen_outdated(namespace: str | None = None) -> list[int]:
     with db.session() as s:
         ranges = rescreening.outdated_ranges(s, span, version, namespace, settings.rescreen_max_runs)
         runs = [ledger.wanted_again(s, SCREENING, k, key, wanted) for k in ranges]
-    pending = [run.id for run in runs if run.status == PENDING]
+    pending = [stored(run.id) for run in runs if run.status == PENDING]
     if pending:
         outbox.send(SCREENING.name, pending)
     return pending

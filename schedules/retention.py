@@ -4,7 +4,7 @@ made pending again when one done before finds the month needing it again (a mont
 made anew). Returns the runs sent."""
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.settings import get_settings
 from models.stage_run import PENDING
 from pipelines import retention
@@ -22,7 +22,7 @@ def plan_partitions() -> list[int]:
     )
     with db.session() as s:
         runs = [ledger.wanted_again(s, RETENTION, need.month, need.version, need.params) for need in needs]
-    pending = [run.id for run in runs if run.status == PENDING]
+    pending = [stored(run.id) for run in runs if run.status == PENDING]
     if pending:
         outbox.send(RETENTION.name, pending)
     return pending

@@ -7,7 +7,7 @@ import logging
 from datetime import timedelta
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.settings import get_settings
 from models.stage_run import PENDING
 from pipelines import titling
@@ -35,7 +35,7 @@ def title_untitled() -> list[int]:
             settings.conversation_titler_max_threads_per_pass,
         )
         runs = [ledger.request(s, TITLE, c.thread_row_id, c.version, {}) for c in wanted]
-    pending = [run.id for run in runs if run.status == PENDING]
+    pending = [stored(run.id) for run in runs if run.status == PENDING]
     if pending:
         outbox.send(TITLE.name, pending)
     return pending

@@ -7,7 +7,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlmodel import delete, select
+from sqlmodel import col, delete, select
 
 from models import db
 from models.base import utcnow
@@ -43,7 +43,7 @@ def sign_in(token: str, replacing: str | None = None) -> tuple[str, SignedIn]:
         expires_at=now + lifetime(),
     )
     with db.session() as s:
-        s.exec(delete(UiSession).where(UiSession.expires_at < now))  # the expired go as new ones come
+        s.exec(delete(UiSession).where(col(UiSession.expires_at) < now))  # the expired go as new ones come
         s.add(row)
     return session_id, SignedIn(caller, row.csrf)
 
@@ -55,7 +55,7 @@ def current(session_id: str | None) -> SignedIn | None:
     with db.session() as s:
         row = s.exec(
             select(UiSession).where(
-                UiSession.id_hash == token_hash(session_id), UiSession.expires_at > utcnow()
+                col(UiSession.id_hash) == token_hash(session_id), col(UiSession.expires_at) > utcnow()
             )
         ).first()
     if row is None:
@@ -69,7 +69,7 @@ def current(session_id: str | None) -> SignedIn | None:
 def sign_out(session_id: str | None) -> None:
     if session_id:
         with db.session() as s:
-            s.exec(delete(UiSession).where(UiSession.id_hash == token_hash(session_id)))
+            s.exec(delete(UiSession).where(col(UiSession.id_hash) == token_hash(session_id)))
 
 
 def check_csrf(signed_in: SignedIn, submitted: str | None) -> None:

@@ -22,7 +22,7 @@ from sqlalchemy import and_, case, or_, update
 from sqlmodel import Session, col, select
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.queries import stage_runs as queries
 from models.settings import get_settings
 from models.stage_run import FAILED, PENDING, RUNNING, StageRun, with_failed_attempt
@@ -42,11 +42,11 @@ def _claimable(now: datetime):
     died holding it on its last attempt is failed by ``fail_abandoned`` instead: a run that kills
     its worker must not be claimed forever)."""
     return or_(
-        and_(StageRun.status == PENDING, StageRun.available_at <= now),
+        and_(col(StageRun.status) == PENDING, col(StageRun.available_at) <= now),
         and_(
-            StageRun.status == RUNNING,
-            StageRun.lease_expires_at < now,
-            StageRun.attempts < get_settings().stage_max_attempts,
+            col(StageRun.status) == RUNNING,
+            col(StageRun.lease_expires_at) < now,
+            col(StageRun.attempts) < get_settings().stage_max_attempts,
         ),
     )
 
@@ -64,9 +64,9 @@ def claim(stage: str, run_ids: list[int], fill: int) -> list[StageRun]:
     now = utcnow()
     wanted = col(StageRun.id).in_(run_ids)
     chosen = (
-        select(StageRun.id)
-        .where(StageRun.stage == stage, _claimable(now))
-        .order_by(case((wanted, 0), else_=1), StageRun.id)
+        select(col(StageRun.id))
+        .where(col(StageRun.stage) == stage, _claimable(now))
+        .order_by(case((wanted, 0), else_=1), col(StageRun.id))
         .limit(fill)
         .with_for_update(skip_locked=True)
     )
@@ -77,7 +77,7 @@ def claim(stage: str, run_ids: list[int], fill: int) -> list[StageRun]:
             .where(among(chosen))
             .values(
                 status=RUNNING,
-                attempts=StageRun.attempts + 1,
+                attempts=col(StageRun.attempts) + 1,
                 started_at=now,
                 updated_at=now,
                 lease_expires_at=lease,
@@ -94,8 +94,13 @@ def _held(runs: list[StageRun]):
     for run in runs:
         by_claim.setdefault(run.claim, []).append(run.id)
     return and_(
-        StageRun.status == RUNNING,
-        or_(*(and_(StageRun.claim == token, col(StageRun.id).in_(ids)) for token, ids in by_claim.items())),
+        col(StageRun.status) == RUNNING,
+        or_(
+            *(
+                and_(col(StageRun.claim) == token, col(StageRun.id).in_(ids))
+                for token, ids in by_claim.items()
+            )
+        ),
     )
 
 
@@ -213,7 +218,7 @@ def release(
                     available_at=available_at,
                 )
             )
-    return {wait: [run.id for run in group] for wait, group in retrying.items()}
+    return {wait: [stored(run.id) for run in group] for wait, group in retrying.items()}
 
 
 def stop_claiming() -> None:
@@ -238,7 +243,7 @@ def hand_back() -> set[str]:
     with db.session() as s:
         handed = s.exec(
             update(StageRun)
-            .where(StageRun.status == RUNNING, col(StageRun.claim).startswith(_PROCESS, autoescape=True))
+            .where(col(StageRun.status) == RUNNING, col(StageRun.claim).startswith(_PROCESS, autoescape=True))
             .values(
                 status=PENDING,
                 attempts=StageRun.attempts - 1,
@@ -247,7 +252,7 @@ def hand_back() -> set[str]:
                 available_at=now,
                 updated_at=now,
             )
-            .returning(StageRun.id, StageRun.stage)
+            .returning(col(StageRun.id), col(StageRun.stage))
         ).all()
     if handed:
         log.info("handed back %d runs still in flight: %s", len(handed), sorted(i for i, _ in handed))

@@ -20,11 +20,11 @@ def select_runs(
     if before_id:
         query = query.where(col(StageRun.id) < before_id)
     if status:
-        query = query.where(StageRun.status == status)
+        query = query.where(col(StageRun.status) == status)
     if stage:
-        query = query.where(StageRun.stage == stage)
+        query = query.where(col(StageRun.stage) == stage)
     if since:
-        query = query.where(StageRun.created_at >= since)
+        query = query.where(col(StageRun.created_at) >= since)
     with db.session() as s:
         return list(s.exec(query))
 

@@ -56,12 +56,12 @@ def request(
                 "updated_at": now,
                 "available_at": now,
             },
-            where=StageRun.status == FAILED,
+            where=col(StageRun.status) == FAILED,
         )
         if revive
         else row.on_conflict_do_nothing(index_elements=["idem_key"])
     )
-    return s.exec(select(StageRun).where(StageRun.idem_key == key)).one()
+    return s.exec(select(StageRun).where(col(StageRun.idem_key) == key)).one()
 
 
 def wanted_again(
@@ -74,7 +74,11 @@ def wanted_again(
     ``revive`` (a person asking again)."""
     run = request(s, stage, subject_id, version, params, revive=revive)
     if run.status in DONE:
-        s.exec(update(StageRun).where(StageRun.id == run.id, col(StageRun.status).in_(DONE)).values(_again()))
+        s.exec(
+            update(StageRun)
+            .where(col(StageRun.id) == run.id, col(StageRun.status).in_(DONE))
+            .values(_again())
+        )
         run.status = PENDING
     return run
 
@@ -90,7 +94,7 @@ def retry(run_id: int) -> RetryOutcome | None:
     """Operator retry: revive a ``failed`` or ``skipped`` run as ``pending`` (attempts reset).
     A run that succeeded, or is already pending or running, is left alone and says so."""
     with db.session() as s:
-        run = s.exec(select(StageRun).where(StageRun.id == run_id).with_for_update()).first()
+        run = s.exec(select(StageRun).where(col(StageRun.id) == run_id).with_for_update()).first()
         if run is None:
             return None
         if run.status == SUCCEEDED:
@@ -128,7 +132,7 @@ def revive(chosen: Select) -> list[int]:
             update(StageRun)
             .where(among(chosen), col(StageRun.status).in_(DONE + (FAILED,)))
             .values(_again())
-            .returning(StageRun.id)
+            .returning(col(StageRun.id))
         ).scalars()
         return sorted(ids)
 
@@ -142,9 +146,9 @@ def retry_all(stage: str, status: str) -> Iterator[list[int]]:
     after = 0
     while True:
         chosen = (
-            select(StageRun.id)
-            .where(StageRun.stage == stage, StageRun.status == status, StageRun.id > after)
-            .order_by(StageRun.id)
+            select(col(StageRun.id))
+            .where(col(StageRun.stage) == stage, col(StageRun.status) == status, col(StageRun.id) > after)
+            .order_by(col(StageRun.id))
             .limit(BATCH)
             .with_for_update(skip_locked=True)
         )

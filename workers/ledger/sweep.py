@@ -4,7 +4,7 @@ is working on (their message lost, their worker gone), to send again."""
 from datetime import timedelta
 
 from sqlalchemy import and_, func, or_, update
-from sqlmodel import select
+from sqlmodel import col, select
 
 from models import db
 from models.base import utcnow
@@ -19,13 +19,13 @@ def fail_abandoned(limit: int = BATCH) -> list[int]:
     """Fail runs whose lease ran out on their last attempt (the sweep calls this first)."""
     now = utcnow()
     chosen = (
-        select(StageRun.id)
+        select(col(StageRun.id))
         .where(
-            StageRun.status == RUNNING,
-            StageRun.lease_expires_at < now,
-            StageRun.attempts >= get_settings().stage_max_attempts,
+            col(StageRun.status) == RUNNING,
+            col(StageRun.lease_expires_at) < now,
+            col(StageRun.attempts) >= get_settings().stage_max_attempts,
         )
-        .order_by(StageRun.id)
+        .order_by(col(StageRun.id))
         .limit(limit)
         .with_for_update(skip_locked=True)
     )
@@ -35,13 +35,13 @@ def fail_abandoned(limit: int = BATCH) -> list[int]:
             .where(among(chosen))
             .values(
                 status=FAILED,
-                last_error=func.concat(func.coalesce(StageRun.last_error + "; ", ""), LOST),
+                last_error=func.concat(func.coalesce(col(StageRun.last_error) + "; ", ""), LOST),
                 history=with_failed_attempt(LOST, now),
                 finished_at=now,
                 updated_at=now,
                 lease_expires_at=None,
             )
-            .returning(StageRun.id)
+            .returning(col(StageRun.id))
         ).scalars()
         return sorted(ids)
 
@@ -54,15 +54,19 @@ def stale(grace_seconds: int, after_id: int = 0, limit: int = BATCH) -> dict[str
     now = utcnow()
     cutoff = now - timedelta(seconds=grace_seconds)
     chosen = (
-        select(StageRun.id)
+        select(col(StageRun.id))
         .where(
-            StageRun.id > after_id,
+            col(StageRun.id) > after_id,
             or_(
-                and_(StageRun.status == PENDING, StageRun.updated_at < cutoff, StageRun.available_at <= now),
-                and_(StageRun.status == RUNNING, StageRun.lease_expires_at < now),
+                and_(
+                    col(StageRun.status) == PENDING,
+                    col(StageRun.updated_at) < cutoff,
+                    col(StageRun.available_at) <= now,
+                ),
+                and_(col(StageRun.status) == RUNNING, col(StageRun.lease_expires_at) < now),
             ),
         )
-        .order_by(StageRun.id)
+        .order_by(col(StageRun.id))
         .limit(limit)
         .with_for_update(skip_locked=True)
     )
@@ -71,7 +75,7 @@ def stale(grace_seconds: int, after_id: int = 0, limit: int = BATCH) -> dict[str
             update(StageRun)
             .where(among(chosen))
             .values(updated_at=now)
-            .returning(StageRun.stage, StageRun.id)
+            .returning(col(StageRun.stage), col(StageRun.id))
         ).all()
     by_stage: dict[str, list[int]] = {}
     for stage, run_id in sorted(rows, key=lambda row: row[1]):

@@ -8,7 +8,7 @@ failed (an operator's ``loom runs retry`` can still revise it later) and the nex
 The operator's switch (``LOOM_SESSION_BRIEF_MODEL_CALLS=off``) leaves this window and the rest of
 the save not revised; the windows revised before stay."""
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from models import db
 from models.base import utcnow
@@ -64,7 +64,7 @@ def _work(run: StageRun) -> None:
 
 
 def _locked_window(s: Session, window_id: int) -> tuple[BriefWindow, BriefSave]:
-    window = s.exec(select(BriefWindow).where(BriefWindow.id == window_id).with_for_update()).one()
+    window = s.exec(select(BriefWindow).where(col(BriefWindow.id) == window_id).with_for_update()).one()
     return window, s.get(BriefSave, window.save_id)
 
 
@@ -72,7 +72,9 @@ def _next(s: Session, save: BriefSave, window: BriefWindow, now) -> list[int]:
     """After a window is done: the next window's run requested (its id to send once committed),
     or the save settled when it was the last."""
     following = s.exec(
-        select(BriefWindow).where(BriefWindow.save_id == save.id, BriefWindow.position == window.position + 1)
+        select(BriefWindow).where(
+            col(BriefWindow.save_id) == save.id, col(BriefWindow.position) == window.position + 1
+        )
     ).first()
     brief_store.settle(s, save, now)
     if following is None or following.status != PENDING:

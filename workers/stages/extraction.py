@@ -13,7 +13,7 @@ from uuid import UUID
 from sqlmodel import Session
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.memory import SUGGEST, Loom
 from models.settings import get_settings
 from models.stage_run import SKIPPED, SUCCEEDED, StageRun
@@ -104,7 +104,7 @@ def _work(run: StageRun) -> None:
         if not ledger.finish(s, [run], SUCCEEDED, result=result):
             s.rollback()  # another worker holds the run now: it writes them
             return None
-    pending = [r.id for r in runs if r.status == "pending"]
+    pending = [stored(r.id) for r in runs if r.status == "pending"]
     if pending:
         outbox.wake(MEMORY_EMBEDDING.name, pending)
     return None

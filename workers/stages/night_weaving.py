@@ -12,10 +12,10 @@ or untouched; a failed run is retried by `loom runs retry` alone."""
 import logging
 from uuid import UUID
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.memory import Loom, LoomSession, NightWeaving
 from models.settings import get_settings
 from models.stage_run import PENDING, SKIPPED, SUCCEEDED, StageRun
@@ -43,7 +43,7 @@ def _work(run: StageRun) -> None:
     up_to = run.params["up_to"]
     with db.session() as s:
         session = s.exec(
-            select(LoomSession).where(LoomSession.row_id == NIGHT_WEAVING.subject_id(run.subject))
+            select(LoomSession).where(col(LoomSession.row_id) == NIGHT_WEAVING.subject_id(run.subject))
         ).first()
         if session is None:
             return close(run, SKIPPED, reason="deleted")
@@ -78,7 +78,7 @@ def _consolidate(run: StageRun, session_id: UUID, read_to: int, episodes, sent) 
     """Everything the night writes for the session, in one transaction with the run's close."""
     now = utcnow()
     with db.session() as s:
-        session = s.exec(select(LoomSession).where(LoomSession.id == session_id).with_for_update()).one()
+        session = s.exec(select(LoomSession).where(col(LoomSession.id) == session_id).with_for_update()).one()
         if session.consolidated_up_to_sequence >= read_to:
             ledger.finish(s, [run], SKIPPED, reason="consolidated")
             return
@@ -108,7 +108,7 @@ def _consolidate(run: StageRun, session_id: UUID, read_to: int, episodes, sent) 
             return
         embedding_runs = [ledger.request(s, MEMORY_EMBEDDING, t.row_id, t.digest[:16], {}) for t in threads]
         _count(s, weaving_id, run.id, episodes=len(threads), **judged, now=now)
-    pending = [r.id for r in embedding_runs if r.status == PENDING]
+    pending = [stored(r.id) for r in embedding_runs if r.status == PENDING]
     if pending:
         outbox.wake(MEMORY_EMBEDDING.name, pending)
 
@@ -119,7 +119,7 @@ def _count(s: Session, weaving_id: UUID, run_id: int, episodes: int, judged: int
     FOR NO KEY UPDATE: each close already holds a key-share lock on the row through its session's
     foreign key, and a plain FOR UPDATE of two closes would wait on each other's."""
     weaving = s.exec(
-        select(NightWeaving).where(NightWeaving.id == weaving_id).with_for_update(key_share=True)
+        select(NightWeaving).where(col(NightWeaving.id) == weaving_id).with_for_update(key_share=True)
     ).one()
     weaving.consolidated += 1
     weaving.episodes += episodes

@@ -9,6 +9,7 @@ asks for the same ones until they are done, and a range is one bounded transacti
 twice (a judged turn is no longer older) and to kill anywhere (the transaction is all or nothing)."""
 
 from models import db
+from models.base import stored
 from models.stage_run import PENDING, SKIPPED, SUCCEEDED, StageRun
 from pipelines import rescreening, screening
 from workers import ledger, outbox
@@ -36,7 +37,7 @@ def _work(run: StageRun) -> None:
     with db.session() as s:
         judged = rescreening.judge_again(s, range(k * span, (k + 1) * span), version, namespace)
         runs = [ledger.request(s, EMBEDDING, row_id, digest[:16], {}) for row_id, digest in judged.to_embed]
-    if pending := [r.id for r in runs if r.status == PENDING]:
+    if pending := [stored(r.id) for r in runs if r.status == PENDING]:
         outbox.wake(EMBEDDING.name, pending)
     close(run, SUCCEEDED, result=judged.counts)
     return None
