@@ -61,8 +61,8 @@ def write_turns(thread: Unindexed, embedding_stage: appending.RunSpelling) -> tu
             )
             done = appending.write(conn, turn, embedding_stage)
             written += done.outcome == appending.STORED
-            if done.run_id is not None:
-                wake.append(done.run_id)
+            if done.embedding_run_id is not None:
+                wake.append(done.embedding_run_id)
     return written, wake
 
 
