@@ -183,7 +183,8 @@ def ranked(
     chars = get_settings().conversation_search_excerpt_chars
     if q.embedder_error:  # the key is there only when the vector leg did not answer
         scope["embedder_error"] = q.embedder_error
-    return answer(
+    # pydantic's mypy plugin types a type[Ranked]'s __init__ as the bound's (Answer: no fields)
+    return answer(  # type: ignore[call-arg]
         mode=found.mode,
         hits=[shown(hit, found.mode, req.query, chars) for hit in found.hits],
         stats=SearchStats(candidates=found.candidates, ms=clock.ms),
@@ -204,7 +205,8 @@ def scored_hit(
         found_by.append("semantic")
     if hit.lexical_score is not None:
         found_by.append("lexical")
-    return answer(
+    # pydantic's mypy plugin types a type[Scored]'s __init__ as the bound's (Answer: no fields)
+    return answer(  # type: ignore[call-arg]
         role=hit.role,
         ts=hit.ts,
         similarity=None if hit.similarity is None else round(hit.similarity, 4),

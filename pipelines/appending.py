@@ -22,8 +22,10 @@ EXPIRED = "expired"  # said before the retention TTL's cutoff: it would be remov
 class RunSpelling(Protocol):
     """How the embedding stage names its runs (``workers.stages.Stage``)."""
 
-    name: str
-    subject_kind: str
+    @property
+    def name(self) -> str: ...
+    @property
+    def subject_kind(self) -> str: ...
 
 
 @dataclass(frozen=True)

@@ -42,5 +42,7 @@ def build(current: dict, events: list[dict]) -> dict:
     ]
     for name, found in (("key_files", files), ("errors", errors), ("pointers", pointers)):
         if found:
-            update[name] = _newest_first(found, current.get(name, []), briefs.BY_NAME[name].cap)
+            cap = briefs.BY_NAME[name].cap
+            assert cap is not None  # these list sections each keep at most their cap
+            update[name] = _newest_first(found, current.get(name, []), cap)
     return update

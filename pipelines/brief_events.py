@@ -5,13 +5,14 @@ An event that reads as high is dropped before it is stored: it never reaches a w
 model nor the builder."""
 
 from datetime import datetime
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipelines import screening
 
-KINDS = ("user", "assistant", "edit", "command", "error", "read", "search", "tool", "note", "summary")
+Kind = Literal["user", "assistant", "edit", "command", "error", "read", "search", "tool", "note", "summary"]
+KINDS: tuple[str, ...] = get_args(Kind)
 MAX_EVENTS = 4_000  # a save's
 TEXT_MAX = 20_000  # an event's text
 
@@ -19,7 +20,7 @@ TEXT_MAX = 20_000  # an event's text
 class Event(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    kind: Literal[KINDS] = Field(
+    kind: Kind = Field(
         description=(
             "What happened: user, assistant, edit, command, error, read, search, tool, note or summary (a "
             "client's compaction summary)."
@@ -61,7 +62,8 @@ def screened(events: list[Event]) -> tuple[list[dict], int]:
 def windows(events: list[dict], chars: int, most: int) -> tuple[list[list[dict]], int]:
     """The events in windows of at most ``chars`` characters of lines (an event longer than a
     window is cut to it), the newest ``most`` windows kept; and how many events older ones held."""
-    cut, room = [], 0
+    cut: list[list[dict]] = []
+    room = 0
     for event in events:
         over = len(line(event)) - chars
         if over > 0:

@@ -5,6 +5,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
+from models.base import stored
 from models.brief import (
     FAILED,
     NOT_REVISED,
@@ -40,6 +41,7 @@ def revise(
     brief.session_id = session_id
     brief.updated_at = now
     s.add(brief)
+    assert brief.id is not None  # a stored brief
     s.add(
         BriefRevision(
             brief_id=brief.id,
@@ -62,7 +64,7 @@ def windows(s: Session, save_id: int) -> list[BriefWindow]:
 def settle(s: Session, save: BriefSave, now: datetime) -> None:
     """The save's status from its windows': pending while one is; else revised when one was,
     failed when one failed and none was, not revised otherwise."""
-    statuses = {window.status for window in windows(s, save.id)}
+    statuses = {window.status for window in windows(s, stored(save.id))}
     if PENDING in statuses:
         status = PENDING
     elif REVISED in statuses:

@@ -216,6 +216,7 @@ def apply(
         )
         .returning(col(Turn.id))
     )
+    assert turn_id is not None  # RETURNING the row just inserted
     s.add(
         TurnKey(
             namespace=thread.namespace,
@@ -244,6 +245,7 @@ def apply(
         )
         .returning(col(Embedding.id))
     )
+    assert embedding_id is not None  # RETURNING the row just inserted
     retire.retire(s, thread.namespace, thread.thread_id, ids, now)
     contexts.rebuild(s, [(thread.namespace, thread.thread_id)])  # no context holds a retired turn's words
     s.execute(queries.SHRINK_TURN_COUNT, {"gone": len(ids) - 1, "id": thread.id})

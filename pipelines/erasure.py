@@ -176,5 +176,6 @@ def turns_of(namespace: str, user_id: str, tombstoned: bool) -> Iterator[Iterato
         cursor.itersize = EXPORT_FETCH
         whose = {"namespace": namespace, "user_id": user_id, "tombstoned": tombstoned}
         cursor.execute(queries.EXPORT_TURNS, whose)
+        assert cursor.description is not None  # a SELECT's cursor describes its columns
         columns = [column.name for column in cursor.description]
         yield (dict(zip(columns, row, strict=True)) for row in cursor)

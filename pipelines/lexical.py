@@ -107,7 +107,8 @@ def bringing(dfs: dict[str, int], n: int) -> list[str]:
     first, while the turns holding them number at most ``CANDIDATE_BUDGET``, never a common one
     (``COMMON``) but for the rarest word some turn holds, which always does. A word no turn holds
     brings nothing and is left out."""
-    chosen, held = [], 0
+    chosen: list[str] = []
+    held = 0
     for lexeme, df in sorted(
         ((lexeme, df) for lexeme, df in dfs.items() if df), key=lambda item: (item[1], item[0])
     ):

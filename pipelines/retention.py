@@ -72,7 +72,9 @@ def plan(now: datetime, *, keep_days: int, warm_days: int, warm_tablespace: str 
 
 def _holds_before(conn: psycopg.Connection, p: partitions.Partition, before: datetime) -> bool:
     statement = queries.HOLDS_BEFORE.format(partition=sql.Identifier(p.name))
-    return conn.execute(statement, (before,)).fetchone()[0]
+    row = conn.execute(statement, (before,)).fetchone()
+    assert row is not None  # a SELECT of one value answers one row
+    return row[0]
 
 
 def detach(month: datetime) -> None:

@@ -241,7 +241,7 @@ _CVV_QUANTITY = re.compile(r"(?i)[ \t]*(?:-?[ \t]*digits?|characters?|chars?|num
 def _has_card_security_code(text: str, low: str, code: bool, run4: bool) -> bool:
     """`code`: whether "code" is in `low`; `run4`: whether it holds four digits in a row (an Amex
     CID has four). A CVV beside its card's number is read as part of the card."""
-    words = ("cv", "security code") if code else ("cv",)
+    words: tuple[str, ...] = ("cv", "security code") if code else ("cv",)
     words += ("cid",) if run4 else ()
     for i, _ in positions(low, words):
         if i and low[i - 1].isalnum():
@@ -459,5 +459,6 @@ def excerpt_is_high(text: str, shown_chars: int) -> bool:
     end = max(shown_chars, 0) + EXCERPT_LOOKAHEAD
     # Finish the token cut at the window edge (<= 200 chars): a clipped key or number could both
     # hide a secret and fake one (a 20-digit id cut to a Luhn-valid 16).
-    stop = _TOKEN_REST.match(text, end).end() if end < len(text) else end
+    rest = _TOKEN_REST.match(text, end) if end < len(text) else None  # it matches the empty string too
+    stop = rest.end() if rest is not None else end
     return is_high(text[:stop])

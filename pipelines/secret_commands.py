@@ -110,7 +110,8 @@ def _segment(text: str, start: int) -> str:
 
 def _words(segment: str) -> tuple[list[str], int]:
     """The command's words (up to a pipe, ";" or "&&", at most 60) and where they end."""
-    words, end = [], 0
+    words: list[str] = []
+    end = 0
     for m in _WORD.finditer(segment):
         if m.group() in _END_OF_COMMAND or len(words) >= 60:
             break
@@ -256,7 +257,7 @@ _SESSION_BEFORE = re.compile(r"(?i)(?:session(?:[ _-]?id)?|auth|login)[ \t]+$")
 
 
 def _pairs(text: str, start: int, first_only: bool) -> list[tuple[str, str]]:
-    found = []
+    found: list[tuple[str, str]] = []
     at = start
     while len(found) < 40:
         m = _PAIR.match(text, at)

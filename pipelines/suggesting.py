@@ -36,7 +36,8 @@ class Choice:
 def vet(candidates: list[Candidate], floor: float, already: set[UUID], limit: int) -> Choice:
     """Split the candidates (best first) into those offered, at most ``limit``, and those held
     back; a thread offered before in the session is neither."""
-    offered, held_back = [], []
+    offered: list[Candidate] = []
+    held_back: list[Candidate] = []
     for candidate in candidates:
         if candidate.thread.id in already:
             continue

@@ -61,8 +61,9 @@ def actor(stage: stages.Stage) -> dramatiq.Actor:
         return broker.get_actor(stage.actor_name)
     with _lock:
         if stage.actor_name not in broker.actors:
-            dramatiq.actor(
-                stage.work, broker=broker, actor_name=stage.actor_name, queue_name=stage.queue, max_retries=0
+            # dramatiq.actor(fn, **options) as its overloads spell it: the decorator the options make
+            dramatiq.actor(broker=broker, actor_name=stage.actor_name, queue_name=stage.queue, max_retries=0)(
+                stage.work
             )
         return broker.get_actor(stage.actor_name)
 

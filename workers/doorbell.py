@@ -93,7 +93,8 @@ class _RungConsumer(Consumer):
 
     def __init__(self, broker: DoorbellBroker, fetching: Consumer, bell: threading.Event, step: float):
         self.broker, self.fetching, self.bell, self.step = broker, fetching, bell, step
-        self.queue_name = fetching.queue_name
+        # the Redis consumer's queue; dramatiq's Consumer base class does not declare the attribute
+        self.queue_name = fetching.queue_name  # type: ignore[attr-defined]
         self.missed_at = float("-inf")
 
     def __next__(self):

@@ -68,7 +68,9 @@ def parse(text: str, source: str) -> list[TranscriptTurn]:
 
 
 def _skip_ws(text: str, pos: int) -> int:
-    return _JSON_WS.match(text, pos).end()
+    matched = _JSON_WS.match(text, pos)
+    assert matched is not None  # it matches the empty string too
+    return matched.end()
 
 
 def _array_elements(text: str) -> Iterator[tuple[object, int, dict[str, int]]]:

@@ -11,7 +11,7 @@ the save not revised; the windows revised before stay."""
 from sqlmodel import Session, col, select
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.brief import FAILED, LLM, NOT_REVISED, PENDING, REVISED, BriefSave, BriefWindow, SessionBrief
 from models.settings import get_settings
 from models.stage_run import SKIPPED, SUCCEEDED, StageRun
@@ -43,29 +43,35 @@ def _work(run: StageRun) -> None:
         if window.status not in (PENDING, FAILED):  # done by an earlier delivery
             return close(run, SKIPPED, reason=window.status)
         save = s.get(BriefSave, window.save_id)
-        current = dict(s.get(SessionBrief, save.brief_id).sections)
+        assert save is not None  # a window's save (its foreign key)
+        brief = s.get(SessionBrief, save.brief_id)
+        assert brief is not None  # a save's brief (its foreign key)
+        current = dict(brief.sections)
         s.expunge_all()
+    window_id = stored(window.id)
     if not get_settings().session_brief_model_calls:
-        return _not_revised(run, window.id, "model-calls-off")
+        return _not_revised(run, window_id, "model-calls-off")
     if save.author != LLM:
-        return _apply(run, window.id, brief_builder.build(current, window.events))
+        return _apply(run, window_id, brief_builder.build(current, window.events))
     budget = get_settings().llm_prompt_max_chars - len(brief_llm.INSTRUCTIONS)
     prompt = brief_llm.prompt(current, window.events, budget)
     if screening.is_high(prompt):  # each event passed; together they read as high
-        return _not_revised(run, window.id, "prompt-high-sensitivity")
+        return _not_revised(run, window_id, "prompt-high-sensitivity")
     try:
         with ledger.leased([run]):
             answer = llm.get_brief_llm().ask(brief_llm.Revision, brief_llm.INSTRUCTIONS, prompt)
     except llm.NoProvider:  # the model was configured when the save was made, and is not now
-        return _not_revised(run, window.id, llm.NO_PROVIDER_REASON)
+        return _not_revised(run, window_id, llm.NO_PROVIDER_REASON)
     except llm.LLMFailed as exc:
-        return _failed_attempt(run, window.id, f"brief window failed: {exc}")
-    return _apply(run, window.id, brief_llm.update_from(answer))
+        return _failed_attempt(run, window_id, f"brief window failed: {exc}")
+    return _apply(run, window_id, brief_llm.update_from(answer))
 
 
 def _locked_window(s: Session, window_id: int) -> tuple[BriefWindow, BriefSave]:
     window = s.exec(select(BriefWindow).where(col(BriefWindow.id) == window_id).with_for_update()).one()
-    return window, s.get(BriefSave, window.save_id)
+    save = s.get(BriefSave, window.save_id)
+    assert save is not None  # a window's save (its foreign key)
+    return window, save
 
 
 def _next(s: Session, save: BriefSave, window: BriefWindow, now) -> list[int]:
@@ -79,8 +85,8 @@ def _next(s: Session, save: BriefSave, window: BriefWindow, now) -> list[int]:
     brief_store.settle(s, save, now)
     if following is None or following.status != PENDING:
         return []
-    run = request(s, following.id)
-    return [run.id] if run.status == PENDING else []
+    run = request(s, stored(following.id))
+    return [stored(run.id)] if run.status == PENDING else []
 
 
 def _send(run_ids: list[int]) -> None:
@@ -98,7 +104,7 @@ def _apply(run: StageRun, window_id: int, update: dict) -> None:
             ledger.finish(s, [run], SKIPPED, reason=window.status)
             return
         brief = brief_store.locked(s, save.brief_id)
-        refused = brief_store.revise(s, brief, update, save.author, save.session_id, save.id, now)
+        refused = brief_store.revise(s, brief, update, save.author, save.session_id, stored(save.id), now)
         window.status, window.revision, window.error = REVISED, brief.revision, None
         s.add(window)
         result = {"revision": brief.revision, "refused_sections": refused}
@@ -114,7 +120,7 @@ def _not_revised(run: StageRun, window_id: int, reason: str) -> None:
     now = utcnow()
     with db.session() as s:
         window, save = _locked_window(s, window_id)
-        for later in brief_store.windows(s, save.id):
+        for later in brief_store.windows(s, stored(save.id)):
             if later.position >= window.position and later.status in (PENDING, FAILED):
                 later.status, later.error = NOT_REVISED, reason
                 s.add(later)
