@@ -30,9 +30,15 @@ def status(
     as_json: Annotated[bool, typer.Option("--json", help="the whole snapshot as one JSON object")] = False,
 ) -> None:
     """Services, queues, failed runs and the oldest pending run at a glance. Starts nothing: a
-    server that is not running is reported down, and the exit code is then 1."""
+    server that is not running is reported down, and the exit code is then 1. Where there is no
+    data directory (and no configured servers) it says so in one line, exit 2, and makes none."""
     get_settings.cache_clear()  # the environment as it is now
     settings = get_settings()
+    # An existing home that was never initialized is reported down like a stopped one; only a
+    # missing home is refused, since reading it would make it.
+    if not settings.home.exists() and (missing := services.no_data_directory(settings, start=None)):
+        err.print(f"error: {missing}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
     at = system.endpoints()
     probe = system.Probe(at)
     try:

@@ -47,6 +47,7 @@ def made(home) -> None:
         ("ingest-transcript", "--namespace", "ns", "--file", "TMP/t.md"),
         ("worker",),
         ("backup", "TMP/loom.dump"),
+        ("status",),
     ],
     ids=lambda args: " ".join(args[:2]),
 )
