@@ -57,16 +57,17 @@ def suggest(caller: Caller, req: SuggestRequest) -> SuggestAnswer:
 
     Errors: 404 for a loom not in this namespace."""
     settings = get_settings()
-    q = hybrid.query(req.said, "hybrid", req.limit, 0.6, hybrid.Clock())
-    vector, model = q.vector, q.model
+    vector, model, _ = hybrid.embedded_query(req.said)
     now = utcnow()
     pool = max(4 * req.limit, 20)
     with db.session() as s:
         loom = the_loom(s, caller, req)
         session = sessions.open_session(s, loom, sessions.Where(req.thread_id, req.run_id, req.agent), now)
-        semantic = memory.by_vector(s, loom.id, vector, model, pool, -1.0, now) if vector is not None else []
-        found = memory.by_lexical(s, loom.id, req.said, pool, now)
-        ranked = hybrid.fuse(semantic, found, q.lexical_weight, pool, key=lambda hit: hit.key)
+        # Every candidate of both legs, fused with no floor: vetting (below) judges their similarity.
+        corpus = memory.corpus(s, loom.id, now)
+        semantic = corpus.by_vector(vector, model, pool, -1.0) if vector is not None and model else []
+        found = corpus.by_lexical(req.said, pool)
+        ranked = hybrid.fuse(semantic, found, hybrid.LEXICAL_WEIGHT, pool, key=corpus.key)
         with_cues = s.exec(
             select(MemoryThread).where(
                 col(MemoryThread.loom_id) == loom.id,

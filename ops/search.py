@@ -41,7 +41,7 @@ class Ranking(OpRequest):
         ),
     )
     lexical_weight: float = Field(
-        default=0.6,
+        default=hybrid.LEXICAL_WEIGHT,
         ge=0,
         le=1,
         description=(

@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 # A hybrid search fuses this many candidates of each leg (at least), however few it returns.
 POOL_MIN, POOL_FACTOR, POOL_MAX = 50, 5, 500
 RRF_K = 10  # small: the top of each list counts most (tuned on the LongMemEval file, bench/README.md)
+LEXICAL_WEIGHT = 0.6  # the lexical leg's weight unless a request says; the vector leg's is 1 - it
 
 
 class Ranks(Protocol):
@@ -78,7 +79,7 @@ class Query:
     text: str
     mode: str  # hybrid, semantic or lexical
     limit: int
-    lexical_weight: float = 0.6  # the lexical leg's weight in the fusion; the vector leg's is 1 - it
+    lexical_weight: float = LEXICAL_WEIGHT
     vector: list[float] | None = None  # the text's, when the embedder answered
     model: str | None = None  # the model that made it
     embedder_error: str | None = None  # why there is no vector, when the mode wanted one
@@ -95,11 +96,12 @@ def query(text: str, mode: str, limit: int, lexical_weight: float, clock: Clock)
     """The query, with its vector where the mode uses one (the embedding timed as ``embed``)."""
     if mode == "lexical":
         return Query(text, mode, limit, lexical_weight)
-    vector, model, error = clock.timed("embed", lambda: _embedded(text))
+    vector, model, error = clock.timed("embed", lambda: embedded_query(text))
     return Query(text, mode, limit, lexical_weight, vector, model, error)
 
 
-def _embedded(text: str) -> tuple[list[float] | None, str | None, str | None]:
+def embedded_query(text: str) -> tuple[list[float] | None, str | None, str | None]:
+    """(the text's vector, the model that made it, why there is none: the embedder failed)."""
     try:
         embedder = get_embedder()
         return embedder.embed([text])[0], embedder.name, None
