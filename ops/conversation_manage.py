@@ -65,7 +65,7 @@ def compact(caller: Caller, req: CompactRequest) -> CompactAnswer | Waiting:
         thread = find_thread(s, namespace, req.thread_id)
         run = compaction.request(s, thread.id, req.agent, req.keep_recent, req.min_to_compact, revive=True)
     return started(
-        compaction.STAGE,
+        compaction.COMPACTION,
         run,
         req.wait,
         req.wait_seconds,

@@ -4,7 +4,7 @@ else goes through the ORM. Nothing above ``models`` writes SQL text: ``pipelines
 execute these by name, and ``ops`` call pipelines.
 
 A stage run's key has one definition, the SQL function ``loom_run_key(stage, subject_id, version)``
-(migration 0030): these statements and ``workers.stages.Stage.key`` both call it."""
+(migration 0030): these statements and ``models.stages.Stage.key`` both call it."""
 
 from sqlalchemy import TextClause, text
 
