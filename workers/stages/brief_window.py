@@ -16,7 +16,7 @@ from models.brief import FAILED, LLM, NOT_REVISED, PENDING, REVISED, BriefSave, 
 from models.settings import get_settings
 from models.stage_run import SKIPPED, StageRun
 from models.stages import BRIEF_WINDOW
-from pipelines import brief_builder, brief_llm, brief_store, screening
+from pipelines import brief_store, brief_window, screening
 from providers import llm
 from workers import broker, ledger, outbox
 from workers.asking import asked, committed
@@ -52,15 +52,15 @@ def _work(run: StageRun) -> None:
     if not get_settings().session_brief_model_calls:
         return _not_revised(run, window_id, "model-calls-off")
     if save.author != LLM:
-        return _apply(run, window_id, brief_builder.build(current, window.events))
-    budget = get_settings().llm_prompt_max_chars - len(brief_llm.INSTRUCTIONS)
-    prompt = brief_llm.prompt(current, window.events, budget)
+        return _apply(run, window_id, brief_window.build(current, window.events))
+    budget = get_settings().llm_prompt_max_chars - len(brief_window.INSTRUCTIONS)
+    prompt = brief_window.prompt(current, window.events, budget)
     if screening.is_high(prompt):  # each event passed; together they read as high
         return _not_revised(run, window_id, "prompt-high-sensitivity")
     answer = asked(
         BRIEF_WINDOW,
         run,
-        lambda: llm.get_brief_llm().ask(brief_llm.Revision, brief_llm.INSTRUCTIONS, prompt),
+        lambda: llm.get_brief_llm().ask(brief_window.Revision, brief_window.INSTRUCTIONS, prompt),
         "brief window failed",
         # The model was configured when the save was made, and is not now.
         without_model=lambda: _not_revised(run, window_id, llm.NO_PROVIDER_REASON),
@@ -68,7 +68,7 @@ def _work(run: StageRun) -> None:
     )
     if answer is None:
         return None
-    return _apply(run, window_id, brief_llm.update_from(answer))
+    return _apply(run, window_id, brief_window.update_from(answer))
 
 
 def _locked_window(s: Session, window_id: int) -> tuple[BriefWindow, BriefSave]:

@@ -3,11 +3,11 @@ subject is a thread's ``row_id``; its version, the first 16 characters of the em
 digest, so a reframed thread gets a run of its own."""
 
 from models.stages import MEMORY_EMBEDDING
-from pipelines import memory
+from pipelines.memory_embedding import load_pending, record_error, store_vectors
 from workers.bodies import Vectors, embedded_in_batches
 from workers.stages import register
 
-VECTORS = Vectors(memory.load_pending, memory.store_vectors, memory.record_error)
+VECTORS = Vectors(load_pending, store_vectors, record_error)
 
 
 def embed_memory_threads(run_ids: list[int]) -> None:
