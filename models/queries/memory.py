@@ -3,15 +3,15 @@
 from sqlalchemy import text
 
 from models.queries import runs_of
-from models.stages import NIGHT_WEAVING
+from models.stages import MEMORY_EMBEDDING, NIGHT_WEAVING
 
 # The re-embedding pass's pick for memory threads (as OUTDATED_EMBEDDING_RUNS does for turns: a run
 # keyed by the thread's row_id and digest), over
 # ix_memory_threads_model (migration 0020).
-OUTDATED_MEMORY_EMBEDDING_RUNS = text("""
+OUTDATED_MEMORY_EMBEDDING_RUNS = text(f"""
 SELECT r.id
 FROM memory_threads m
-JOIN stage_runs r ON r.idem_key = loom_run_key('memory_embedding', m.row_id, left(m.digest, 16))
+JOIN stage_runs r ON r.idem_key = loom_run_key('{MEMORY_EMBEDDING.name}', m.row_id, left(m.digest, 16))
 WHERE m.vector IS NOT NULL AND (m.model < :model OR m.model > :model) AND m.cut_at IS NULL
   AND r.status = 'succeeded'
 ORDER BY r.id
