@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import RECORDING, Spelling, embedded_database, log, percentile, rounded  # noqa: E402
+from harness import RECORDING, embedded_database, log, percentile, rounded  # noqa: E402
 from longmemeval import DEFAULT_DATA, load_records, unique_sessions  # noqa: E402
 
 
@@ -60,7 +60,7 @@ def appended(timed: dict[str, Timed], namespace: str, turns, write, new_turn) ->
                 namespace=f"{namespace}-{build}", thread_id=t.session_id, agent="bench", role=t.role,
                 content=t.content, msg_id=t.msg_id,
             )  # fmt: skip
-            write(conn, turn, Spelling())
+            write(conn, turn)
 
 
 def main() -> None:

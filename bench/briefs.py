@@ -102,7 +102,7 @@ def condense(clock: Clock, saved: dict) -> dict:
     from providers import llm
     from workers import stages
 
-    work = stages.get("brief_window").work
+    work = stages.body(stages.get("brief_window"))
     statuses: dict[str, int] = {}
     since = utcnow()
     started, db_before = time.perf_counter(), clock.db

@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from context_replica import DATA, load  # noqa: E402
-from harness import RECORDING, Spelling, embedded_database, log  # noqa: E402
+from harness import RECORDING, embedded_database, log  # noqa: E402
 
 
 def recall_at_10(data) -> float:
@@ -65,7 +65,7 @@ def main() -> None:
                     namespace=corpus_of[n], thread_id=t.session, agent="bench", role=t.role,
                     content=t.content, msg_id=f"{t.session}:{t.index}",
                 )  # fmt: skip
-                write(conn, turn, Spelling())
+                write(conn, turn)
             conn.execute("VACUUM ANALYZE turns")
         with_contexts = recall_at_10(data)
         with db.session() as s:

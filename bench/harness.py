@@ -22,7 +22,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -501,12 +500,3 @@ RECORDING = (
     "INSERT INTO namespaces (name, conversation_logging_enabled, created_at, updated_at) "
     "VALUES (:n, true, now(), now())"
 )
-
-
-@dataclass(frozen=True)
-class Spelling:
-    """How the append spells its embedding run (a ``workers.stages.Stage``'s name and subject
-    kind), without the stage's module."""
-
-    name: str = "embedding"
-    subject_kind: str = "embedding"

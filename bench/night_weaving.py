@@ -76,7 +76,7 @@ def weave(namespace: str, clock: Clock) -> dict:
     started, db_before = time.perf_counter(), clock.db
     with timed_asks(llm, "get_llm") as model:
         runs = weave_night(loom, by="operator")
-        work = stages.get("night_weaving").work
+        work = stages.body(stages.get("night_weaving"))
         for run_id in runs:
             work([run_id])
     wall = time.perf_counter() - started

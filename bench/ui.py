@@ -38,7 +38,7 @@ from harness import embedded_database, log, percentile, rounded, without_broker 
 from longmemeval import DEFAULT_DATA, load_records  # noqa: E402
 
 NAMESPACES = [f"team-{i}" for i in range(5)]
-STAGES = ("embedding", "screening", "compaction", "titles", "extraction", "night_weaving", "brief_window")
+STAGES = ("embedding", "screening", "compaction", "title", "extraction", "night_weaving", "brief_window")
 STATUSES = ("succeeded",) * 7 + ("skipped", "pending", "failed")
 SECRET = "the prod db password=Xk29!aPq7vR, keep it safe"
 

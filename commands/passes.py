@@ -18,7 +18,7 @@ from ops.waiting import Watch
 from schedules.night_weaving import weave_night
 from schedules.record import PassBusy, fire
 from schedules.registry import Pass, passes
-from schedules.rescreen import rescreen_outdated
+from schedules.screening import rescreen_outdated
 from workers import ledger
 
 passes_app = typer.Typer(no_args_is_help=True, help="The periodic passes: list them, run one by hand.")

@@ -30,6 +30,7 @@ from models.brief import (
 )
 from models.settings import get_settings
 from models.stage_run import StageRun
+from models.stages import BRIEF_WINDOW
 from ops.briefs import BriefOp, checked_key, prefix_of, seen_key, stored_key
 from ops.caller import Caller
 from ops.errors import OpError, invalid
@@ -38,7 +39,6 @@ from ops.waiting import Waiting, Watch
 from pipelines import brief_events, brief_store
 from providers import llm
 from workers import outbox
-from workers.stages.brief_window import BRIEF_WINDOW
 from workers.stages.brief_window import request as request_window
 
 
@@ -378,7 +378,7 @@ def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
         save_id = record.id
 
     assert first.id is not None  # a stored run
-    outbox.wake(BRIEF_WINDOW.name, [first.id])
+    outbox.wake(BRIEF_WINDOW, [first.id])
     return _waited(given, save_id, req.wait_seconds)
 
 

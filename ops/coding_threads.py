@@ -18,13 +18,13 @@ from sqlmodel import col, select
 from models import db
 from models.base import utcnow
 from models.coding_thread import CodingThread
+from models.stages import THREAD_INDEX
 from ops.caller import Caller
 from ops.errors import OpError, forbidden, invalid, not_found, validation_error
 from ops.limits import check_body
 from ops.schemas import Answer, Moment
 from pipelines import coding_threads, thread_index
 from workers import ledger, outbox
-from workers.stages.thread_index import THREAD_INDEX
 
 SEARCH_CHARS = 200_000  # of a thread's text, in its full-text index
 MAX_BYTES = 32 * 1024 * 1024  # a thread's body, as sent
@@ -141,7 +141,7 @@ def upsert(caller: Caller, body: object, path_id: str | None = None, namespace: 
         if row.message_count > row.indexed_count:
             run = ledger.request(s, THREAD_INDEX, row.row_id, str(thread.version), {})
     if run is not None and run.status == "pending":
-        outbox.wake(THREAD_INDEX.name, [run.id])
+        outbox.wake(THREAD_INDEX, [run.id])
     return stored
 
 

@@ -13,6 +13,7 @@ from models import db
 from models.base import utcnow
 from models.settings import get_settings
 from models.stage_run import FAILED, StageRun
+from models.stages import INGEST
 from models.transcript import Transcript
 from ops.caller import Caller
 from ops.conversation_write import recording
@@ -22,7 +23,6 @@ from ops.schemas import ActedIn, Answer, Identifier, OpRequest, WaitSeconds, wai
 from ops.waiting import Waiting
 from pipelines import keys, transcripts
 from workers import ledger
-from workers.stages.ingest import INGEST
 
 
 def body_cap() -> int:
@@ -142,7 +142,7 @@ def ingest(caller: Caller, req: IngestRequest) -> IngestAnswer | Waiting:
         run = ledger.request(s, INGEST, transcript_id, digest[:16], {}, revive=True)
     stored = before in (None, FAILED)  # new, or one that failed and is tried again
     return started(
-        INGEST.name,
+        INGEST,
         run,
         req.wait,
         req.wait_seconds,

@@ -9,6 +9,7 @@ from sqlmodel import col, func, select, update
 from models import db
 from models.base import utcnow
 from models.conversation import Thread, Turn
+from models.stages import COMPACTION
 from ops.caller import Caller
 from ops.conversation_read import named_agent
 from ops.conversation_write import find_thread
@@ -65,7 +66,7 @@ def compact(caller: Caller, req: CompactRequest) -> CompactAnswer | Waiting:
         thread = find_thread(s, namespace, req.thread_id)
         run = compaction.request(s, thread.id, req.agent, req.keep_recent, req.min_to_compact, revive=True)
     return started(
-        compaction.STAGE,
+        COMPACTION,
         run,
         req.wait,
         req.wait_seconds,

@@ -19,6 +19,7 @@ from models import db, partitions
 from models.base import stored, utcnow
 from models.conversation import MSG_ID_MAX
 from models.settings import get_settings
+from models.stages import EMBEDDING
 from ops import cursors
 from ops import search as searching
 from ops.caller import NAMESPACE_WIDE, Caller
@@ -29,7 +30,6 @@ from ops.schemas import ActedIn, Answer, Identifier, Moment, NamespaceName, OpRe
 from ops.waiting import Waiting, Watch
 from pipelines import saving, search
 from workers import ledger, outbox
-from workers.stages.embedding import EMBEDDING
 
 # A token minted for one end user names its namespace as "@me".
 SavedNamespace = Annotated[NamespaceName | Literal["@me"] | None, Field(default=None)]
@@ -155,7 +155,7 @@ def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
     if done.outcome != saving.SAVED:
         return unsaved(done.outcome)
     if runs:
-        outbox.wake(EMBEDDING.name, [stored(run.id) for run in runs])
+        outbox.wake(EMBEDDING, [stored(run.id) for run in runs])
     run_ids = [stored(run.id) for run in runs]
 
     def check(final: bool) -> SaveAnswer | Watch:

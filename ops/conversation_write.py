@@ -11,13 +11,13 @@ from models import db
 from models.base import utcnow
 from models.conversation import MSG_ID_MAX, Thread
 from models.namespace import Namespace
+from models.stages import EMBEDDING
 from ops import append_metrics
 from ops.caller import Caller
 from ops.errors import not_found
 from ops.schemas import ActedIn, Answer, Identifier, Metadata, Moment, OpRequest, SaidAt
 from pipelines import appending
 from workers import outbox
-from workers.stages.embedding import EMBEDDING
 
 Role = Literal["user", "assistant", "system", "tool"]
 
@@ -197,7 +197,7 @@ def append(caller: Caller, req: AppendRequest) -> AppendAnswer:
         **req.model_dump(exclude={"namespace"}),
     )
     with db.autocommit() as conn:
-        written = appending.write(conn, turn, EMBEDDING)
+        written = appending.write(conn, turn)
     if written.outcome != appending.STORED:
         return AppendAnswer(
             namespace=turn.namespace,
@@ -207,7 +207,7 @@ def append(caller: Caller, req: AppendRequest) -> AppendAnswer:
             reason=written.outcome,
         )
     if written.embedding_run_id is not None:
-        outbox.wake(EMBEDDING.name, [written.embedding_run_id])
+        outbox.wake(EMBEDDING, [written.embedding_run_id])
     return AppendAnswer(
         namespace=turn.namespace,
         thread_id=turn.thread_id,

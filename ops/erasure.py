@@ -18,6 +18,7 @@ from sqlmodel import col, select
 from models import db
 from models.erasure import EXPORTED, ErasureEvent
 from models.stage_run import StageRun
+from models.stages import ERASURE
 from ops.caller import Caller
 from ops.errors import invalid
 from ops.operator import OperatorRequest
@@ -36,7 +37,6 @@ from ops.schemas import (
 from ops.waiting import Waiting
 from pipelines import erasure
 from workers import ledger
-from workers.stages.erasure import ERASURE, STAGE
 
 
 class ErasureRequest(OpRequest):
@@ -105,7 +105,7 @@ def request(caller: Caller, req: ErasureRequest) -> ErasureAnswer | Waiting:
     def answer(run: StageRun) -> ErasureAnswer:
         return ErasureAnswer(erasure_id=erasure_id, namespaces=namespaces, scope=scope, run=run_public(run))
 
-    return started(STAGE, run, req.wait, req.wait_seconds, answer)
+    return started(ERASURE, run, req.wait, req.wait_seconds, answer)
 
 
 class ExportRequest(OpRequest):

@@ -17,13 +17,13 @@ from sqlmodel import Session, col, select
 from models import db
 from models.base import stored, utcnow
 from models.memory import BASES, KINDS, WEIGHT_MAX, WEIGHT_MIN, Loom, MemoryEvidence, MemoryThread
+from models.stages import MEMORY_EMBEDDING
 from ops import search as searching
 from ops.caller import Caller
 from ops.errors import invalid, not_found
 from ops.schemas import ActedIn, Answer, Moment, OpRequest
 from pipelines import hybrid, memory, sessions
 from workers import ledger, outbox
-from workers.stages.memory_embedding import MEMORY_EMBEDDING
 
 CONTENT_MAX = 8_000
 Item = Annotated[str, Field(min_length=1, max_length=200)]
@@ -182,7 +182,7 @@ def embed_later(s: Session, thread: MemoryThread) -> int | None:
 
 def wake(run_id: int | None) -> None:
     if run_id is not None:
-        outbox.wake(MEMORY_EMBEDDING.name, [run_id])
+        outbox.wake(MEMORY_EMBEDDING, [run_id])
 
 
 class SetRequest(SessionOp):

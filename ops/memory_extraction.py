@@ -18,6 +18,7 @@ from models import db
 from models.base import utcnow
 from models.memory import MemoryEvidence
 from models.stage_run import StageRun
+from models.stages import EXTRACTION
 from ops.caller import Caller
 from ops.errors import invalid
 from ops.memory import SessionOp, the_loom
@@ -26,7 +27,7 @@ from ops.schemas import ActedIn, Answer, Moment, SaidAt
 from ops.waiting import Waiting
 from pipelines import extraction, keys, screening
 from pipelines.excerpts import around
-from workers.stages.extraction import EXTRACTION, request
+from workers.stages.extraction import request
 
 
 class MessageIn(BaseModel):
@@ -119,7 +120,7 @@ def set_from_messages(caller: Caller, req: SetFromMessagesRequest) -> SetFromMes
             namespace=loom.namespace, loomId=loom.id, evidence=len(ids), run=run_public(run)
         )
 
-    return started(EXTRACTION.name, run, not req.defer, req.wait_seconds, answer)
+    return started(EXTRACTION, run, not req.defer, req.wait_seconds, answer)
 
 
 class RecallRequest(SessionOp):

@@ -21,6 +21,7 @@ from models import db
 from models.base import utcnow
 from models.observation import ERROR_MAX, FILE_MAX, FILES_MAX, SUMMARY_MAX, Observation
 from models.stage_run import StageRun
+from models.stages import EXTRACTION
 from ops.caller import Caller
 from ops.errors import invalid
 from ops.memory import LoomOp, the_loom
@@ -28,7 +29,7 @@ from ops.runs import RunAnswer, run_public, started
 from ops.schemas import ActedIn, Answer, OpRequest, SaidAt
 from ops.waiting import Waiting
 from pipelines import episodes, extraction, keys, screening
-from workers.stages.extraction import EXTRACTION, request
+from workers.stages.extraction import request
 
 BATCH_MAX = 200  # actions a record call carries
 CRYSTALLIZE_MAX = 500  # actions a crystallize takes; the rest wait for the next one
@@ -256,4 +257,4 @@ def crystallize(caller: Caller, req: CrystallizeRequest) -> CrystallizeAnswer | 
             run=run_public(run),
         )
 
-    return started(EXTRACTION.name, run, not req.defer, req.wait_seconds, answer)
+    return started(EXTRACTION, run, not req.defer, req.wait_seconds, answer)

@@ -219,7 +219,7 @@ def retry_run(caller: Caller, req: RunRequest) -> RetryAnswer:
     if outcome is None:
         raise not_found(f"no stage run {req.run_id}")
     message = outcome.message
-    if outcome.requeued and not outbox.send(outcome.run.stage, [req.run_id]):
+    if outcome.requeued and not outbox.send(stages.get(outcome.run.stage), [req.run_id]):
         message += " (the broker did not answer: the sweep sends it when it does)"
     return RetryAnswer(run=run_row(outcome.run), requeued=outcome.requeued, message=message)
 
@@ -253,7 +253,7 @@ def retry_stage(caller: Caller, req: RetryStageRequest) -> RetryStageAnswer:
         raise invalid(f"the {req.stage} stage does not retry {req.status} runs", "status")
     requeued, sent = 0, True
     for ids in ledger.retry_all(req.stage, req.status):
-        sent = outbox.send(req.stage, ids) and sent
+        sent = outbox.send(declared[req.stage], ids) and sent
         requeued += len(ids)
     message = f"{requeued} {req.stage} runs queued again"
     if not sent:

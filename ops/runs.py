@@ -7,6 +7,7 @@ from pydantic import Field
 
 from models import db
 from models.stage_run import DONE, FAILED, StageRun
+from models.stages import Stage
 from ops.schemas import Answer, Moment
 from ops.waiting import Waiting, Watch
 from workers import outbox
@@ -68,7 +69,7 @@ A = TypeVar("A", bound=Answer)
 
 
 def started(
-    stage: str, run: StageRun, wait: bool, seconds: float, answer: Callable[[StageRun], A]
+    stage: Stage, run: StageRun, wait: bool, seconds: float, answer: Callable[[StageRun], A]
 ) -> A | Waiting:
     """After the commit that wrote (or found) ``run``: wake its stage while it waits to be done,
     and answer (``answer`` of the run) at once or, with ``wait``, once it is done or after

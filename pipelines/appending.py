@@ -5,7 +5,7 @@ embedding row and run, in one statement). The caller wakes the embedding stage a
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 import psycopg
 
@@ -13,19 +13,11 @@ from models import partitions
 from models.base import utcnow
 from models.queries import turns as queries
 from models.settings import get_settings
+from models.stages import EMBEDDING
 from pipelines import contexts, embedding, keys, looms, screening
 
 STORED, DUPLICATE, LOGGING_DISABLED, DELETED = "stored", "duplicate", "logging_disabled", "deleted"
 EXPIRED = "expired"  # said before the retention TTL's cutoff: it would be removed at once
-
-
-class RunSpelling(Protocol):
-    """How the embedding stage names its runs (``workers.stages.Stage``)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def subject_kind(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -64,7 +56,7 @@ def expired(said: datetime) -> bool:
     return bool(days) and said < partitions.retention_cutoff(utcnow(), days)
 
 
-def write(conn: psycopg.Connection, turn: NewTurn, embedding_stage: RunSpelling) -> Written:
+def write(conn: psycopg.Connection, turn: NewTurn) -> Written:
     """Write one turn on an autocommit connection (the statement is its own transaction)."""
     sensitivity = screening.screen(turn.content).level
     embed = embedding.embeddable(turn.role, sensitivity)
@@ -92,8 +84,8 @@ def write(conn: psycopg.Connection, turn: NewTurn, embedding_stage: RunSpelling)
         "said": embed,  # what the vector leg embeds is what has, and is, a lexical context
         "embed_text": text,
         "embed_digest": keys.digest(text),
-        "stage": embedding_stage.name,
-        "subject_kind": embedding_stage.subject_kind,
+        "stage": EMBEDDING.name,
+        "subject_prefix": EMBEDDING.subject_prefix,
         "interaction": looms.interaction_id(turn.namespace, turn.thread_id, turn.run_id),
         "now": utcnow(),
         "short": contexts.SHORT_CHARS,

@@ -1,5 +1,5 @@
 """Digests and derived ids, so one rule has one spelling. A stage run's subject and key are its
-stage's (``workers.stages.Stage``)."""
+stage's (``models.stages.Stage``)."""
 
 import hashlib
 

@@ -1,5 +1,6 @@
 """Memory threads: writing them, their vectors, and finding them. Plain functions in the caller's
-transaction; the ops request the embedding run (``workers.stages.memory_embedding``).
+transaction; the ops request the embedding run, whose reads and writes are
+``pipelines.memory_embedding``.
 
 A memory thread is screened like a turn: one that reads as high is never stored. Its text is
 embedded (the first ``LOOM_EMBED_MAX_CHARS`` characters, as a turn's) and has lexemes, so it is
@@ -113,43 +114,6 @@ def reframe(s: Session, thread: MemoryThread, content: str, now: datetime) -> bo
     s.add(thread)
     s.flush()
     return True
-
-
-# --- the embedding stage's reads and writes (workers.stages.memory_embedding) ---------------------
-
-
-def load_pending(s: Session, row_ids: list[int]) -> list[embedding.Pending]:
-    rows = s.exec(
-        select(col(MemoryThread.row_id), col(MemoryThread.content), col(MemoryThread.digest)).where(
-            col(MemoryThread.row_id).in_(row_ids), col(MemoryThread.cut_at).is_(None)
-        )
-    ).all()
-    return [embedding.Pending(row_id, embedded_text(content), digest) for row_id, content, digest in rows]
-
-
-def store_vectors(
-    s: Session, batch: list[embedding.Pending], vectors: list[list[float]], model: str
-) -> dict[int, str]:
-    """Write each vector unless its thread was cut or reframed while the model ran."""
-    written = set(
-        s.execute(
-            queries.STORE_THREAD_VECTORS,
-            {
-                "ids": [pending.id for pending in batch],
-                "digests": [pending.digest for pending in batch],
-                "vectors": [Vector(vector).to_text() for vector in vectors],
-                "model": model,
-                "now": utcnow(),
-            },
-        ).scalars()
-    )
-    return {
-        pending.id: embedding.SUCCEEDED if pending.id in written else embedding.DELETED for pending in batch
-    }
-
-
-def record_error(s: Session, row_ids: list[int], error: str) -> None:
-    s.execute(queries.RECORD_THREAD_EMBED_ERROR, {"error": error, "ids": row_ids})
 
 
 # --- finding them ------------------------------------------------------------------------------

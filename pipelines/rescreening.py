@@ -1,7 +1,7 @@
 """Judging stored turns again with the rules of this build (``pipelines.screening``), for the turns
 an older version of the rules judged (``turns.screened_with``). Plain functions; the re-screening
 stage (``workers/stages/screening.py``) adds the run and the embedding runs, the rescreen pass
-(``schedules/rescreen.py``) the ranges.
+(``schedules/screening.py``) the ranges.
 
 A turn that now reads as high loses its embedding row in the judging transaction (the vector is
 deleted, never kept); one that no longer reads as high gets an embedding row, unless a live row of

@@ -41,7 +41,7 @@ def unindexed(s: Session, row_id: int) -> Unindexed | None:
     )
 
 
-def write_turns(thread: Unindexed, embedding_stage: appending.RunSpelling) -> tuple[int, list[int]]:
+def write_turns(thread: Unindexed) -> tuple[int, list[int]]:
     """The user and assistant messages from ``start`` on, appended; how many were stored, and the
     embedding runs to wake."""
     wake, written = [], 0
@@ -59,7 +59,7 @@ def write_turns(thread: Unindexed, embedding_stage: appending.RunSpelling) -> tu
                 msg_id=str(position),
                 ts=thread.said_at,
             )
-            done = appending.write(conn, turn, embedding_stage)
+            done = appending.write(conn, turn)
             written += done.outcome == appending.STORED
             if done.embedding_run_id is not None:
                 wake.append(done.embedding_run_id)

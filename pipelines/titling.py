@@ -1,6 +1,6 @@
 """Titling a thread: the prompt from its first turns (never one that reads as high), the title
 the model's answer gives, and the thread's title or its refusal mark. Plain functions; the stage
-(``workers/stages/titles.py``) adds the run, and the titler pass (``schedules/titler.py``) picks
+(``workers/stages/titling.py``) adds the run, and the titler pass (``schedules/titling.py``) picks
 the threads."""
 
 import json

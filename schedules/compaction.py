@@ -7,10 +7,11 @@ from models import db
 from models.base import stored
 from models.settings import get_settings
 from models.stage_run import PENDING
+from models.stages import COMPACTION
 from pipelines import compaction
 from providers import llm
 from workers import outbox
-from workers.stages.compaction import COMPACTION, request
+from workers.stages.compaction import request
 
 log = logging.getLogger(__name__)
 
@@ -31,5 +32,5 @@ def compact_grown() -> list[int]:
         ]
     pending = [stored(run.id) for run in runs if run.status == PENDING]
     if pending:
-        outbox.send(COMPACTION.name, pending)
+        outbox.send(COMPACTION, pending)
     return pending

@@ -7,8 +7,9 @@ nothing to change). A done run is not asked again. Returns the runs sent."""
 from models import db, partitions
 from models.base import stored
 from models.stage_run import PENDING
+from models.stages import CONTEXTS
 from workers import ledger, outbox
-from workers.stages.contexts import CONTEXTS, VERSION
+from workers.stages.contexts import VERSION
 
 
 def build_missing() -> list[int]:
@@ -18,5 +19,5 @@ def build_missing() -> list[int]:
         runs = [ledger.request(s, CONTEXTS, month, VERSION, {}) for month in months]
     pending = [stored(run.id) for run in runs if run.status == PENDING]
     if pending:
-        outbox.send(CONTEXTS.name, pending)
+        outbox.send(CONTEXTS, pending)
     return pending

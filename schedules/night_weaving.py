@@ -9,8 +9,8 @@ from models import db
 from models.base import stored, utcnow
 from models.memory import LoomSession, NightWeaving
 from models.stage_run import PENDING
+from models.stages import NIGHT_WEAVING
 from workers import ledger, outbox
-from workers.stages.night_weaving import NIGHT_WEAVING
 
 
 def weave_night(loom_id: UUID | None = None, by: str = "scheduler") -> list[int]:
@@ -40,5 +40,5 @@ def weave_night(loom_id: UUID | None = None, by: str = "scheduler") -> list[int]
             weaving.finished_at = now
         s.add(weaving)
     if pending:
-        outbox.send(NIGHT_WEAVING.name, pending)
+        outbox.send(NIGHT_WEAVING, pending)
     return pending

@@ -10,11 +10,9 @@ from sqlmodel import col, select
 from models import db
 from models.queries import embeddings, memory
 from models.stage_run import StageRun
+from models.stages import EMBEDDING, MEMORY_EMBEDDING, Stage
 from providers.embedders import configured_model
 from workers import broker, ledger
-from workers.stages import Stage
-from workers.stages.embedding import EMBEDDING
-from workers.stages.memory_embedding import MEMORY_EMBEDDING
 
 PLANES: tuple[tuple[Stage, TextClause], ...] = (
     (EMBEDDING, embeddings.OUTDATED_EMBEDDING_RUNS),

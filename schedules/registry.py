@@ -14,9 +14,9 @@ from schedules.compaction import compact_grown
 from schedules.contexts import build_missing
 from schedules.night_weaving import weave_night
 from schedules.reembedding import reembed_outdated
-from schedules.rescreen import rescreen_outdated
 from schedules.retention import plan_partitions
-from schedules.titler import title_untitled
+from schedules.screening import rescreen_outdated
+from schedules.titling import title_untitled
 from workers import outbox
 
 

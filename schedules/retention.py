@@ -7,9 +7,9 @@ from models import db
 from models.base import stored, utcnow
 from models.settings import get_settings
 from models.stage_run import PENDING
+from models.stages import RETENTION
 from pipelines import retention
 from workers import ledger, outbox
-from workers.stages.retention import RETENTION
 
 
 def plan_partitions() -> list[int]:
@@ -24,5 +24,5 @@ def plan_partitions() -> list[int]:
         runs = [ledger.wanted_again(s, RETENTION, need.month, need.version, need.params) for need in needs]
     pending = [stored(run.id) for run in runs if run.status == PENDING]
     if pending:
-        outbox.send(RETENTION.name, pending)
+        outbox.send(RETENTION, pending)
     return pending

@@ -12,10 +12,10 @@ from sqlmodel import Session
 from models import db
 from models.settings import get_settings
 from models.stage_run import SKIPPED, SUCCEEDED, StageRun
+from models.stages import Stage
 from pipelines import embedding
 from providers.embedders import get_embedder
 from workers import broker, ledger
-from workers.stages import Stage
 
 log = logging.getLogger(__name__)
 

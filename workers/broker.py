@@ -13,6 +13,7 @@ from datetime import timedelta
 import dramatiq
 import redis
 
+from models.stages import Stage
 from workers import stages
 from workers.doorbell import DoorbellBroker
 
@@ -52,20 +53,20 @@ def current() -> DoorbellBroker:
     return _broker
 
 
-def actor(stage: stages.Stage) -> dramatiq.Actor:
+def actor(stage: Stage) -> dramatiq.Actor:
     """The stage's actor on this process's broker, declared on first use. Dramatiq does not retry
     on its own (``max_retries=0``): the ledger owns attempts and backoff, and a run whose body
     raised (the database went away mid-run) comes back when its lease lapses."""
     broker = current()
-    if stage.actor_name in broker.actors:  # every send after the first: no lock on the append path
-        return broker.get_actor(stage.actor_name)
+    if stage.actor in broker.actors:  # every send after the first: no lock on the append path
+        return broker.get_actor(stage.actor)
     with _lock:
-        if stage.actor_name not in broker.actors:
+        if stage.actor not in broker.actors:
             # dramatiq.actor(fn, **options) as its overloads spell it: the decorator the options make
-            dramatiq.actor(broker=broker, actor_name=stage.actor_name, queue_name=stage.queue, max_retries=0)(
-                stage.work
+            dramatiq.actor(broker=broker, actor_name=stage.actor, queue_name=stage.queue, max_retries=0)(
+                stages.body(stage)
             )
-        return broker.get_actor(stage.actor_name)
+        return broker.get_actor(stage.actor)
 
 
 def declare_all() -> None:
@@ -121,7 +122,7 @@ class _Outage:
 outage = _Outage()
 
 
-def send(stage: stages.Stage, *args, unless_waiting: bool = False, delay: timedelta | None = None) -> bool:
+def send(stage: Stage, *args, unless_waiting: bool = False, delay: timedelta | None = None) -> bool:
     """Enqueue one message for the stage's actor (after ``delay``, if given); False when Redis
     cannot take it (the runs stay ``pending`` in the ledger and the sweep sends them again).
 

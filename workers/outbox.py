@@ -4,22 +4,22 @@ A send that fails (Redis down) loses nothing: the run stays ``pending`` in the l
 scheduler's sweep sends it again once the broker answers.
 """
 
+from models.stages import Stage
 from workers import broker, ledger, stages
 
 
-def wake(stage: str, run_ids: list[int]) -> bool:
+def wake(stage: Stage, run_ids: list[int]) -> bool:
     """After a write committed new runs: make sure a message of the stage will claim them
     (an actor's claim fills its batch with other pending runs). False when the broker is down."""
-    return broker.send(stages.get(stage), run_ids, unless_waiting=True)
+    return broker.send(stage, run_ids, unless_waiting=True)
 
 
-def send(stage: str, run_ids: list[int]) -> bool:
+def send(stage: Stage, run_ids: list[int]) -> bool:
     """Enqueue these runs by id (in the stage's chunks); False when the broker refused one (the
     rest then wait for the sweep too)."""
-    declared = stages.get(stage)
     return all(
-        broker.send(declared, run_ids[start : start + declared.chunk])
-        for start in range(0, len(run_ids), declared.chunk)
+        broker.send(stage, run_ids[start : start + stage.chunk])
+        for start in range(0, len(run_ids), stage.chunk)
     )
 
 
@@ -34,9 +34,10 @@ def sweep(grace_seconds: int) -> list[int]:
     sent: list[int] = []
     after_id = 0
     while by_stage := ledger.stale(grace_seconds, after_id):
-        for stage, run_ids in by_stage.items():
-            if stage in stages.all_stages():
-                if not send(stage, run_ids):
+        declared = stages.all_stages()
+        for name, run_ids in by_stage.items():
+            if name in declared:
+                if not send(declared[name], run_ids):
                     return sent
                 sent += run_ids
         after_id = max(max(ids) for ids in by_stage.values())

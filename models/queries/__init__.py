@@ -4,9 +4,12 @@ else goes through the ORM. Nothing above ``models`` writes SQL text: ``pipelines
 execute these by name, and ``ops`` call pipelines.
 
 A stage run's key has one definition, the SQL function ``loom_run_key(stage, subject_id, version)``
-(migration 0030): these statements and ``workers.stages.Stage.key`` both call it."""
+(migration 0030): these statements and ``models.stages.Stage.key`` both call it. A statement that
+finds a stage's runs spells the stage as its declaration does (``runs_of``)."""
 
 from sqlalchemy import TextClause, text
+
+from models.stages import Stage
 
 
 def filled(template: str, **parts: str) -> TextClause:
@@ -14,3 +17,10 @@ def filled(template: str, **parts: str) -> TextClause:
     its comment), each part one of the fixed SQL fragments beside it or a combination of them: never
     a client's text, whose values are bound parameters."""
     return text(template.format(**parts))
+
+
+def runs_of(stage: Stage, subject_id: str, run: str = "r") -> str:
+    """The condition that the ``stage_runs`` row ``run`` is a run of ``stage`` on the subject whose
+    id is the SQL expression ``subject_id``: the declaration's name and subject prefix, written in
+    as literals (they are the code's, never a client's), so each statement is planned as before."""
+    return f"{run}.stage = '{stage.name}' AND {run}.subject = '{stage.subject_prefix}' || {subject_id}"

@@ -4,6 +4,9 @@ the ids of the rows it changed."""
 
 from sqlalchemy import text
 
+from models.queries import runs_of
+from models.stages import TITLING
+
 _TURNS = """unnest(CAST(:namespaces AS text[]), CAST(:threads AS text[]), CAST(:agents AS text[]),
                   CAST(:msg_ids AS text[])) AS k(namespace, thread_id, agent, msg_id)"""
 
@@ -38,6 +41,6 @@ UPDATE threads th SET title = NULL
 FROM (SELECT DISTINCT namespace, thread_id FROM {_TURNS}) AS k
 WHERE th.namespace = k.namespace AND th.thread_id = k.thread_id AND th.title IS NOT NULL
   AND EXISTS (SELECT FROM stage_runs r
-              WHERE r.stage = 'title' AND r.subject = 'thread:' || th.id AND r.status = 'succeeded')
+              WHERE {runs_of(TITLING, "th.id")} AND r.status = 'succeeded')
 RETURNING th.id
 """)

@@ -2,6 +2,8 @@
 
 from sqlalchemy import text
 
+from models.stages import EMBEDDING
+
 # Before STORE_VECTORS, in its transaction: the saved turns its rows serve, locked, so that an
 # unsave committing meanwhile is waited for and STORE_VECTORS (a statement of its own, with a
 # snapshot taken after the lock) reads the flag it left. An unsaved turn is not locked: a save
@@ -36,10 +38,10 @@ RETURNING e.id
 # failed stays failed (for an operator's retry) instead of being revived every pass. The two
 # ranges instead of "<>" let ix_embeddings_model (migration 0004) answer in an index probe when
 # every vector is current.
-OUTDATED_EMBEDDING_RUNS = text("""
+OUTDATED_EMBEDDING_RUNS = text(f"""
 SELECT r.id
 FROM embeddings e
-JOIN stage_runs r ON r.idem_key = loom_run_key('embedding', e.id, left(e.digest, 16))
+JOIN stage_runs r ON r.idem_key = loom_run_key('{EMBEDDING.name}', e.id, left(e.digest, 16))
 WHERE e.vector IS NOT NULL AND (e.model < :model OR e.model > :model) AND e.deleted_at IS NULL
   AND r.status = 'succeeded'
 ORDER BY r.id

@@ -2,13 +2,16 @@
 
 from sqlalchemy import text
 
+from models.queries import runs_of
+from models.stages import MEMORY_EMBEDDING, NIGHT_WEAVING
+
 # The re-embedding pass's pick for memory threads (as OUTDATED_EMBEDDING_RUNS does for turns: a run
 # keyed by the thread's row_id and digest), over
 # ix_memory_threads_model (migration 0020).
-OUTDATED_MEMORY_EMBEDDING_RUNS = text("""
+OUTDATED_MEMORY_EMBEDDING_RUNS = text(f"""
 SELECT r.id
 FROM memory_threads m
-JOIN stage_runs r ON r.idem_key = loom_run_key('memory_embedding', m.row_id, left(m.digest, 16))
+JOIN stage_runs r ON r.idem_key = loom_run_key('{MEMORY_EMBEDDING.name}', m.row_id, left(m.digest, 16))
 WHERE m.vector IS NOT NULL AND (m.model < :model OR m.model > :model) AND m.cut_at IS NULL
   AND r.status = 'succeeded'
 ORDER BY r.id
@@ -104,10 +107,10 @@ RETURNING m.id, before.weight, m.weight
 
 # What nights changed for these sessions of a loom: each succeeded night run's record (the
 # episodes it wrote, each judged thread's weight before and after), oldest first.
-NIGHT_CHANGES = text("""
+NIGHT_CHANGES = text(f"""
 SELECT ls.id AS session_id, CAST(r.params->>'night_weaving_id' AS uuid) AS night_id, r.finished_at, r.result
 FROM loom_sessions ls
-JOIN stage_runs r ON r.stage = 'night_weaving' AND r.subject = 'loom_session:' || ls.row_id
+JOIN stage_runs r ON {runs_of(NIGHT_WEAVING, "ls.row_id")}
 WHERE ls.loom_id = :loom AND ls.id = ANY(:sessions) AND r.status = 'succeeded'
 ORDER BY r.finished_at, r.id
 """)
@@ -115,8 +118,8 @@ ORDER BY r.finished_at, r.id
 
 # A night weaving's runs still open besides the one closing (:me): the last to close finishes the
 # weaving. Read under the weaving's row lock, so of two closing at once the later sees the other.
-OPEN_NIGHT_RUNS = text("""
+OPEN_NIGHT_RUNS = text(f"""
 SELECT count(*) FROM stage_runs
-WHERE stage = 'night_weaving' AND params->>'night_weaving_id' = :id
+WHERE stage = '{NIGHT_WEAVING.name}' AND params->>'night_weaving_id' = :id
   AND status IN ('pending', 'running') AND id <> :me
 """)

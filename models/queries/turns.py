@@ -15,9 +15,10 @@ from sqlalchemy import text
 # changed since the statement's snapshot): an append waiting on a conversation.delete sees the
 # tombstone and writes nothing, and a delete waiting on an append sees its turn. Every part after
 # the key selects FROM key or FROM turn, so a duplicate, a deleted thread or a namespace that does not record
-# writes nothing. The embedding row's id is drawn here, so its run's subject is spelled here as
-# ``workers.stages.Stage`` spells it (``subject_kind:id``), and its key is ``loom_run_key`` of the
-# row and the first 16 of the text's digest. Answers (recording, deleted, turn id or null, run id or null).
+# writes nothing. The embedding row's id is drawn here, so its run's subject is the id after the
+# embedding stage's ``subject_prefix`` (``models.stages.EMBEDDING`` gives it and the stage's name,
+# bound as %(subject_prefix)s and %(stage)s), and its key is ``loom_run_key`` of the row and the
+# first 16 of the text's digest. Answers (recording, deleted, turn id or null, run id or null).
 # A said turn (%(said)s: a user or assistant turn that does not read as high, as the embedded ones)
 # takes its lexical context (``models.queries.contexts``) from the thread row, read at its newest
 # version under the lock (the statement's snapshot may miss a turn appended a moment before): a
@@ -86,7 +87,7 @@ WITH recording AS (
 ), run AS (
     INSERT INTO stage_runs (stage, subject, idem_key, status, attempts, created_at, updated_at,
                             available_at)
-    SELECT CAST(%(stage)s AS text), CAST(%(subject_kind)s AS text) || ':' || id,
+    SELECT CAST(%(stage)s AS text), CAST(%(subject_prefix)s AS text) || id,
            loom_run_key(CAST(%(stage)s AS text), id, left(%(embed_digest)s, 16)), 'pending', 0,
            %(now)s, %(now)s, %(now)s  -- the server's times, never the turn's (it may be years old)
     FROM embedding

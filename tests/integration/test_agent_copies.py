@@ -12,6 +12,7 @@ from models import db
 from models.base import utcnow
 from models.conversation import Embedding, Thread, Turn
 from models.stage_run import StageRun
+from models.stages import EMBEDDING
 from ops.caller import OPERATOR
 from ops.registry import call
 from tests.support.calls import append, enable_logging
@@ -111,7 +112,7 @@ def test_an_embedding_run_whose_row_is_gone_is_skipped(worker):
         run_id = run.id
     from workers import outbox
 
-    outbox.send("embedding", [run_id])
+    outbox.send(EMBEDDING, [run_id])
     wait_until(settled, what="the run")
     [done] = rows(StageRun, StageRun.id == run_id)
     assert (done.status, done.reason) == ("skipped", "deleted")

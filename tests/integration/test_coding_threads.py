@@ -16,7 +16,7 @@ from ops.caller import OPERATOR
 from ops.registry import call
 from pipelines import coding_threads as coding_search
 from pipelines import thread_index as thread_indexing
-from schedules.titler import title_untitled
+from schedules.titling import title_untitled
 from tests.integration.test_answer_shapes import shape
 from tests.support.calls import enable_logging
 from tests.support.waits import settled, wait_until

@@ -9,6 +9,7 @@ import re
 from sqlalchemy import text
 
 from models import db
+from models.stages import CONTEXTS
 from ops.caller import OPERATOR, Caller
 from ops.registry import call
 from pipelines import contexts
@@ -197,7 +198,7 @@ def test_the_contexts_stage_fills_turns_written_without_one_and_twice_is_once(wo
         s.execute(text("UPDATE stage_runs SET status = 'pending' WHERE id = ANY(:ids)"), {"ids": sent})
     from workers import outbox
 
-    outbox.send("contexts", sent)
+    outbox.send(CONTEXTS, sent)
     wait_until(settled, what="the contexts runs again")
     assert state("backfill") == written
     assert all(ledger.get(run_id).status == "succeeded" for run_id in sent)

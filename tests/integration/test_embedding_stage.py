@@ -13,6 +13,7 @@ from models.base import utcnow
 from models.conversation import Embedding, Turn
 from models.settings import get_settings
 from models.stage_run import FAILED, RUNNING, SKIPPED, SUCCEEDED, StageRun
+from models.stages import EMBEDDING
 from tests.support.calls import append, enable_logging
 from tests.support.rows import embedding_subject
 from tests.support.waits import settled, wait_until
@@ -147,8 +148,8 @@ def test_an_operator_retry_embeds_a_failed_run_once_and_a_second_retry_is_a_no_o
     openai_embedder.embedding_calls.clear()
     first, second = ledger.retry(run_id), ledger.retry(run_id)
     assert first.requeued and not second.requeued and "already pending" in second.message
-    outbox.send("embedding", [run_id])
-    outbox.send("embedding", [run_id])
+    outbox.send(EMBEDDING, [run_id])
+    outbox.send(EMBEDDING, [run_id])
     wait_until(settled, what="the retried run")
     assert run_of(turn_id).status == SUCCEEDED
     assert row_of(turn_id).vector is not None and row_of(turn_id).error is None

@@ -134,11 +134,11 @@ def test_recording_switched_off_midway_stops_the_run(worker, monkeypatch):
     real = appending.write
     seen = []
 
-    def switch_off_after_one(conn, turn, stage):
+    def switch_off_after_one(conn, turn):
         if seen:
             enable_logging(NS, False)
         seen.append(turn)
-        return real(conn, turn, stage)
+        return real(conn, turn)
 
     monkeypatch.setattr(appending, "write", switch_off_after_one)
     try:

@@ -160,7 +160,7 @@ def test_the_builders_run_delivered_twice_writes_its_episodes_once(ns, worker):
     first = sorted((t["content"], tuple(t["evidenceIds"])) for t in op(ns, "memory.inspect")["threads"])
     with db.session() as s:  # delivered again as if its first outcome had never been recorded
         s.exec(text("UPDATE stage_runs SET status = 'pending' WHERE id = :id"), params={"id": run["id"]})
-    stages.get("extraction").work([run["id"]])
+    stages.body(stages.get("extraction"))([run["id"]])
     assert ledger.get(run["id"]).status == SUCCEEDED
     assert (
         sorted((t["content"], tuple(t["evidenceIds"])) for t in op(ns, "memory.inspect")["threads"]) == first

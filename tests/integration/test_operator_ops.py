@@ -10,6 +10,7 @@ from sqlmodel import col, select
 from models import db
 from models.pass_run import PassRun
 from models.stage_run import FAILED, PENDING, SKIPPED, SUCCEEDED, StageRun
+from models.stages import Stage
 from ops.caller import create_token
 from ops.errors import OpError
 from tests.support.calls import append, enable_logging
@@ -83,7 +84,7 @@ def failed_only_stage(broker):
     def retried(run_ids: list[int]) -> None:  # its actor's work: no worker runs in this test
         pass
 
-    yield stages.register(stages.Stage("t_retried", retried, subject_kind="retried", retryable=(FAILED,)))
+    yield stages.register(Stage("t_retried", "retried", subject_kind="retried", retryable=(FAILED,)), retried)
     stages._registered.pop("t_retried")  # later tests see only the real stages
 
 

@@ -15,8 +15,8 @@ from models.settings import get_settings
 from ops.caller import OPERATOR
 from ops.registry import call
 from pipelines import screening
-from schedules.rescreen import rescreen_outdated
-from schedules.titler import title_untitled
+from schedules.screening import rescreen_outdated
+from schedules.titling import title_untitled
 from tests.support.calls import append, enable_logging, found_lexically
 from tests.support.rows import context_of, lexemes_of
 from tests.support.waits import settled, wait_until

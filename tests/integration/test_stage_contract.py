@@ -84,11 +84,12 @@ def turns_state(name: str) -> tuple:
 
 @pytest.fixture
 def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
+    from models.stages import TITLING
     from pipelines import appending
     from pipelines import thread_index as thread_indexing
     from providers import embedders
     from schedules.night_weaving import weave_night
-    from workers.stages import compaction, erasure, ingest, retention, titles
+    from workers.stages import compaction, erasure, ingest, retention
     from workers.stages import screening as rescreening
 
     enable_logging(NS)
@@ -112,11 +113,11 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
     written: list[str] = []
     real_write = appending.write
 
-    def counting_write(conn, turn, stage):  # the ingest stage's "provider": the write path
+    def counting_write(conn, turn):  # the ingest stage's "provider": the write path
         written.append(turn.msg_id)
         if llm.mode == "fail":
             raise RuntimeError("the write path is failing")
-        return real_write(conn, turn, stage)
+        return real_write(conn, turn)
 
     monkeypatch.setattr(appending, "write", counting_write)
 
@@ -224,7 +225,7 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
     def title_run(name: str) -> int:
         transcript(name, 4)
         with db.session() as s:
-            return ledger.request(s, titles.TITLE, thread_of(name).id, "contract", {}).id
+            return ledger.request(s, TITLING, thread_of(name).id, "contract", {}).id
 
     def ingest_run(name: str) -> int:
         raw = json.dumps([{"role": "user", "content": f"{line} ({name})"} for line in TURNS])
@@ -435,7 +436,7 @@ def run_once(stage: str, run_id: int) -> StageRun:
             ),
             params={"id": run_id},
         )
-    stages.get(stage).work([run_id])
+    stages.body(stages.get(stage))([run_id])
     return ledger.get(run_id)
 
 

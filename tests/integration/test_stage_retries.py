@@ -18,6 +18,7 @@ from models.base import utcnow
 from models.conversation import Embedding, Thread
 from models.settings import get_settings
 from models.stage_run import FAILED, HISTORY_KEPT, PENDING, RUNNING, SUCCEEDED, StageRun
+from models.stages import EMBEDDING
 from pipelines.embedding import Pending, embed_isolating
 from tests.support.calls import append, enable_logging
 from tests.support.rows import embedding_subject, redis_config_set
@@ -127,18 +128,17 @@ def test_only_the_claim_holding_a_run_may_finish_renew_or_release_it(monkeypatch
 def test_a_stopping_worker_claims_no_new_run_and_names_its_stage_for_the_next_worker(worker):
     """Told to stop, a worker still receives messages through its grace: each claim takes nothing,
     the run stays pending with no attempt spent, and its stage is among those to wake."""
-    EMBEDDING = "embedding"  # the stage, its queue
     ledger.stop_claiming()
     try:
         run_id = run_for(append("retries", "stopping", "said while the worker stops")["turn_id"]).id
-        worker.broker.join(EMBEDDING, timeout=30_000)  # delivered, acked
+        worker.broker.join(EMBEDDING.queue, timeout=30_000)  # delivered, acked
         run = run_for_id(run_id)
         assert (run.status, run.attempts, run.claim) == (PENDING, 0, None)
-        assert ledger.claim(EMBEDDING, [run_id], fill=1) == []
+        assert ledger.claim(EMBEDDING.name, [run_id], fill=1) == []
         to_wake = ledger.hand_back()
     finally:
         ledger.start_claiming()  # the next worker
-    assert EMBEDDING in to_wake
+    assert EMBEDDING.name in to_wake
     outbox.send(EMBEDDING, [run_id])
     wait_until(lambda: run_for_id(run_id).status == SUCCEEDED, what="the next worker's embedding")
 
@@ -342,11 +342,11 @@ def test_ingest_stops_with_one_line_when_recording_is_switched_off_midway(tmp_pa
     path.write_text("".join(f"# user\nturn {i}\n\n" for i in range(5)))
     real_write, written = appending.write, []
 
-    def write_then_switch_off(conn, turn, stage):
+    def write_then_switch_off(conn, turn):
         written.append(turn)
         if len(written) == 3:
             switch("midway", False)
-        return real_write(conn, turn, stage)
+        return real_write(conn, turn)
 
     monkeypatch.setattr(appending, "write", write_then_switch_off)
     result = CliRunner().invoke(
@@ -399,7 +399,6 @@ def test_a_lease_shorter_than_three_seconds_is_refused(monkeypatch):
 
 def test_right_after_a_broker_failure_wake_ups_give_up_but_explicit_sends_still_try(broker):
     from workers import broker as broker_module
-    from workers.stages.embedding import EMBEDDING
 
     broker.flush_all()
     broker_module.outage.failed("test", ConnectionError("just failed"))
@@ -492,7 +491,7 @@ def test_an_unexpected_error_in_a_model_stage_releases_its_run_to_fail_in_the_en
             select(Thread).where(Thread.namespace == "retries", Thread.thread_id == "broken-stage")
         ).one()
         run = compaction.request(s, thread.id, "default", 10, 4)
-    outbox.send(compaction.STAGE, [run.id])
+    outbox.send(compaction.COMPACTION, [run.id])
     wait_until(lambda: ledger.get(run.id).status == FAILED, what="the run to fail")
     failed = ledger.get(run.id)
     assert (

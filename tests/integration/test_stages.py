@@ -1,4 +1,4 @@
-"""A stage is one module: a stage declared with ``workers.stages.register`` is found by the outbox,
+"""A stage is one module: a stage registered with ``workers.stages.register`` is found by the outbox,
 the sweep, the worker, `loom runs retry` and the status snapshot with no edit elsewhere."""
 
 import pytest
@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 
 from models import db
 from models.stage_run import FAILED, PENDING, SKIPPED, SUCCEEDED, StageRun
+from models.stages import Stage
 from workers import ledger, stages
 
 NAME = "t_echo"
@@ -24,7 +25,7 @@ def echo_stage(broker):
         with db.session() as s:
             ledger.finish(s, runs, SUCCEEDED)
 
-    yield stages.register(stages.Stage(NAME, echo, subject_kind="echo", retryable=(FAILED,)))
+    yield stages.register(Stage(NAME, "echo", subject_kind="echo", retryable=(FAILED,)), echo)
     stages._registered.pop(NAME)  # later modules see only the real stages
 
 
@@ -51,7 +52,7 @@ def test_a_registered_stage_is_found_by_name_and_its_queue(echo_stage):
     assert stages.get(NAME) is echo_stage and echo_stage.queue == NAME
     assert {"embedding", NAME} <= set(stages.all_stages())
     with pytest.raises(ValueError, match="twice"):
-        stages.register(stages.Stage(NAME, echo_stage.work, subject_kind="echo"))
+        stages.register(Stage(NAME, "echo", subject_kind="echo"), stages.body(echo_stage))
 
 
 def test_every_stage_has_an_actor_on_the_process_broker_that_dramatiq_never_retries(echo_stage):
@@ -74,7 +75,7 @@ def test_an_operator_retry_of_a_new_stage_revives_its_runs_and_its_actor_closes_
     result = CliRunner().invoke(cli.app, ["runs", "retry", "--stage", NAME, "--status", FAILED])
     assert result.exit_code == 0 and "3 t_echo runs queued again" in result.stdout
     assert status_of(failed) == {PENDING}
-    echo_stage.work(failed)  # what a worker consuming the stage's queue runs
+    stages.body(echo_stage)(failed)  # what a worker consuming the stage's queue runs
     assert set(failed) <= set(handled)
     assert status_of(failed) == {SUCCEEDED} and status_of(skipped) == {SKIPPED}
     unknown = CliRunner().invoke(cli.app, ["runs", "retry", "--stage", "nope", "--status", FAILED])

@@ -15,7 +15,7 @@ from models.conversation import Thread
 from models.settings import get_settings
 from ops.caller import OPERATOR
 from ops.registry import call
-from schedules.titler import title_untitled
+from schedules.titling import title_untitled
 from tests.support.calls import append, enable_logging
 from tests.support.waits import settled, wait_until
 
@@ -61,7 +61,7 @@ def test_without_a_provider_the_titler_does_nothing_and_says_so_once(caplog):
 
     thread("no-model", PLAIN)
     llm._noted.discard("the titler")  # as in a process where it has not fired yet
-    with caplog.at_level(logging.INFO, logger="schedules.titler"):
+    with caplog.at_level(logging.INFO, logger="schedules.titling"):
         assert title_untitled() == [] and title_untitled() == []
     assert sum("LOOM_LLM_PROVIDER=fake" in r.getMessage() for r in caplog.records) == 1
     assert title_of("no-model")[0] is None

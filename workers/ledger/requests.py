@@ -13,13 +13,14 @@ from sqlmodel.sql.expression import Select
 from models import db
 from models.base import utcnow
 from models.stage_run import DONE, FAILED, PENDING, RUNNING, SKIPPED, SUCCEEDED, StageRun
+from models.stages import Stage
 from workers import stages
 from workers.ledger.chosen import BATCH, among
 
 
 def request(
     s: Session,
-    stage: stages.Stage,
+    stage: Stage,
     subject_id: int,
     version: str,
     params: dict,
@@ -65,7 +66,7 @@ def request(
 
 
 def wanted_again(
-    s: Session, stage: stages.Stage, subject_id: int, version: str, params: dict, revive: bool = False
+    s: Session, stage: Stage, subject_id: int, version: str, params: dict, revive: bool = False
 ) -> StageRun:
     """The run of work found still to do: requested as ``request`` does, and made pending again in
     the caller's transaction when it was done before (succeeded or skipped: the subject needs the

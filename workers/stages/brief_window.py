@@ -14,21 +14,21 @@ from models import db
 from models.base import stored, utcnow
 from models.brief import FAILED, LLM, NOT_REVISED, PENDING, REVISED, BriefSave, BriefWindow, SessionBrief
 from models.settings import get_settings
-from models.stage_run import SKIPPED, SUCCEEDED, StageRun
-from pipelines import brief_builder, brief_llm, brief_store, screening
+from models.stage_run import SKIPPED, StageRun
+from models.stages import BRIEF_WINDOW
+from pipelines import brief_store, brief_window, screening
 from providers import llm
 from workers import broker, ledger, outbox
+from workers.asking import asked, committed
 from workers.bodies import close, one_at_a_time
-from workers.stages import Stage, register
-
-STAGE = "brief_window"
+from workers.stages import register
 
 
 def revise(run_ids: list[int]) -> None:
     one_at_a_time(BRIEF_WINDOW, run_ids, _work)
 
 
-BRIEF_WINDOW = register(Stage(STAGE, revise, subject_kind="brief_window", chunk=1))
+register(BRIEF_WINDOW, revise)
 
 
 def request(s: Session, window_id: int) -> StageRun:
@@ -52,19 +52,23 @@ def _work(run: StageRun) -> None:
     if not get_settings().session_brief_model_calls:
         return _not_revised(run, window_id, "model-calls-off")
     if save.author != LLM:
-        return _apply(run, window_id, brief_builder.build(current, window.events))
-    budget = get_settings().llm_prompt_max_chars - len(brief_llm.INSTRUCTIONS)
-    prompt = brief_llm.prompt(current, window.events, budget)
+        return _apply(run, window_id, brief_window.build(current, window.events))
+    budget = get_settings().llm_prompt_max_chars - len(brief_window.INSTRUCTIONS)
+    prompt = brief_window.prompt(current, window.events, budget)
     if screening.is_high(prompt):  # each event passed; together they read as high
         return _not_revised(run, window_id, "prompt-high-sensitivity")
-    try:
-        with ledger.leased([run]):
-            answer = llm.get_brief_llm().ask(brief_llm.Revision, brief_llm.INSTRUCTIONS, prompt)
-    except llm.NoProvider:  # the model was configured when the save was made, and is not now
-        return _not_revised(run, window_id, llm.NO_PROVIDER_REASON)
-    except llm.LLMFailed as exc:
-        return _failed_attempt(run, window_id, f"brief window failed: {exc}")
-    return _apply(run, window_id, brief_llm.update_from(answer))
+    answer = asked(
+        BRIEF_WINDOW,
+        run,
+        lambda: llm.get_brief_llm().ask(brief_window.Revision, brief_window.INSTRUCTIONS, prompt),
+        "brief window failed",
+        # The model was configured when the save was made, and is not now.
+        without_model=lambda: _not_revised(run, window_id, llm.NO_PROVIDER_REASON),
+        on_failure=lambda error: _failed_attempt(run, window_id, error),
+    )
+    if answer is None:
+        return None
+    return _apply(run, window_id, brief_window.update_from(answer))
 
 
 def _locked_window(s: Session, window_id: int) -> tuple[BriefWindow, BriefSave]:
@@ -91,7 +95,7 @@ def _next(s: Session, save: BriefSave, window: BriefWindow, now) -> list[int]:
 
 def _send(run_ids: list[int]) -> None:
     if run_ids:
-        outbox.send(STAGE, run_ids)
+        outbox.send(BRIEF_WINDOW, run_ids)
 
 
 def _apply(run: StageRun, window_id: int, update: dict) -> None:
@@ -108,8 +112,7 @@ def _apply(run: StageRun, window_id: int, update: dict) -> None:
         window.status, window.revision, window.error = REVISED, brief.revision, None
         s.add(window)
         result = {"revision": brief.revision, "refused_sections": refused}
-        if not ledger.finish(s, [run], SUCCEEDED, result=result):
-            s.rollback()  # another worker holds the run now: it revises
+        if not committed(s, run, result=result):
             return
         following = _next(s, save, window, now)
     _send(following)
@@ -124,8 +127,7 @@ def _not_revised(run: StageRun, window_id: int, reason: str) -> None:
             if later.position >= window.position and later.status in (PENDING, FAILED):
                 later.status, later.error = NOT_REVISED, reason
                 s.add(later)
-        if not ledger.finish(s, [run], SKIPPED, reason=reason):
-            s.rollback()
+        if not committed(s, run, SKIPPED, reason=reason):
             return
         brief_store.settle(s, save, now)
 

@@ -14,37 +14,32 @@ from models import db
 from models.base import utcnow
 from models.settings import get_settings
 from models.stage_run import SKIPPED, SUCCEEDED, StageRun
+from models.stages import COMPACTION, EMBEDDING
 from pipelines import compaction, embedding, keys, screening
 from providers import llm
 from providers.embedders import get_embedder
 from workers import ledger
+from workers.asking import asked, committed
 from workers.bodies import close, one_at_a_time, retry_later
-from workers.stages import Stage, register
-from workers.stages.embedding import EMBEDDING
+from workers.stages import register
 
 log = logging.getLogger(__name__)
 
-STAGE = "compaction"
-
 
 class Retry(Exception):
-    """A transient failure: the run goes back to pending with backoff (``reason`` says what kind,
-    kept if it ends failed)."""
+    """A transient failure past the model's answer: the run goes back to pending with backoff
+    (``reason`` says what kind, kept if it ends failed)."""
 
     def __init__(self, error: str, reason: str | None = None) -> None:
         super().__init__(error)
         self.reason = reason
 
 
-class LostClaim(Exception):
-    """The run's lease ran out and another worker holds it now: this one's writes roll back."""
-
-
 def compact_threads(run_ids: list[int]) -> None:
     one_at_a_time(COMPACTION, run_ids, _work)
 
 
-COMPACTION = register(Stage(STAGE, compact_threads, subject_kind="thread", chunk=1))
+register(COMPACTION, compact_threads)
 
 
 def _work(run: StageRun) -> None:
@@ -54,15 +49,12 @@ def _work(run: StageRun) -> None:
     except Retry as exc:
         retry_later(COMPACTION, run, str(exc), reason=exc.reason)
         return
-    except LostClaim:
-        log.warning("compaction run %d was taken over by another worker; its writes rolled back", run.id)
-        return
     if isinstance(outcome, str):
         close(run, SKIPPED, reason=outcome)
 
 
 def _compact(run: StageRun) -> str | None:
-    """Compact, closing the run as succeeded; or the reason it was skipped. Raises Retry."""
+    """Compact, closing the run; or the reason it was skipped. Raises Retry."""
     settings = get_settings()
     agent = run.params["agent"]
     thread_row_id = COMPACTION.subject_id(run.subject)
@@ -77,12 +69,14 @@ def _compact(run: StageRun) -> str | None:
     prompt = compaction.prompt(window, budget)
     if not compaction.sendable(prompt):  # each line passed; together they read as high
         return compaction.PROMPT_HIGH
-    try:
-        answer = llm.get_llm().ask(compaction.Summary, compaction.INSTRUCTIONS, prompt)
-    except llm.NoProvider:
-        return llm.NO_PROVIDER_REASON
-    except llm.LLMFailed as exc:
-        raise Retry(f"summarizer failed: {exc}") from exc
+    answer = asked(
+        COMPACTION,
+        run,
+        lambda: llm.get_llm().ask(compaction.Summary, compaction.INSTRUCTIONS, prompt),
+        "summarizer failed",
+    )
+    if answer is None:
+        return None
     summary = answer.summary.strip()[: compaction.SUMMARY_MAX_CHARS]
     if screening.is_high(summary):
         return compaction.SUMMARY_HIGH  # never embedded; a retry would pay for the same summary
@@ -102,8 +96,8 @@ def _compact(run: StageRun) -> str | None:
         embedding_id, result = written
         # The summary's vector counts as its embedding run, so the re-embedding pass covers it.
         ledger.request(s, EMBEDDING, embedding_id, keys.digest(embedded_text)[:16], {}, status=SUCCEEDED)
-        if not ledger.finish(s, [run], SUCCEEDED, result=result):
-            raise LostClaim  # rolls the summary back: the worker that holds the run now decides
+        if not committed(s, run, result=result):
+            return None  # the worker that holds the run now decides
     log.info(
         "compacted %d turns of thread %s into %s",
         result["messages_summarized"],

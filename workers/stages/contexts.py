@@ -11,12 +11,12 @@ it changed)."""
 
 from models import db, partitions
 from models.stage_run import SUCCEEDED, StageRun
+from models.stages import CONTEXTS
 from pipelines import contexts
 from workers import ledger
 from workers.bodies import close, counted, one_at_a_time
-from workers.stages import Stage, register
+from workers.stages import register
 
-STAGE = "contexts"
 # What a run builds: a new definition of a context (another SHORT_CHARS) is a new run of every month.
 VERSION = f"previous-{contexts.SHORT_CHARS}"
 
@@ -25,7 +25,7 @@ def build_contexts(run_ids: list[int]) -> None:
     one_at_a_time(CONTEXTS, run_ids, _work)
 
 
-CONTEXTS = register(Stage(STAGE, build_contexts, subject_kind="month", chunk=1))
+register(CONTEXTS, build_contexts)
 
 
 def _work(run: StageRun) -> None:

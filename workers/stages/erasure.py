@@ -13,21 +13,20 @@ from models import db
 from models.base import utcnow
 from models.settings import get_settings
 from models.stage_run import SUCCEEDED, StageRun
+from models.stages import ERASURE
 from pipelines import erasure
 from workers import ledger
 from workers.bodies import counted, one_at_a_time
-from workers.stages import Stage, register
+from workers.stages import register
 
 log = logging.getLogger(__name__)
-
-STAGE = "erasure"
 
 
 def erase(run_ids: list[int]) -> None:
     one_at_a_time(ERASURE, run_ids, _work)
 
 
-ERASURE = register(Stage(STAGE, erase, subject_kind="erasure", chunk=1))
+register(ERASURE, erase)
 
 
 def _work(run: StageRun) -> None:

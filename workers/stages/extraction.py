@@ -16,24 +16,23 @@ from models import db
 from models.base import stored, utcnow
 from models.memory import SUGGEST, Loom
 from models.settings import get_settings
-from models.stage_run import SKIPPED, SUCCEEDED, StageRun
+from models.stage_run import SKIPPED, StageRun
+from models.stages import EXTRACTION, MEMORY_EMBEDDING
 from pipelines import episodes, extraction, keys, memory, screening, sessions
 from providers import llm
 from workers import ledger, outbox
-from workers.bodies import close, one_at_a_time, retry_later
-from workers.stages import Stage, register
-from workers.stages.memory_embedding import MEMORY_EMBEDDING
+from workers.asking import asked, committed
+from workers.bodies import close, one_at_a_time
+from workers.stages import register
 
 log = logging.getLogger(__name__)
-
-STAGE = "extraction"
 
 
 def extract(run_ids: list[int]) -> None:
     one_at_a_time(EXTRACTION, run_ids, _work)
 
 
-EXTRACTION = register(Stage(STAGE, extract, subject_kind="evidence", chunk=1))
+register(EXTRACTION, extract)
 
 
 def request(
@@ -71,19 +70,25 @@ def _work(run: StageRun) -> None:
         return close(run, SKIPPED, reason="nothing-to-send")
     if screening.is_high(prompt):  # each line passed; together they read as high
         return close(run, SKIPPED, reason="prompt-high-sensitivity")
-    try:
-        with ledger.leased([run]):
-            facts = llm.get_llm().ask(extraction.Facts, instructions, prompt)
+
+    def from_model() -> tuple[int, list[memory.NewMemory]]:
+        """The facts the model found, and the memories made of them."""
+        facts = llm.get_llm().ask(extraction.Facts, instructions, prompt)
         new = extraction.memories(loom_id, facts, sent, agent, run_id)
-        if batch is not None:
-            new = [replace(item, kind="Episodic") for item in new]
-    except llm.NoProvider:
-        if batch is None:
-            return close(run, SKIPPED, reason=llm.NO_PROVIDER_REASON)
-        facts = None
+        return len(facts.facts), new if batch is None else [replace(item, kind="Episodic") for item in new]
+
+    def built() -> tuple[int, list[memory.NewMemory]]:
+        """Without a model, a session's observations become the deterministic builder's episodes."""
+        assert batch is not None
         new = episodes.built(loom_id, run.params["thread_id"], batch.where, batch.actions, agent, run_id)
-    except llm.LLMFailed as exc:
-        return retry_later(EXTRACTION, run, f"extraction failed: {exc}")
+        return len(new), new
+
+    made = asked(
+        EXTRACTION, run, from_model, "extraction failed", without_model=None if batch is None else built
+    )
+    if made is None:
+        return None
+    found, new = made
     with db.session() as s:
         loom = s.get(Loom, loom_id)
         now = utcnow()
@@ -96,15 +101,14 @@ def _work(run: StageRun) -> None:
             threads = [thread for item in new if (thread := memory.write(s, loom, item, now)) is not None]
             runs = [ledger.request(s, MEMORY_EMBEDDING, t.row_id, t.digest[:16], {}) for t in threads]
         result = {
-            "facts": len(facts.facts) if facts is not None else len(new),
+            "facts": found,
             "memories": len({t.id for t in threads}),
             "proposed": proposed,
             "sent": len(sent),
         }
-        if not ledger.finish(s, [run], SUCCEEDED, result=result):
-            s.rollback()  # another worker holds the run now: it writes them
+        if not committed(s, run, result=result):
             return None
     pending = [stored(r.id) for r in runs if r.status == "pending"]
     if pending:
-        outbox.wake(MEMORY_EMBEDDING.name, pending)
+        outbox.wake(MEMORY_EMBEDDING, pending)
     return None

@@ -12,21 +12,19 @@ from collections import Counter
 from models import db
 from models.settings import get_settings
 from models.stage_run import FAILED, SKIPPED, SUCCEEDED, StageRun
+from models.stages import EMBEDDING, INGEST
 from models.transcript import Transcript
 from pipelines import appending, transcripts
 from workers import ledger, outbox
 from workers.bodies import close, one_at_a_time
-from workers.stages import Stage, register
-from workers.stages.embedding import EMBEDDING
-
-STAGE = "ingest"
+from workers.stages import register
 
 
 def ingest_transcripts(run_ids: list[int]) -> None:
     one_at_a_time(INGEST, run_ids, _work)
 
 
-INGEST = register(Stage(STAGE, ingest_transcripts, subject_kind="transcript", chunk=1))
+register(INGEST, ingest_transcripts)
 
 
 def _work(run: StageRun) -> None:
@@ -57,14 +55,13 @@ def _work(run: StageRun) -> None:
                     msg_id=transcripts.turn_msg_id(transcript.thread_id, index, turn),
                     ts=turn.ts,
                 ),
-                EMBEDDING,
             )
             counts[written.outcome] += 1
             if written.outcome in (appending.LOGGING_DISABLED, appending.DELETED):
                 break  # recording switched off, or the thread deleted, while this ran: stop here
     if counts[appending.STORED]:
         # One wake-up: its claim fills a batch from the pending runs, and a full batch wakes the next.
-        outbox.wake(EMBEDDING.name, [])
+        outbox.wake(EMBEDDING, [])
     result = {"turns": len(turns), **counts}
     stopped = next((o for o in (appending.LOGGING_DISABLED, appending.DELETED) if counts[o]), None)
     return close(run, SKIPPED if stopped else SUCCEEDED, reason=stopped, result=result)

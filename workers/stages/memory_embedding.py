@@ -2,16 +2,16 @@
 subject is a thread's ``row_id``; its version, the first 16 characters of the embedded text's
 digest, so a reframed thread gets a run of its own."""
 
-from pipelines import memory
+from models.stages import MEMORY_EMBEDDING
+from pipelines.memory_embedding import load_pending, record_error, store_vectors
 from workers.bodies import Vectors, embedded_in_batches
-from workers.stages import Stage, register
+from workers.stages import register
 
-STAGE = "memory_embedding"
-VECTORS = Vectors(memory.load_pending, memory.store_vectors, memory.record_error)
+VECTORS = Vectors(load_pending, store_vectors, record_error)
 
 
 def embed_memory_threads(run_ids: list[int]) -> None:
     embedded_in_batches(MEMORY_EMBEDDING, run_ids, VECTORS)
 
 
-MEMORY_EMBEDDING = register(Stage(STAGE, embed_memory_threads, subject_kind="memory_thread"))
+register(MEMORY_EMBEDDING, embed_memory_threads)

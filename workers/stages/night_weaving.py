@@ -18,24 +18,23 @@ from models import db
 from models.base import stored, utcnow
 from models.memory import Loom, LoomSession, NightWeaving
 from models.settings import get_settings
-from models.stage_run import PENDING, SKIPPED, SUCCEEDED, StageRun
+from models.stage_run import PENDING, SKIPPED, StageRun
+from models.stages import MEMORY_EMBEDDING, NIGHT_WEAVING
 from pipelines import night_weaving, screening
 from providers import llm
 from workers import ledger, outbox
-from workers.bodies import close, one_at_a_time, retry_later
-from workers.stages import Stage, register
-from workers.stages.memory_embedding import MEMORY_EMBEDDING
+from workers.asking import asked, committed
+from workers.bodies import close, one_at_a_time
+from workers.stages import register
 
 log = logging.getLogger(__name__)
-
-STAGE = "night_weaving"
 
 
 def weave(run_ids: list[int]) -> None:
     one_at_a_time(NIGHT_WEAVING, run_ids, _work)
 
 
-NIGHT_WEAVING = register(Stage(STAGE, weave, subject_kind="loom_session", chunk=1))
+register(NIGHT_WEAVING, weave)
 
 
 def _work(run: StageRun) -> None:
@@ -57,20 +56,29 @@ def _work(run: StageRun) -> None:
     else:
         read_to = up_to
     turns = night_weaving.sendable(read)
-    episodes, sent = night_weaving.Episodes(), turns
+    woven = night_weaving.Episodes(), turns
     if turns:
         budget = settings.llm_prompt_max_chars - len(night_weaving.INSTRUCTIONS) - 200
         prompt, sent = night_weaving.prompt(turns, budget)
-        try:
-            if screening.is_high(prompt):  # each line passed; together they read as high
-                raise llm.NoProvider("the prompt reads as high")
-            with ledger.leased([run]):
-                episodes = llm.get_llm().ask(night_weaving.Episodes, night_weaving.INSTRUCTIONS, prompt)
-        except llm.NoProvider:  # the deterministic builder weaves instead
-            episodes, sent = night_weaving.built(session, turns), turns
-        except llm.LLMFailed as exc:
-            return retry_later(NIGHT_WEAVING, run, f"night weaving failed: {exc}")
-    _consolidate(run, session.id, read_to, episodes, sent)
+
+        def built() -> tuple[night_weaving.Episodes, list[night_weaving.Turn]]:
+            """Without a model, or a prompt to send one, the deterministic builder weaves."""
+            return night_weaving.built(session, turns), turns
+
+        if screening.is_high(prompt):  # each line passed; together they read as high
+            woven = built()
+        else:
+            answer = asked(
+                NIGHT_WEAVING,
+                run,
+                lambda: (llm.get_llm().ask(night_weaving.Episodes, night_weaving.INSTRUCTIONS, prompt), sent),
+                "night weaving failed",
+                without_model=built,
+            )
+            if answer is None:
+                return None
+            woven = answer
+    _consolidate(run, session.id, read_to, *woven)
     return None
 
 
@@ -103,14 +111,13 @@ def _consolidate(run: StageRun, session_id: UUID, read_to: int, episodes, sent) 
             "episode_ids": [str(t.id) for t in threads],
             "reweighed": reweighed,
         }
-        if not ledger.finish(s, [run], SUCCEEDED, result=result):
-            s.rollback()  # another worker holds the run now: it consolidates the session
+        if not committed(s, run, result=result):
             return
         embedding_runs = [ledger.request(s, MEMORY_EMBEDDING, t.row_id, t.digest[:16], {}) for t in threads]
         _count(s, weaving_id, run.id, episodes=len(threads), **judged, now=now)
     pending = [stored(r.id) for r in embedding_runs if r.status == PENDING]
     if pending:
-        outbox.wake(MEMORY_EMBEDDING.name, pending)
+        outbox.wake(MEMORY_EMBEDDING, pending)
 
 
 def _count(s: Session, weaving_id: UUID, run_id: int, episodes: int, judged: int, used: int, now) -> None:

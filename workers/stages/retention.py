@@ -15,21 +15,20 @@ from datetime import datetime
 from models import db, partitions
 from models.settings import get_settings
 from models.stage_run import SUCCEEDED, StageRun
+from models.stages import RETENTION
 from pipelines import contexts, retention
 from workers import ledger
 from workers.bodies import close, counted, one_at_a_time
-from workers.stages import Stage, register
+from workers.stages import register
 
 log = logging.getLogger(__name__)
-
-STAGE = "retention"
 
 
 def keep_partitions(run_ids: list[int]) -> None:
     one_at_a_time(RETENTION, run_ids, _work)
 
 
-RETENTION = register(Stage(STAGE, keep_partitions, subject_kind="month", chunk=1))
+register(RETENTION, keep_partitions)
 
 
 def _work(run: StageRun) -> None:

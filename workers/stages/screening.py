@@ -4,27 +4,25 @@ of the screening rules judged (``pipelines.rescreening``). Screening stays inlin
 already holds.
 
 A run covers one fixed range of turn ids (``turns:<k>``: ids k*span .. (k+1)*span-1) for one
-rules version (and one namespace, or all), so the pass that asks for runs (``schedules/rescreen.py``)
+rules version (and one namespace, or all), so the pass that asks for runs (``schedules/screening.py``)
 asks for the same ones until they are done, and a range is one bounded transaction. Safe to run
 twice (a judged turn is no longer older) and to kill anywhere (the transaction is all or nothing)."""
 
 from models import db
 from models.base import stored
 from models.stage_run import PENDING, SKIPPED, SUCCEEDED, StageRun
+from models.stages import EMBEDDING, SCREENING
 from pipelines import rescreening, screening
 from workers import ledger, outbox
 from workers.bodies import close, one_at_a_time
-from workers.stages import Stage, register
-from workers.stages.embedding import EMBEDDING
-
-STAGE = "screening"
+from workers.stages import register
 
 
 def rescreen_turns(run_ids: list[int]) -> None:
     one_at_a_time(SCREENING, run_ids, _work)
 
 
-SCREENING = register(Stage(STAGE, rescreen_turns, subject_kind="turns", chunk=1))
+register(SCREENING, rescreen_turns)
 
 
 def _work(run: StageRun) -> None:
@@ -38,6 +36,6 @@ def _work(run: StageRun) -> None:
         judged = rescreening.judge_again(s, range(k * span, (k + 1) * span), version, namespace)
         runs = [ledger.request(s, EMBEDDING, row_id, digest[:16], {}) for row_id, digest in judged.to_embed]
     if pending := [stored(r.id) for r in runs if r.status == PENDING]:
-        outbox.wake(EMBEDDING.name, pending)
+        outbox.wake(EMBEDDING, pending)
     close(run, SUCCEEDED, result=judged.counts)
     return None

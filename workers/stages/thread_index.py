@@ -6,20 +6,18 @@ twice, and ``indexed_count`` only moves forward."""
 
 from models import db
 from models.stage_run import SKIPPED, SUCCEEDED, StageRun
+from models.stages import EMBEDDING, THREAD_INDEX
 from pipelines import thread_index
 from workers import ledger, outbox
 from workers.bodies import close, one_at_a_time
-from workers.stages import Stage, register
-from workers.stages.embedding import EMBEDDING
-
-STAGE = "thread_index"
+from workers.stages import register
 
 
 def index(run_ids: list[int]) -> None:
     one_at_a_time(THREAD_INDEX, run_ids, _work)
 
 
-THREAD_INDEX = register(Stage(STAGE, index, subject_kind="coding_thread", chunk=1))
+register(THREAD_INDEX, index)
 
 
 def _work(run: StageRun) -> None:
@@ -28,12 +26,12 @@ def _work(run: StageRun) -> None:
         thread = thread_index.unindexed(s, row_id)
     if thread is None:
         return close(run, SKIPPED, reason="deleted")
-    written, wake = thread_index.write_turns(thread, EMBEDDING)
+    written, wake = thread_index.write_turns(thread)
     with db.session() as s:
         thread_index.advance(s, row_id, len(thread.messages))
         thread_index.adopt_title(s, thread.namespace, thread.thread_id, thread.title)
         result = {"messages": len(thread.messages) - thread.start, "turns": written}
         ledger.finish(s, [run], SUCCEEDED, result=result)
     if wake:
-        outbox.wake(EMBEDDING.name, wake)
+        outbox.wake(EMBEDDING, wake)
     return None

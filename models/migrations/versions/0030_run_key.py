@@ -1,6 +1,6 @@
 """loom_run_key(stage, subject_id, version): a stage run's idempotency key, defined once for the
 SQL that writes or joins runs (APPEND_TURN, the re-embedding picks) and for Python
-(``workers.stages.Stage.key`` calls it in the statement that needs it)
+(``models.stages.Stage.key`` calls it in the statement that needs it)
 
 Revision ID: 0030
 """

@@ -1,16 +1,16 @@
-"""The rescreen pass: a re-screening run for each range of turns an older rules version judged
-(of one namespace, or all; at most ``LOOM_RESCREEN_MAX_RUNS`` a pass, the next pass asks for the
-rest). A run that succeeded before but whose range holds older turns again (written by a host
-still on the old build during an upgrade), or that an older build's worker skipped, is made
-pending again."""
+"""The screening stage's pass (``rescreen`` by name): a re-screening run for each range of turns
+an older rules version judged (of one namespace, or all; at most ``LOOM_RESCREEN_MAX_RUNS`` a pass,
+the next pass asks for the rest). A run that succeeded before but whose range holds older turns
+again (written by a host still on the old build during an upgrade), or that an older build's
+worker skipped, is made pending again."""
 
 from models import db
 from models.base import stored
 from models.settings import get_settings
 from models.stage_run import PENDING
+from models.stages import SCREENING
 from pipelines import keys, rescreening, screening
 from workers import ledger, outbox
-from workers.stages.screening import SCREENING
 
 
 def rescreen_outdated(namespace: str | None = None) -> list[int]:
@@ -26,5 +26,5 @@ def rescreen_outdated(namespace: str | None = None) -> list[int]:
         runs = [ledger.wanted_again(s, SCREENING, k, key, wanted) for k in ranges]
     pending = [stored(run.id) for run in runs if run.status == PENDING]
     if pending:
-        outbox.send(SCREENING.name, pending)
+        outbox.send(SCREENING, pending)
     return pending
