@@ -2,9 +2,8 @@
 should pass 400 lines but migrations), function-local imports of the project's own modules (each
 left one says why), hand-written SQL outside models/queries (``text(...)`` calls and strings that
 open a statement), statements built in ops/ (SQL builders called, ``.where``/``.exec``/``.execute``),
-op modules importing other op modules (beyond the shared ones), and each stage's module names
-across pipelines/, workers/stages/ and schedules/. Import circles and the layering are tests
-(tests/unit/test_architecture.py).
+and op modules importing other op modules (beyond the shared ones). Each stage's spellings are
+bench/stage_spellings.py's; import circles and the layering are tests (tests/unit/test_architecture.py).
 
     .venv/bin/python bench/house.py [CHECKOUT]
 
@@ -104,23 +103,6 @@ def op_imports(tree: ast.AST) -> list[str]:
     return sorted(found - SHARED_OPS)
 
 
-def stage_spellings(root: Path) -> dict[str, dict[str, str | None]]:
-    """Each stage module of workers/stages/ beside the pipelines/ and schedules/ modules of the
-    same name (None where that layer spells it otherwise, or has none)."""
-
-    def named(layer: str, name: str) -> str | None:
-        for candidate in (root / layer / f"{name}.py", root / layer / name / "__init__.py"):
-            if candidate.exists():
-                return str(candidate.relative_to(root))
-        return None
-
-    return {
-        path.stem: {"pipelines": named("pipelines", path.stem), "schedules": named("schedules", path.stem)}
-        for path in sorted((root / "workers" / "stages").glob("*.py"))
-        if path.stem != "__init__"
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkout", nargs="?", type=Path, default=ROOT)
@@ -151,7 +133,6 @@ def main() -> None:
                 "statements_in_ops": sum(len(lines) for lines in built.values()),
                 "statements_in_ops_by_module": built,
                 "op_modules_importing_op_modules": ops_importing,
-                "stage_spellings": stage_spellings(root),
             }
         )
     )
