@@ -12,7 +12,7 @@ The text is URL-safe base64 without padding of, in bytes: the format's version (
 key's id (4), the position (8 a datetime, as exact microseconds since the epoch, or an int; 16 a
 UUID), the HMAC (32): 71 characters for ``(datetime, int)``, 82 for ``(datetime, UUID)``.
 
-The keys are rows of ``cursor_keys`` (``models.cursor_key``), so every API process shares them; each
+The keys are rows of ``cursor_keys`` (``pipelines.cursor_keys``), so every API process shares them; each
 process caches them for ``KEYS_CACHE_SECONDS``. The newest key signs; it and the one before it are
 accepted. ``rotate_key`` (the operator op ``cursors.rotate_key``) adds a key and drops the older
 ones. A cursor naming a key newer than this process knows reloads the keys at once, so one another
