@@ -20,7 +20,18 @@ from models.settings import get_settings
 from ops import cursors
 from ops.caller import NAMESPACE_WIDE, Caller
 from ops.errors import not_found
-from ops.schemas import ActedIn, Answer, Identifier, Moment, OpRequest, SaidAt, SavedNamespace, UserId
+from ops.schemas import (
+    ActedIn,
+    Answer,
+    Identifier,
+    Moment,
+    NextCursor,
+    OpRequest,
+    PageCursor,
+    SaidAt,
+    SavedNamespace,
+    UserId,
+)
 from ops.waiting import Waiting, Watch
 from pipelines import listing, recording, saving
 from workers import ledger, outbox
@@ -245,11 +256,7 @@ class ListSavedRequest(SavedOp):
         default=None, max_length=256, description="Only saved messages of this conversation."
     )
     limit: int = Field(default=50, ge=1, le=200, description="How many a page holds (1-200, default 50).")
-    cursor: str | None = Field(
-        default=None,
-        max_length=200,
-        description="The next_cursor of the previous page; omitted for the first page.",
-    )
+    cursor: PageCursor = None
 
 
 class SavedMessage(Answer):
@@ -271,7 +278,7 @@ class ListSavedAnswer(Answer):
     namespace: ActedIn
     user_id: str = Field(description="The user whose saved messages these are.")
     messages: list[SavedMessage] = Field(description="A page of saved messages, newest saved first.")
-    next_cursor: str | None = Field(description="Pass it as cursor for the next page; null on the last page.")
+    next_cursor: NextCursor
 
 
 # A page ends at a saved message: when it was saved, its turn's id.

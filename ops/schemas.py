@@ -109,6 +109,15 @@ class OpRequest(BaseModel):
 
 Identifier = Field(min_length=1, max_length=256)
 
+# A paged listing's cursor (``ops.cursors``) in its request, and the one its answer gives on.
+PageCursor = Annotated[
+    str | None,
+    Field(max_length=200, description="The next_cursor of the previous page; omitted for the first page."),
+]
+NextCursor = Annotated[
+    str | None, Field(description="Pass it as cursor for the next page; null on the last page.")
+]
+
 ALL_AGENTS = "*"
 
 

@@ -18,7 +18,9 @@ from ops.schemas import (
     ConversationThreadAnswer,
     Identifier,
     Metadata,
+    NextCursor,
     OpRequest,
+    PageCursor,
     SaidAt,
     TurnAnswer,
     named_agent,
@@ -243,9 +245,7 @@ class GetAnswer(ConversationThreadAnswer):
     messages: list[TurnAnswer] | None = Field(
         default=None, description="A page of the thread's turns, with include_messages."
     )
-    next_cursor: str | None = Field(
-        default=None, description="Pass it as cursor for the next page; null on the last page."
-    )
+    next_cursor: NextCursor = None
 
 
 def get(caller: Caller, req: ThreadGetRequest) -> GetAnswer:
@@ -280,11 +280,7 @@ class TurnListRequest(OpRequest):
     limit: int = Field(
         default=100, ge=1, le=500, description="How many turns a page holds (1-500, default 100)."
     )
-    cursor: str | None = Field(
-        default=None,
-        max_length=200,
-        description="The next_cursor of the previous page; omitted for the first page.",
-    )
+    cursor: PageCursor = None
 
 
 class TurnListAnswer(Answer):
@@ -293,7 +289,7 @@ class TurnListAnswer(Answer):
     namespace: ActedIn
     thread_id: str = Field(description="The thread listed.")
     messages: list[TurnAnswer] = Field(description="A page of its turns in time order.")
-    next_cursor: str | None = Field(description="Pass it as cursor for the next page; null on the last page.")
+    next_cursor: NextCursor
 
 
 def list_turns(caller: Caller, req: TurnListRequest) -> TurnListAnswer:
