@@ -11,8 +11,8 @@ from commands.console import Column, err, fail, out, table
 from models import db
 from models.settings import get_settings
 from ops.caller import create_token, list_tokens, revoke_token
-from ops.conversation_write import recording as records_in
 from ops.errors import OpError
+from pipelines import recording
 
 tokens_app = typer.Typer(no_args_is_help=True, help="Bearer tokens.")
 
@@ -31,7 +31,7 @@ TOKEN_COLUMNS = (
 
 def records(namespace: str) -> bool:
     with db.session() as s:
-        return records_in(s, namespace)
+        return recording.recording(s, namespace)
 
 
 @tokens_app.command("create")

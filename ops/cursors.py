@@ -12,7 +12,7 @@ The text is URL-safe base64 without padding of, in bytes: the format's version (
 key's id (4), the position (8 a datetime, as exact microseconds since the epoch, or an int; 16 a
 UUID), the HMAC (32): 71 characters for ``(datetime, int)``, 82 for ``(datetime, UUID)``.
 
-The keys are rows of ``cursor_keys`` (``models.cursor_key``), so every API process shares them; each
+The keys are rows of ``cursor_keys`` (``pipelines.cursor_keys``), so every API process shares them; each
 process caches them for ``KEYS_CACHE_SECONDS``. The newest key signs; it and the one before it are
 accepted. ``rotate_key`` (the operator op ``cursors.rotate_key``) adds a key and drops the older
 ones. A cursor naming a key newer than this process knows reloads the keys at once, so one another
@@ -24,7 +24,6 @@ import hashlib
 import hmac
 import json
 import re
-import secrets
 import struct
 import threading
 import time
@@ -32,16 +31,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
-from sqlmodel import Session, col, delete, select
-
 from models import db
-from models.base import stored, utcnow
-from models.cursor_key import KEY_BYTES, CursorKey
+from models.base import stored
 from ops.errors import invalid
+from pipelines import cursor_keys
 
 VERSION = 1
 KEYS_CACHE_SECONDS = 60.0  # how long a process signs with a key after another process rotated
-KEPT_KEYS = 2  # the signing key and the one before it
 NOT_ISSUED = "cursor is not one this server issued"
 
 EPOCH, MICROSECOND = datetime(1970, 1, 1, tzinfo=UTC), timedelta(microseconds=1)
@@ -194,39 +190,15 @@ def _ring(wanted: int | None = None) -> _Ring:
 
 def _load() -> _Ring:
     with db.session() as s:
-        rows = _newest(s)
-        if not rows:  # a database whose keys were deleted by hand: signed anew from now on
-            _add(s)
-            rows = _newest(s)
-    return _Ring({row.id: row.secret for row in rows}, rows[0].id, time.monotonic())
+        rows = cursor_keys.accepted(s)
+    return _Ring({stored(row.id): row.secret for row in rows}, stored(rows[0].id), time.monotonic())
 
 
-def _newest(s: Session) -> list[CursorKey]:
-    return list(s.exec(select(CursorKey).order_by(col(CursorKey.id).desc()).limit(KEPT_KEYS)))
-
-
-def _add(s: Session) -> CursorKey:
-    key = CursorKey(secret=secrets.token_bytes(KEY_BYTES), created_at=utcnow())
-    s.add(key)
-    s.flush()
-    return key
-
-
-@dataclass(frozen=True)
-class Rotation:
-    key_id: int
-    accepted_key_ids: list[int]
-    retired: int
-
-
-def rotate_key() -> Rotation:
+def rotate_key() -> cursor_keys.Rotation:
     """Make a new key to sign with from now on; the one that signed until now stays accepted, the
     ones before it are dropped (a cursor they signed is refused). This process signs with the new
     key at once, every other within ``KEYS_CACHE_SECONDS`` (and accepts its cursors at once)."""
     with db.session() as s:
-        s.exec(select(col(CursorKey.id)).with_for_update()).all()  # one rotation at a time
-        key = _add(s)
-        kept = [stored(row.id) for row in _newest(s)]
-        retired = s.exec(delete(CursorKey).where(col(CursorKey.id).not_in(kept))).rowcount
+        rotation = cursor_keys.rotate(s)
     _rings.pop(db.url(), None)
-    return Rotation(key.id, kept, retired)
+    return rotation

@@ -27,6 +27,11 @@ def not_found(reason: str, field: str | None = None) -> OpError:
     return OpError(404, reason, field)
 
 
+def no_thread(namespace: str, thread_id: str) -> OpError:
+    """The 404 of an op naming a thread that does not exist, or was deleted."""
+    return not_found(f"no thread {thread_id!r} in namespace {namespace!r}", "thread_id")
+
+
 def invalid(reason: str, field: str | None = None) -> OpError:
     return OpError(422, reason, field)
 

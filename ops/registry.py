@@ -12,19 +12,18 @@ from pydantic import BaseModel, ValidationError
 from ops import (
     brief_save,
     briefs,
-    conversation_ingest,
-    conversation_manage,
-    conversation_read,
-    conversation_saved,
-    conversation_write,
     erasure,
+    ingest,
     looms,
     memory,
     memory_extraction,
     memory_suggest,
     observe,
     operator,
+    saved_messages,
     search,
+    threads,
+    turns,
     waiting,
     working_memory,
 )
@@ -56,32 +55,35 @@ class Op(Generic[Request]):
         return summary, description.strip()
 
 
-read, write, manage = conversation_read, conversation_write, conversation_manage
-saved = conversation_saved
+saved = saved_messages
 OPS: dict[str, Op[Any]] = {
     "conversation.set_logging": Op(
-        "admin", write.SetLoggingRequest, write.SetLoggingAnswer, write.set_logging
+        "admin", threads.SetLoggingRequest, threads.SetLoggingAnswer, threads.set_logging
     ),
-    "conversation.append": Op("writer", write.AppendRequest, write.AppendAnswer, write.append),
-    "conversation.create": Op("writer", write.CreateRequest, write.ThreadAnswer, write.create),
-    "conversation.update": Op("writer", write.UpdateRequest, write.ThreadAnswer, write.update),
-    "conversation.threads": Op("viewer", read.ThreadsRequest, read.ThreadsAnswer, read.threads),
-    "conversation.get": Op("viewer", read.GetRequest, read.GetAnswer, read.get),
-    "conversation.list": Op("viewer", read.ListRequest, read.ListAnswer, read.list_turns),
-    "conversation.search": Op("viewer", search.SearchRequest, search.SearchAnswer, search.run),
-    "conversation.compact": Op("writer", manage.CompactRequest, manage.CompactAnswer, manage.compact),
-    "conversation.delete": Op("admin", manage.DeleteRequest, manage.DeleteAnswer, manage.delete),
+    "conversation.append": Op("writer", turns.AppendRequest, turns.AppendAnswer, turns.append),
+    "conversation.create": Op(
+        "writer", threads.ThreadCreateRequest, threads.ConversationThreadAnswer, threads.create
+    ),
+    "conversation.update": Op(
+        "writer", threads.ThreadUpdateRequest, threads.ConversationThreadAnswer, threads.update
+    ),
+    "conversation.threads": Op("viewer", threads.ThreadsRequest, threads.ThreadsAnswer, threads.list_threads),
+    "conversation.get": Op("viewer", turns.ThreadGetRequest, turns.GetAnswer, turns.get),
+    "conversation.list": Op("viewer", turns.TurnListRequest, turns.TurnListAnswer, turns.list_turns),
+    "conversation.search": Op(
+        "viewer", search.ConversationSearchRequest, search.ConversationSearchAnswer, search.run
+    ),
+    "conversation.compact": Op("writer", threads.CompactRequest, threads.CompactAnswer, threads.compact),
+    "conversation.delete": Op(
+        "admin", threads.ThreadDeleteRequest, threads.ThreadDeleteAnswer, threads.delete
+    ),
     "conversation.ingest": Op(
-        "writer",
-        conversation_ingest.IngestRequest,
-        conversation_ingest.IngestAnswer,
-        conversation_ingest.ingest,
-        conversation_ingest.body_cap,
+        "writer", ingest.IngestRequest, ingest.IngestAnswer, ingest.ingest, ingest.body_cap
     ),
-    "conversation.save_message": Op("writer", saved.SaveRequest, saved.SaveAnswer, saved.save),
+    "conversation.save_message": Op("writer", saved.SaveMessageRequest, saved.SaveMessageAnswer, saved.save),
     "conversation.unsave_message": Op("writer", saved.UnsaveRequest, saved.UnsaveAnswer, saved.unsave),
     "conversation.search_saved_messages": Op(
-        "viewer", saved.SearchSavedRequest, saved.SearchSavedAnswer, saved.search_saved
+        "viewer", search.SearchSavedRequest, search.SearchSavedAnswer, search.search_saved
     ),
     "conversation.list_saved_messages": Op(
         "viewer", saved.ListSavedRequest, saved.ListSavedAnswer, saved.list_saved

@@ -1,9 +1,10 @@
-"""conversation.search: a semantic (vector), lexical (BM25) or hybrid (both, fused by reciprocal
-rank) search of the recorded turns; without an embedder, semantic falls back to a substring match
-and hybrid to its lexical leg."""
+"""conversation.search and conversation.search_saved_messages: a semantic (vector), lexical (BM25)
+or hybrid (both, fused by reciprocal rank) search of the recorded turns, or of one user's saved
+messages; without an embedder, semantic falls back to a substring match and hybrid to its lexical
+leg (``pipelines.hybrid``)."""
 
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field
 
@@ -11,53 +12,19 @@ from models import db
 from models.settings import get_settings
 from ops import activity
 from ops.caller import Caller
-from ops.conversation_read import named_agent
-from ops.schemas import Answer, Moment, OpRequest
+from ops.schemas import ActedIn, Answer, Moment, Ranking, SavedNamespace, UserId, named_agent
 from pipelines import excerpts, hybrid, search
 
 
-class Ranking(OpRequest):
-    """What every search asks: the query, how many hits, and how they are ranked."""
-
-    query: str = Field(
-        min_length=1,
-        max_length=4000,
-        description=(
-            "The words to search for (1-4,000 characters): matched by meaning (vector leg) and by words "
-            "(BM25 leg)."
-        ),
-    )
-    limit: int = Field(
-        default=10, ge=1, le=100, description="How many hits to answer at most (1-100, default 10)."
-    )
-    # hybrid: both legs fused by reciprocal rank (a hit only the vector leg found must pass its
-    # floor); semantic: cosine similarity over the embedded first 2,048 characters, with its
-    # floor; lexical: BM25 over the whole text.
-    search_mode: Literal["hybrid", "semantic", "lexical"] = Field(
-        default="hybrid",
-        description=(
-            "hybrid (default): both legs fused by reciprocal rank; semantic: vector similarity alone, above "
-            "its floor; lexical: BM25 over the whole text alone."
-        ),
-    )
-    lexical_weight: float = Field(
-        default=hybrid.LEXICAL_WEIGHT,
-        ge=0,
-        le=1,
-        description=(
-            "The weight of the lexical leg in the hybrid fusion, 0-1 (default 0.6); the vector leg weighs 1."
-        ),
-    )
-
-
-class SearchRequest(Ranking):
+class ConversationSearchRequest(Ranking):
     model_config = ConfigDict(
+        title="SearchRequest",
         json_schema_extra={
             "examples": [
                 {"query": "invoice export timeout", "limit": 5},
                 {"query": "BILL-12", "search_mode": "lexical", "thread_id": "support-4711"},
             ]
-        }
+        },
     )
 
     thread_id: str | None = Field(
@@ -124,7 +91,9 @@ class SearchStats(Answer):
     )
 
 
-class SearchAnswer(Answer):
+class ConversationSearchAnswer(Answer):
+    model_config = ConfigDict(title="SearchAnswer")
+
     mode: Literal["vector", "hybrid", "lexical", "substring"] = Field(
         description=(
             "How the search ran: hybrid, vector (semantic alone), lexical, or substring (semantic without an "
@@ -144,7 +113,7 @@ class SearchAnswer(Answer):
     )
 
 
-def run(caller: Caller, req: SearchRequest) -> SearchAnswer:
+def run(caller: Caller, req: ConversationSearchRequest) -> ConversationSearchAnswer:
     """Search the conversations by meaning and by words (hybrid search).
 
     Finds the messages that best answer `query` across the namespaces the token covers (or one, with
@@ -158,7 +127,7 @@ def run(caller: Caller, req: SearchRequest) -> SearchAnswer:
     else:
         namespaces = caller.scope(None)
     filters = search.Filters(namespaces, req.thread_id, req.run_id, req.role, named_agent(req))
-    answer = ranked(req, filters, SearchAnswer, public_hit, namespaces=namespaces)
+    answer = ranked(req, filters, ConversationSearchAnswer, public_hit, namespaces=namespaces)
     activity.searched()
     return answer
 
@@ -235,3 +204,84 @@ def public_hit(hit: search.Hit, mode: str, query: str, chars: int) -> Hit:
         msg_id=hit.msg_id,
         agent=hit.agent,
     )
+
+
+class SearchSavedRequest(Ranking):
+    namespace: SavedNamespace = Field(
+        default=None,
+        description=(
+            'The namespace to search, or "@me" for a token bounded to one end user; may be omitted when the '
+            "token covers exactly one."
+        ),
+    )
+    user_id: Annotated[
+        str | None,
+        Field(
+            description=(
+                "The end user whose saved messages to search (1-256 characters); required unless the token "
+                "is pinned to one user."
+            )
+        ),
+    ] = UserId
+    conversation_id: str | None = Field(
+        default=None, max_length=256, description="Only hits of this conversation."
+    )
+
+
+class SavedHit(Answer):
+    conversation_id: str = Field(description="The conversation of the saved message.")
+    message_id: str = Field(description="The saved message's id.")
+    role: str = Field(description="Who said it.")
+    ts: Moment = Field(description="When the message was said.")
+    saved_at: Moment | None = Field(description="When the user saved it.")
+    similarity: float | None = Field(
+        description="The vector leg's cosine similarity, when that leg found it."
+    )
+    lexical_score: float | None = Field(
+        default=None, description="The BM25 score, when the lexical leg found it."
+    )
+    found_by: list[Literal["semantic", "lexical", "substring"]] = Field(
+        description="Which legs found it: semantic, lexical, or substring."
+    )
+    semantic_rank: int | None = Field(default=None, description="Its 1-based rank in the vector leg.")
+    lexical_rank: int | None = Field(default=None, description="Its 1-based rank in the lexical leg.")
+    score: float | None = Field(default=None, description="The hybrid fused score (higher is better).")
+    excerpt: str = Field(description="A piece of the message's text around the match.")
+
+
+class SearchSavedAnswer(Answer):
+    mode: Literal["vector", "hybrid", "lexical", "substring"] = Field(
+        description=(
+            "How the search ran: hybrid, vector, lexical, or substring (semantic without an embedder)."
+        )
+    )
+    embedder_error: str | None = Field(
+        default=None, description="Why the vector leg did not answer, when it fell back."
+    )
+    namespace: ActedIn
+    user_id: str = Field(description="The user whose saved messages were searched.")
+    hits: list[SavedHit] = Field(description="The matching saved messages, best first, each message once.")
+    stats: SearchStats = Field(description="Candidates and timings per leg.")
+
+
+def _saved_hit(hit: search.Hit, mode: str, query: str, chars: int) -> SavedHit:
+    return scored_hit(
+        SavedHit,
+        hit,
+        mode,
+        query,
+        chars,
+        conversation_id=hit.thread_id,
+        message_id=hit.msg_id,
+        saved_at=hit.saved_at,
+    )
+
+
+def search_saved(caller: Caller, req: SearchSavedRequest) -> SearchSavedAnswer:
+    """Search one user's saved messages by meaning and by words.
+
+    The same hybrid search as conversation.search, over the messages this user saved in the namespace
+    (each message once), optionally within one conversation."""
+    namespace, user = caller.namespace(req.namespace), caller.acting_user(req.user_id)
+    filters = search.Filters([namespace], thread_id=req.conversation_id, saved_by=user)
+    return ranked(req, filters, SearchSavedAnswer, _saved_hit, namespace=namespace, user_id=user)

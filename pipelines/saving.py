@@ -17,13 +17,18 @@ each one re-reads the message and repairs what an interrupted or concurrent writ
 embedding row is written, a failed embed is asked again, an unflagged row is flagged).
 
 The save never calls the embedder itself: it requests the embedding stage's run and the op waits
-for that run's outcome for a bounded time (``ops.conversation_saved``)."""
+for that run's outcome for a bounded time (``ops.saved_messages``)."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
+import psycopg
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
+from models import db, partitions
 from models.conversation import EMBEDDED_ROLES
 from models.queries import filled
 from models.queries import saved as queries
@@ -188,6 +193,23 @@ def _index(s: Session, m: Message, live: list, saved_at: datetime, now: datetime
     unembedded = tuple((row.id, row.digest) for row in rows if not row.embedded)
     s.execute(queries.CLEAR_ROW_ERRORS, {"ids": [i for i, _ in unembedded]})
     return tuple(row.id for row in rows), unembedded
+
+
+T = TypeVar("T")
+
+
+def in_its_month(said: datetime, save: Callable[[], T]) -> T:
+    """``save`` (the transaction that saves a message said then), done again once the month's
+    partition is made when no partition held it yet (imported history): the transaction that
+    failed wrote nothing, as an append's."""
+    try:
+        return save()
+    except IntegrityError as exc:
+        if not isinstance(exc.orig, psycopg.errors.CheckViolation):
+            raise
+        with db.autocommit() as conn:
+            partitions.ensure(conn, said)
+        return save()
 
 
 def due_now(s: Session, run_ids: list[int], now: datetime) -> None:

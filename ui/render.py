@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
-from ops.conversation_read import listing_excerpt
+from pipelines import listing
 
 # CommonMark with raw HTML off: a brief's text is escaped, never markup of its own; markdown-it
 # also refuses javascript:, vbscript: and data: links. Images off: a brief (written from what a
@@ -80,6 +80,6 @@ FILTERS = {
     "ago": ago,
     "duration": duration,
     "sparkline": sparkline,
-    "listed": listing_excerpt,  # a title as listings show it: blank when it reads as high
+    "listed": listing.excerpt,  # a title as listings show it: blank when it reads as high
 }
 GLOBALS = {"url": url}

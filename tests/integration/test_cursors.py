@@ -270,7 +270,7 @@ def test_a_cursor_signed_with_a_key_another_process_just_made_pages_here_at_once
     """The other process rotates and issues the next page's cursor; this one, its keys read moments
     before, takes that cursor as its own."""
     from ops import cursors
-    from ops.conversation_read import LIST_CURSOR
+    from ops.turns import LIST_CURSOR
 
     ours = issued(client, token, "list")
     scope = (NS, "t", None, "asc", None)

@@ -1,7 +1,7 @@
-"""Saved messages: conversation.save_message and unsave_message (writer), search_saved_messages,
-list_saved_messages and saved_status (viewer), with the document's names (``conversation_id`` is
-Loom's thread_id, ``message_id`` its msg_id). Saving ignores the namespace's Record switch and
-never turns it on; the rules are ``pipelines.saving``'s.
+"""Saved messages: conversation.save_message and unsave_message (writer), list_saved_messages and
+saved_status (viewer; search_saved_messages is ``ops.search``'s), with the document's names
+(``conversation_id`` is Loom's thread_id, ``message_id`` its msg_id). Saving ignores the
+namespace's Record switch and never turns it on; the rules are ``pipelines.saving``'s.
 
 The save writes the rows and requests the embedding stage's run in one transaction, like every
 write op; then it waits, at most ``LOOM_SAVE_MESSAGE_WAIT_SECONDS``, for the worker to index the
@@ -11,30 +11,33 @@ without the op calling the embedder."""
 from datetime import datetime
 from typing import Annotated, Literal
 
-import psycopg
-from pydantic import Field
-from sqlalchemy.exc import IntegrityError
+from pydantic import ConfigDict, Field
 
-from models import db, partitions
+from models import db
 from models.base import stored, utcnow
 from models.conversation import MSG_ID_MAX
 from models.settings import get_settings
 from models.stages import EMBEDDING
 from ops import cursors
-from ops import search as searching
 from ops.caller import NAMESPACE_WIDE, Caller
-from ops.conversation_read import listing_excerpt
-from ops.conversation_write import recording
 from ops.errors import not_found
-from ops.schemas import ActedIn, Answer, Identifier, Moment, NamespaceName, OpRequest, SaidAt
+from ops.schemas import (
+    ActedIn,
+    Answer,
+    Identifier,
+    Moment,
+    NextCursor,
+    OpRequest,
+    PageCursor,
+    SaidAt,
+    SavedNamespace,
+    UserId,
+)
 from ops.waiting import Waiting, Watch
-from pipelines import saving, search
+from pipelines import listing, recording, saving
 from workers import ledger, outbox
 
-# A token minted for one end user names its namespace as "@me".
-SavedNamespace = Annotated[NamespaceName | Literal["@me"] | None, Field(default=None)]
 MessageId = Field(min_length=1, max_length=MSG_ID_MAX)
-UserId = Field(default=None, min_length=1, max_length=256)
 
 
 class SavedOp(OpRequest):
@@ -56,7 +59,9 @@ class SavedOp(OpRequest):
     ] = UserId
 
 
-class SaveRequest(SavedOp):
+class SaveMessageRequest(SavedOp):
+    model_config = ConfigDict(title="SaveRequest")
+
     conversation_id: Annotated[
         str, Field(description="The conversation (thread) the message belongs to (1-256 characters).")
     ] = Identifier
@@ -89,7 +94,9 @@ Reason = Literal[
 ]
 
 
-class SaveAnswer(Answer):
+class SaveMessageAnswer(Answer):
+    model_config = ConfigDict(title="SaveAnswer")
+
     namespace: ActedIn
     conversation_id: str = Field(description="The conversation of the message.")
     message_id: str = Field(description="The message saved.")
@@ -116,7 +123,7 @@ class SaveAnswer(Answer):
     )
 
 
-def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
+def save(caller: Caller, req: SaveMessageRequest) -> SaveMessageAnswer | Waiting:
     """Save one message to a user's saved messages, to find it later.
 
     Works whether or not the namespace records: a message the transcript holds is flagged in place,
@@ -130,8 +137,8 @@ def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
     message = _message(caller, req)
     now = utcnow()
 
-    def unsaved(reason: str) -> SaveAnswer:
-        return SaveAnswer(
+    def unsaved(reason: str) -> SaveMessageAnswer:
+        return SaveMessageAnswer(
             namespace=message.namespace,
             conversation_id=req.conversation_id,
             message_id=req.message_id,
@@ -140,16 +147,7 @@ def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
             reason=reason,
         )
 
-    try:
-        done, runs = _saved(message, now)
-    except IntegrityError as exc:
-        if not isinstance(exc.orig, psycopg.errors.CheckViolation):
-            raise
-        # No partition holds the new message's month yet (imported history): the transaction
-        # wrote nothing; make the month and save again, as an append does.
-        with db.autocommit() as conn:
-            partitions.ensure(conn, message.ts or now)
-        done, runs = _saved(message, now)
+    done, runs = saving.in_its_month(message.ts or now, lambda: _saved(message, now))
     if done.outcome == saving.UNKNOWN:
         raise not_found("no such message: send role and content to save a new one", "message_id")
     if done.outcome != saving.SAVED:
@@ -158,14 +156,14 @@ def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
         outbox.wake(EMBEDDING, [stored(run.id) for run in runs])
     run_ids = [stored(run.id) for run in runs]
 
-    def check(final: bool) -> SaveAnswer | Watch:
+    def check(final: bool) -> SaveMessageAnswer | Watch:
         with db.session() as s:
             reason = saving.indexing(s, done.embedding_ids)
         if reason == saving.DELETED:
             return unsaved(reason)
         if reason == saving.PENDING and not final:
             return Watch(frozenset(run_ids))
-        return SaveAnswer(
+        return SaveMessageAnswer(
             namespace=message.namespace,
             conversation_id=req.conversation_id,
             message_id=req.message_id,
@@ -184,7 +182,7 @@ def _saved(message: saving.Message, now: datetime) -> tuple[saving.Saved, list]:
     """The save's transaction: the rows, and the embedding runs of those without a vector (none
     kept for a refused save, which rolls back)."""
     with db.session() as s:
-        done = saving.save(s, message, recording(s, message.namespace), now)
+        done = saving.save(s, message, recording.recording(s, message.namespace), now)
         if done.outcome != saving.SAVED:
             s.rollback()
             return done, []
@@ -197,7 +195,7 @@ def _saved(message: saving.Message, now: datetime) -> tuple[saving.Saved, list]:
     return done, runs
 
 
-def _message(caller: Caller, req: SavedOp) -> saving.Message:
+def _message(caller: Caller, req: "SaveMessageRequest | UnsaveRequest") -> saving.Message:
     return saving.Message(
         namespace=caller.namespace(req.namespace),
         thread_id=req.conversation_id,
@@ -243,7 +241,7 @@ def unsave(caller: Caller, req: UnsaveRequest) -> UnsaveAnswer:
     saved answers `found: false`."""
     message = _message(caller, req)
     with db.session() as s:
-        done = saving.unsave(s, message, recording(s, message.namespace), utcnow())
+        done = saving.unsave(s, message, recording.recording(s, message.namespace), utcnow())
     return UnsaveAnswer(
         namespace=message.namespace,
         conversation_id=req.conversation_id,
@@ -253,97 +251,12 @@ def unsave(caller: Caller, req: UnsaveRequest) -> UnsaveAnswer:
     )
 
 
-class SearchSavedRequest(searching.Ranking):
-    namespace: SavedNamespace = Field(
-        default=None,
-        description=(
-            'The namespace to search, or "@me" for a token bounded to one end user; may be omitted when the '
-            "token covers exactly one."
-        ),
-    )
-    user_id: Annotated[
-        str | None,
-        Field(
-            description=(
-                "The end user whose saved messages to search (1-256 characters); required unless the token "
-                "is pinned to one user."
-            )
-        ),
-    ] = UserId
-    conversation_id: str | None = Field(
-        default=None, max_length=256, description="Only hits of this conversation."
-    )
-
-
-class SavedHit(Answer):
-    conversation_id: str = Field(description="The conversation of the saved message.")
-    message_id: str = Field(description="The saved message's id.")
-    role: str = Field(description="Who said it.")
-    ts: Moment = Field(description="When the message was said.")
-    saved_at: Moment | None = Field(description="When the user saved it.")
-    similarity: float | None = Field(
-        description="The vector leg's cosine similarity, when that leg found it."
-    )
-    lexical_score: float | None = Field(
-        default=None, description="The BM25 score, when the lexical leg found it."
-    )
-    found_by: list[Literal["semantic", "lexical", "substring"]] = Field(
-        description="Which legs found it: semantic, lexical, or substring."
-    )
-    semantic_rank: int | None = Field(default=None, description="Its 1-based rank in the vector leg.")
-    lexical_rank: int | None = Field(default=None, description="Its 1-based rank in the lexical leg.")
-    score: float | None = Field(default=None, description="The hybrid fused score (higher is better).")
-    excerpt: str = Field(description="A piece of the message's text around the match.")
-
-
-class SearchSavedAnswer(Answer):
-    mode: Literal["vector", "hybrid", "lexical", "substring"] = Field(
-        description=(
-            "How the search ran: hybrid, vector, lexical, or substring (semantic without an embedder)."
-        )
-    )
-    embedder_error: str | None = Field(
-        default=None, description="Why the vector leg did not answer, when it fell back."
-    )
-    namespace: ActedIn
-    user_id: str = Field(description="The user whose saved messages were searched.")
-    hits: list[SavedHit] = Field(description="The matching saved messages, best first, each message once.")
-    stats: searching.SearchStats = Field(description="Candidates and timings per leg.")
-
-
-def _saved_hit(hit: search.Hit, mode: str, query: str, chars: int) -> SavedHit:
-    return searching.scored_hit(
-        SavedHit,
-        hit,
-        mode,
-        query,
-        chars,
-        conversation_id=hit.thread_id,
-        message_id=hit.msg_id,
-        saved_at=hit.saved_at,
-    )
-
-
-def search_saved(caller: Caller, req: SearchSavedRequest) -> SearchSavedAnswer:
-    """Search one user's saved messages by meaning and by words.
-
-    The same hybrid search as conversation.search, over the messages this user saved in the namespace
-    (each message once), optionally within one conversation."""
-    namespace, user = caller.namespace(req.namespace), caller.acting_user(req.user_id)
-    filters = search.Filters([namespace], thread_id=req.conversation_id, saved_by=user)
-    return searching.ranked(req, filters, SearchSavedAnswer, _saved_hit, namespace=namespace, user_id=user)
-
-
 class ListSavedRequest(SavedOp):
     conversation_id: str | None = Field(
         default=None, max_length=256, description="Only saved messages of this conversation."
     )
     limit: int = Field(default=50, ge=1, le=200, description="How many a page holds (1-200, default 50).")
-    cursor: str | None = Field(
-        default=None,
-        max_length=200,
-        description="The next_cursor of the previous page; omitted for the first page.",
-    )
+    cursor: PageCursor = None
 
 
 class SavedMessage(Answer):
@@ -365,7 +278,7 @@ class ListSavedAnswer(Answer):
     namespace: ActedIn
     user_id: str = Field(description="The user whose saved messages these are.")
     messages: list[SavedMessage] = Field(description="A page of saved messages, newest saved first.")
-    next_cursor: str | None = Field(description="Pass it as cursor for the next page; null on the last page.")
+    next_cursor: NextCursor
 
 
 # A page ends at a saved message: when it was saved, its turn's id.
@@ -395,7 +308,7 @@ def list_saved(caller: Caller, req: ListSavedRequest) -> ListSavedAnswer:
                 agent=row.agent,
                 ts=row.saved,
                 said_at=row.ts,
-                excerpt=listing_excerpt(row.content),
+                excerpt=listing.excerpt(row.content),
             )
             for row in page
         ],

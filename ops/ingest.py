@@ -1,27 +1,22 @@
 """conversation.ingest: a whole transcript handed over in one request. Thin: it checks the size and
-the format's first sign, stores the raw text and one ``ingest`` run in one transaction and answers
-the run; the ingest stage parses it and appends its turns through the write path of
-conversation.append."""
+the format's first sign, stores the raw text (``pipelines.ingesting``) and one ``ingest`` run in
+one transaction and answers the run; the ingest stage parses it and appends its turns through the
+write path of conversation.append."""
 
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
-from sqlalchemy.dialects.postgresql import insert
-from sqlmodel import col, select
 
 from models import db
-from models.base import utcnow
 from models.settings import get_settings
-from models.stage_run import FAILED, StageRun
+from models.stage_run import FAILED
 from models.stages import INGEST
-from models.transcript import Transcript
 from ops.caller import Caller
-from ops.conversation_write import recording
 from ops.errors import invalid
 from ops.runs import RunAnswer, run_public, started
 from ops.schemas import ActedIn, Answer, Identifier, OpRequest, WaitSeconds, wait_for_run
 from ops.waiting import Waiting
-from pipelines import keys, transcripts
+from pipelines import ingesting, recording, transcripts
 from workers import ledger
 
 
@@ -98,9 +93,8 @@ def ingest(caller: Caller, req: IngestRequest) -> IngestAnswer | Waiting:
         )
     if req.first_line != 1 and not transcripts.in_pieces(req.transcript):
         raise invalid("only a JSON-lines session file is sent in pieces", "first_line")
-    raw = req.transcript.encode()
     with db.session() as s:
-        if not recording(s, namespace):
+        if not recording.recording(s, namespace):
             return IngestAnswer(
                 namespace=namespace,
                 thread_id=req.thread_id,
@@ -108,38 +102,11 @@ def ingest(caller: Caller, req: IngestRequest) -> IngestAnswer | Waiting:
                 stored=False,
                 reason="logging_disabled",
             )
-        # The same lines at another place of the file are another piece (Cursor keys turns by line).
-        digest = keys.digest(req.transcript, *([str(req.first_line)] if req.first_line != 1 else []))
-        s.exec(
-            insert(Transcript)
-            .values(
-                namespace=namespace,
-                thread_id=req.thread_id,
-                agent=req.agent,
-                source=req.source,
-                raw=req.transcript,
-                first_line=req.first_line,
-                digest=digest,
-                size_bytes=len(raw),
-                created_at=utcnow(),
-            )
-            .on_conflict_do_nothing(index_elements=["namespace", "thread_id", "agent", "digest"])
+        kept = ingesting.keep(
+            s, namespace, req.thread_id, req.agent, req.source, req.transcript, req.first_line
         )
-        transcript_id = s.exec(
-            select(col(Transcript.id)).where(
-                col(Transcript.namespace) == namespace,
-                col(Transcript.thread_id) == req.thread_id,
-                col(Transcript.agent) == req.agent,
-                col(Transcript.digest) == digest,
-            )
-        ).one()
-        before = s.exec(
-            select(col(StageRun.status)).where(
-                col(StageRun.idem_key) == INGEST.key(transcript_id, digest[:16])
-            )
-        )
-        before = before.first()
-        run = ledger.request(s, INGEST, transcript_id, digest[:16], {}, revive=True)
+        before = ingesting.run_status(s, INGEST.key(kept.transcript_id, kept.version))
+        run = ledger.request(s, INGEST, kept.transcript_id, kept.version, {}, revive=True)
     stored = before in (None, FAILED)  # new, or one that failed and is tried again
     return started(
         INGEST,
@@ -152,7 +119,7 @@ def ingest(caller: Caller, req: IngestRequest) -> IngestAnswer | Waiting:
             agent=req.agent,
             stored=stored,
             reason=None if stored else "duplicate",
-            transcript_id=transcript_id,
+            transcript_id=kept.transcript_id,
             run=run_public(run),
         ),
     )
