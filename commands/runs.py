@@ -107,7 +107,7 @@ def runs_list(
 @runs_app.command("show")
 def runs_show(
     run_id: int,
-    as_json: Annotated[bool, typer.Option("--json", help="the run's row whole, history included")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="the run whole, history included")] = False,
 ) -> None:
     """One stage run: where it stands now, then each failed attempt, oldest first."""
     check_range("the run id", run_id, RUN_IDS)
