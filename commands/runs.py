@@ -1,5 +1,5 @@
-"""``loom runs``: the stage ledger listed and shown (read from it on the database alone), and
-failed runs queued again (``runs.retry``, ``runs.retry_stage``: the running system)."""
+"""``loom runs``: the stage ledger listed and shown (``runs.list``, ``runs.get``: on the database
+alone), and failed runs queued again (``runs.retry``, ``runs.retry_stage``: the running system)."""
 
 import json
 import re
@@ -12,7 +12,8 @@ import services
 from commands.common import call, check_choice, check_range, connected
 from commands.console import Column, fail, given, out, table, when
 from models.stage_run import DONE, FAILED, SKIPPED, STATUSES
-from workers import ledger, stages
+from ops.runs import PAGE_MAX
+from workers import stages
 
 runs_app = typer.Typer(no_args_is_help=True, help="The stage ledger: list, show and retry stage runs.")
 
@@ -44,6 +45,31 @@ def _since(value: str | None) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+def _answer(op: str, body: dict) -> dict:
+    """The op's answer (the ledger's ops answer JSON: none streams)."""
+    answer = call(op, body)
+    assert isinstance(answer, dict)
+    return answer
+
+
+def _listed(status: str | None, stage: str | None, since: datetime | None, limit: int) -> list[dict]:
+    """Up to ``limit`` runs, newest first, paged through ``runs.list``. It takes no time, so with
+    ``since`` the pages are read until one holds no run created since then: a run's id and its
+    creation time rise together (both taken as it is requested)."""
+    found: list[dict] = []
+    before: int | None = None
+    while len(found) < limit:
+        asked = PAGE_MAX if since else min(PAGE_MAX, limit - len(found))
+        body = {"status": status, "stage": stage, "before_id": before, "limit": asked}
+        page = _answer("runs.list", given(body))["runs"]
+        kept = [run for run in page if since is None or datetime.fromisoformat(run["created_at"]) >= since]
+        found += kept
+        if len(page) < asked or not kept:
+            break
+        before = page[-1]["id"]
+    return found[:limit]
+
+
 @runs_app.command("list")
 def runs_list(
     status: Annotated[str | None, typer.Option(help="pending|running|succeeded|skipped|failed")] = None,
@@ -57,20 +83,21 @@ def runs_list(
     status = FAILED if failed else status
     check_choice("--status", status, STATUSES)
     check_range("--limit", limit, range(1, 10_001))
+    created_since = _since(since)
     with services.running(start=services.DATABASE):
-        runs = ledger.select_runs(status, stage, _since(since), limit)
+        runs = _listed(status, stage, created_since, limit)
     if as_json:
-        print(json.dumps([run.model_dump(mode="json") for run in runs]))
+        print(json.dumps(runs))
         return
     rows = (
         (
-            run.id,
-            run.stage,
-            run.subject,
-            run.status,
-            run.attempts,
-            run.updated_at,
-            (run.reason or (run.last_error if run.status not in DONE else None) or "")[:80],
+            run["id"],
+            run["stage"],
+            run["subject"],
+            run["status"],
+            run["attempts"],
+            run["updated_at"],
+            (run["reason"] or (run["last_error"] if run["status"] not in DONE else None) or "")[:80],
         )
         for run in runs
     )
@@ -80,29 +107,28 @@ def runs_list(
 @runs_app.command("show")
 def runs_show(
     run_id: int,
-    as_json: Annotated[bool, typer.Option("--json", help="the run's row whole, history included")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="the run whole, history included")] = False,
 ) -> None:
     """One stage run: where it stands now, then each failed attempt, oldest first."""
     check_range("the run id", run_id, RUN_IDS)
     with services.running(start=services.DATABASE):
-        run = ledger.get(run_id)
-    if run is None:
-        raise fail(f"no stage run {run_id}")
+        run = _answer("runs.get", {"run_id": run_id})["run"]
     if as_json:
-        print(json.dumps(run.model_dump(mode="json"), indent=2))
+        print(json.dumps(run, indent=2))
         return
-    state = run.status + (f" ({run.reason})" if run.reason else "")
+    state = run["status"] + (f" ({run['reason']})" if run["reason"] else "")
+    attempts = run["attempts"]
     lines = [
-        f"run {run.id}  {run.stage}  {run.subject}",
-        f"status    {state}, after {run.attempts} attempt{'s' if run.attempts != 1 else ''}",
-        f"created   {when(run.created_at)}",
-        f"finished  {when(run.finished_at)}",
+        f"run {run['id']}  {run['stage']}  {run['subject']}",
+        f"status    {state}, after {attempts} attempt{'s' if attempts != 1 else ''}",
+        f"created   {when(run['created_at'])}",
+        f"finished  {when(run['finished_at'])}",
     ]
-    if run.result:
-        lines.append(f"result    {json.dumps(run.result)}")
-    if run.history:
+    if run["result"]:
+        lines.append(f"result    {json.dumps(run['result'])}")
+    if run["history"]:
         lines.append("failed attempts:")
-        lines += [f"  {a['attempt']:>3}  {when(a['at'])}  {a['error']}" for a in run.history]
+        lines += [f"  {a['attempt']:>3}  {when(a['at'])}  {a['error']}" for a in run["history"]]
     out.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
 
 
@@ -119,8 +145,8 @@ def runs_retry(
     check_choice("--status", status, (FAILED, SKIPPED))
     with connected():
         if run_id is not None:
-            answer = call("runs.retry", {"run_id": run_id})
+            answer = _answer("runs.retry", {"run_id": run_id})
         else:
             check_choice("--stage", stage, tuple(sorted(stages.all_stages())))
-            answer = call("runs.retry_stage", given({"stage": stage, "status": status}))
+            answer = _answer("runs.retry_stage", given({"stage": stage, "status": status}))
         out.print(answer["message"])

@@ -10,13 +10,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from cachetools import LRUCache
-from sqlmodel import col, select
 
-from models import db
-from models.base import utcnow
 from models.namespace import ROLES, ApiToken, name_problem, role_rank
 from models.settings import get_settings
 from ops.errors import forbidden, invalid, unauthorized
+from pipelines import tokens
 from services import keys
 
 log = logging.getLogger(__name__)
@@ -137,7 +135,7 @@ def create_token(
 ) -> str:
     """Mint a token; only its hash is stored, so this is the one time it can be shown. One for
     ``all_namespaces`` (and no namespace named) is the operator's: every namespace, and the
-    operator ops (``ops.operator``)."""
+    operator ops (``ops.runs``, ``ops.passes``, ``ops.health``)."""
     if role not in ROLES:
         raise invalid(f"role must be one of {', '.join(ROLES)}", "role")
     if all_namespaces:
@@ -168,37 +166,29 @@ def create_token(
     if user_id is not None and read_user_id is not None and user_id != read_user_id:
         raise invalid("--user-id must be the user --read-user-id pins the token to", "user_id")
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    with db.session() as s:
-        s.add(
-            ApiToken(
-                token_hash=token_hash(token),
-                role=role,
-                namespaces=sorted(set(namespaces)),
-                all_namespaces=all_namespaces,
-                read_scope=read_scope,
-                read_user_id=read_user_id,
-                read_session_id=read_session_id,
-                user_id=user_id,
-            )
+    tokens.add(
+        ApiToken(
+            token_hash=token_hash(token),
+            role=role,
+            namespaces=sorted(set(namespaces)),
+            all_namespaces=all_namespaces,
+            read_scope=read_scope,
+            read_user_id=read_user_id,
+            read_session_id=read_session_id,
+            user_id=user_id,
         )
+    )
     return token
 
 
 def list_tokens() -> list[ApiToken]:
-    with db.session() as s:
-        return list(s.exec(select(ApiToken).order_by(col(ApiToken.id))))
+    return tokens.listed()
 
 
 def revoke_token(token_id: int) -> bool:
     """Revoke a token (answered 401 once the grant cache forgets it: TOKEN_CACHE_SECONDS); False
     when there is no such live token."""
-    with db.session() as s:
-        row = s.get(ApiToken, token_id)
-        if row is None or row.revoked_at is not None:
-            return False
-        row.revoked_at = utcnow()
-        s.add(row)
-    return True
+    return tokens.revoke(token_id)
 
 
 def authenticate(authorization: str | None) -> Caller:
@@ -249,10 +239,7 @@ class _UnknownToken(Exception):
 
 @lru_cache(maxsize=1024)
 def _granted(hashed: str, _bucket: int) -> Caller:
-    with db.session() as s:
-        row = s.exec(
-            select(ApiToken).where(col(ApiToken.token_hash) == hashed, col(ApiToken.revoked_at).is_(None))
-        ).first()
+    row = tokens.live(hashed)
     if row is None:
         raise _UnknownToken
     return Caller(

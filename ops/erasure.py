@@ -13,15 +13,12 @@ from collections.abc import Iterator
 from typing import Annotated, Any
 
 from pydantic import Field
-from sqlmodel import col, select
 
 from models import db
-from models.erasure import EXPORTED, ErasureEvent
 from models.stage_run import StageRun
 from models.stages import ERASURE
 from ops.caller import Caller
 from ops.errors import invalid
-from ops.operator import OperatorRequest
 from ops.runs import RunAnswer, run_public, started
 from ops.schemas import (
     ActedIn,
@@ -29,6 +26,7 @@ from ops.schemas import (
     Identifier,
     Moment,
     NamespaceName,
+    OperatorRequest,
     OpRequest,
     Streamed,
     WaitSeconds,
@@ -167,9 +165,7 @@ def _exported(caller: Caller, namespace: str, user_id: str, tombstoned: bool) ->
         complete = True
         yield b'], "count": ' + str(count).encode() + b"}"
     finally:  # a client that went away mid-stream is logged too, as an incomplete export
-        with db.session() as s:
-            rows = {"turns": count, "complete": complete}
-            s.add(ErasureEvent(event=EXPORTED, actor=caller.who, scope=head, rows=rows))
+        erasure.log_exported(caller.who, head, {"turns": count, "complete": complete})
 
 
 class LogRequest(OperatorRequest):
@@ -206,8 +202,7 @@ def list_log(caller: Caller, req: LogRequest) -> LogAnswer:
 
     Who asked, when, for what scope and how many rows: each erasure's request and finish, and each
     export. Served only to an admin of every namespace, since it names the people erased in any."""
-    with db.session() as s:
-        events = s.exec(select(ErasureEvent).order_by(col(ErasureEvent.id).desc()).limit(req.limit)).all()
+    events = erasure.log_events(req.limit)
     return LogAnswer(
         events=[
             LogEvent(

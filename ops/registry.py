@@ -13,13 +13,16 @@ from ops import (
     brief_save,
     briefs,
     erasure,
+    health,
     ingest,
     looms,
     memory,
     memory_extraction,
     memory_suggest,
+    namespaces,
     observe,
-    operator,
+    passes,
+    runs,
     saved_messages,
     search,
     threads,
@@ -43,7 +46,7 @@ class Op(Generic[Request]):
     answer: type[Answer]  # what the handler returns, as the OpenAPI document publishes it
     handler: Callable[[Caller, Request], Answer | Streamed | Waiting]
     body_cap: Callable[[], int] = lambda: MAX_BODY_BYTES  # the largest body it reads, in bytes
-    all_namespaces: bool = False  # served only to a token for every namespace (``ops.operator``)
+    all_namespaces: bool = False  # served only to a token for every namespace (the operator ops)
 
     @property
     def documentation(self) -> tuple[str, str]:
@@ -116,41 +119,31 @@ OPS: dict[str, Op[Any]] = {
         memory_extraction.set_from_messages,
     ),
     "namespaces.list": Op(
-        "viewer", operator.NamespacesRequest, operator.NamespacesAnswer, operator.list_namespaces
+        "viewer", namespaces.NamespacesRequest, namespaces.NamespacesAnswer, namespaces.list_namespaces
     ),
-    "runs.list": Op(
-        "viewer", operator.RunsRequest, operator.RunsAnswer, operator.list_runs, all_namespaces=True
-    ),
-    "runs.get": Op("viewer", operator.RunRequest, operator.RunAnswer, operator.get_run, all_namespaces=True),
-    "runs.retry": Op(
-        "admin", operator.RunRequest, operator.RetryAnswer, operator.retry_run, all_namespaces=True
-    ),
+    "runs.list": Op("viewer", runs.RunsRequest, runs.RunsAnswer, runs.list_runs, all_namespaces=True),
+    "runs.get": Op("viewer", runs.RunRequest, runs.RunGetAnswer, runs.get_run, all_namespaces=True),
+    "runs.retry": Op("admin", runs.RunRequest, runs.RetryAnswer, runs.retry_run, all_namespaces=True),
     "runs.retry_stage": Op(
-        "admin",
-        operator.RetryStageRequest,
-        operator.RetryStageAnswer,
-        operator.retry_stage,
-        all_namespaces=True,
+        "admin", runs.RetryStageRequest, runs.RetryStageAnswer, runs.retry_stage, all_namespaces=True
     ),
     "passes.list": Op(
-        "viewer", operator.PassesRequest, operator.PassesAnswer, operator.list_passes, all_namespaces=True
+        "viewer", passes.PassesRequest, passes.PassesAnswer, passes.list_passes, all_namespaces=True
     ),
     "passes.run": Op(
-        "admin", operator.PassRunRequest, operator.PassRunAnswer, operator.run_pass, all_namespaces=True
+        "admin", passes.PassRunRequest, passes.PassRunAnswer, passes.run_pass, all_namespaces=True
     ),
     "night_weaving.list": Op(
-        "viewer", operator.NightsRequest, operator.NightsAnswer, operator.list_nights, all_namespaces=True
+        "viewer", passes.NightsRequest, passes.NightsAnswer, passes.list_nights, all_namespaces=True
     ),
     "cursors.rotate_key": Op(
         "admin",
-        operator.RotateKeyRequest,
-        operator.RotateKeyAnswer,
-        operator.rotate_cursor_key,
+        namespaces.RotateKeyRequest,
+        namespaces.RotateKeyAnswer,
+        namespaces.rotate_cursor_key,
         all_namespaces=True,
     ),
-    "health.get": Op(
-        "viewer", operator.HealthRequest, operator.HealthAnswer, operator.health, all_namespaces=True
-    ),
+    "health.get": Op("viewer", health.HealthRequest, health.HealthAnswer, health.health, all_namespaces=True),
     "session.brief_save": Op("writer", brief_save.SaveRequest, brief_save.SaveAnswer, brief_save.save),
     "session.brief_get": Op("viewer", briefs.GetRequest, briefs.BriefAnswer, briefs.get),
     "session.brief_list": Op("viewer", briefs.ListRequest, briefs.ListAnswer, briefs.list_briefs),

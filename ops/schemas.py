@@ -107,6 +107,12 @@ class OpRequest(BaseModel):
     )
 
 
+# The operator ops' requests (the ledger, the passes, the nights, the cursor keys, the health) name
+# no namespace: what they read and act on spans every namespace.
+class OperatorRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
 Identifier = Field(min_length=1, max_length=256)
 
 # A paged listing's cursor (``ops.cursors``) in its request, and the one its answer gives on.

@@ -200,9 +200,7 @@ class Probe:
             errors.append(f"reading the ledger: {describe(row.exc)}")
             row = None
         counts, ages, embedded = row if row is not None else ([], {}, None)
-        by_stage: dict[str, dict[str, int]] = {}
-        for stage, status, n in counts:
-            by_stage.setdefault(stage, dict.fromkeys(STATUSES, 0))[status] = n
+        by_stage = ledger_stats.by_stage(counts)
         lengths = results["broker"] if broker.ok else None
         stages = {}
         for stage in sorted(set(queues) | set(by_stage)):

@@ -24,7 +24,7 @@ from sqlalchemy import TextClause
 from sqlmodel import Session, col, select
 
 from models import db
-from models.erasure import FINISHED, REQUESTED, ErasureEvent
+from models.erasure import EXPORTED, FINISHED, REQUESTED, ErasureEvent
 from models.memory import LoomSession, MemoryThread
 from models.queries import erasure as queries
 from pipelines import briefs, contexts, tapestry
@@ -164,6 +164,18 @@ def log_finished(s: Session, erasure_id: int, counts: dict) -> None:
             erasure_id=erasure_id, event=FINISHED, actor=requested.actor, scope=requested.scope, rows=counts
         )
         s.add(finished)
+
+
+def log_exported(actor: str, scope: dict, rows: dict) -> None:
+    """The log's ``exported`` event of an export, in a transaction of its own (it ends a stream)."""
+    with db.session() as s:
+        s.add(ErasureEvent(event=EXPORTED, actor=actor, scope=scope, rows=rows))
+
+
+def log_events(limit: int) -> list[ErasureEvent]:
+    """The log's latest ``limit`` events, newest first."""
+    with db.session() as s:
+        return list(s.exec(select(ErasureEvent).order_by(col(ErasureEvent.id).desc()).limit(limit)).all())
 
 
 @contextmanager

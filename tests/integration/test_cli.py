@@ -2,6 +2,7 @@
 runs."""
 
 import json
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import text
@@ -9,12 +10,15 @@ from sqlmodel import func, select
 from typer.testing import CliRunner
 
 from cli import app
+from commands import runs as runs_command
 from models import db
+from models.base import utcnow
 from models.conversation import Turn
 from models.stage_run import FAILED, PENDING, SUCCEEDED, StageRun
 from ops.caller import authenticate
 from tests.support.calls import append, enable_logging
 from tests.support.rows import embedding_subject
+from workers import ledger
 
 runner = CliRunner()
 
@@ -210,6 +214,23 @@ def test_runs_retry_by_stage_requeues_every_failed_run_and_leaves_succeeded_ones
         assert s.get(StageRun, succeeded).status == SUCCEEDED
     noop = loom("runs", "retry", str(succeeded))
     assert noop.exit_code == 0 and "already succeeded; nothing to do" in noop.stdout
+
+
+def test_runs_list_pages_through_runs_list_as_the_ledger_reads_them(monkeypatch):
+    enable_logging("paged")
+    since = utcnow() - timedelta(seconds=1)
+    for n in range(5):
+        append("paged", "t", f"a turn for a page of runs, {n}")
+    monkeypatch.setattr(runs_command, "PAGE_MAX", 2)  # the op's pages, made small
+    for args, wanted in [
+        (("--limit", "5"), ledger.select_runs(limit=5)),
+        (("--since", since.isoformat(), "--limit", "4"), ledger.select_runs(since=since, limit=4)),
+        (("--since", since.isoformat()), ledger.select_runs(since=since)),  # ends at a page older
+        (("--stage", "embedding", "--limit", "3"), ledger.select_runs(stage="embedding", limit=3)),
+    ]:
+        listed = loom("runs", "list", "--json", *args)
+        assert listed.exit_code == 0, listed.output
+        assert [r["id"] for r in json.loads(listed.stdout)] == [run.id for run in wanted]
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
-"""The operator ops over HTTP (``ops.operator``): namespaces with their Record switch, the ledger,
-the passes and the night weavings; served to a token for every namespace, acted on by an admin."""
+"""The operator ops over HTTP (``ops.namespaces``, ``ops.runs``, ``ops.passes``): namespaces with
+their Record switch, the ledger, the passes and the night weavings; served to a token for every
+namespace, acted on by an admin."""
 
 import uuid
 

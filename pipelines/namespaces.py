@@ -1,0 +1,38 @@
+"""The namespaces as an operator sees them: each one's Record switch, live threads and last turn."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func
+from sqlmodel import col, select
+
+from models import db
+from models.conversation import Thread
+from models.namespace import Namespace
+
+
+@dataclass(frozen=True)
+class Overview:
+    name: str
+    conversation_logging_enabled: bool  # a namespace with no row does not record
+    threads: int  # live ones
+    last_turn_at: datetime | None  # None: it has no thread
+
+
+def overview(names: tuple[str, ...] | None) -> list[Overview]:
+    """The namespaces ``names`` by name (every one that has a row or a thread, for None), each with
+    its switch, its live threads and its newest turn's time."""
+    recording = select(col(Namespace.name), col(Namespace.conversation_logging_enabled))
+    threads = (
+        select(col(Thread.namespace), func.count(), func.max(col(Thread.last_turn_at)))
+        .where(col(Thread.deleted_at).is_(None))
+        .group_by(col(Thread.namespace))
+    )
+    if names is not None:
+        recording = recording.where(col(Namespace.name).in_(names))
+        threads = threads.where(col(Thread.namespace).in_(names))
+    with db.session() as s:
+        switches = dict(s.exec(recording).all())
+        counts = {name: (n, last) for name, n, last in s.exec(threads).all()}
+    known = set(names) if names is not None else set(switches) | set(counts)
+    return [Overview(name, switches.get(name, False), *counts.get(name, (0, None))) for name in sorted(known)]
