@@ -4,7 +4,7 @@ PYTHON ?= python3.11
 VENV ?= .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: up test test-servers lint screenshots bench-ingest bench-retrieval
+.PHONY: up test test-servers lint types screenshots bench-ingest bench-retrieval
 
 $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ screenshots: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+# The type checker, as configured in pyproject's [tool.mypy].
+types: $(STAMP)
+	$(VENV)/bin/mypy
 
 bench-ingest: $(STAMP)
 	$(VENV)/bin/python bench/ingest.py --turns 2000

@@ -8,12 +8,17 @@ A command's module is imported only when that command runs (or ``--help`` lists 
 search`` loads what a search needs, not every command's imports (the op layer, the broker, the
 servers' packages)."""
 
+from __future__ import annotations  # the click types below are the checker's alone
+
 import importlib
 import sys
+from typing import TYPE_CHECKING
 
-import click
 import typer
 from typer.core import TyperGroup
+
+if TYPE_CHECKING:  # the types TyperGroup's methods take: typer's own copy of click (not the click package)
+    from typer._click import Command, Context
 
 # Each command: the module defining it and its Typer group or function, ``module:attribute``; by
 # the task ``loom --help`` lists it under.
@@ -66,15 +71,16 @@ PANEL = {name: panel for panel, commands in PANELS.items() for name in commands}
 class _Commands(TyperGroup):
     """The commands of COMMANDS, each imported when asked for."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Context) -> list[str]:
         return list(COMMANDS)
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         target = COMMANDS.get(cmd_name)
         if target is None:
             return None
         module, attribute = target.split(":")
         found = getattr(importlib.import_module(module), attribute)
+        command: Command
         if isinstance(found, typer.Typer):  # a group, even of one command (``loom namespaces logging``)
             command = typer.main.get_group(found)
             command.rich_help_panel = PANEL[cmd_name]

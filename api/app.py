@@ -9,7 +9,7 @@ makes the server read nothing."""
 
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 from uuid import UUID
 
 import anyio
@@ -33,6 +33,11 @@ from providers.embedders import load_in_background, settle
 from ui import app as ui
 
 
+class _LoomAPI(FastAPI):
+    def openapi(self) -> dict[str, Any]:
+        return openapi.document(self)  # the ops' own schemas, from the registry
+
+
 def create_app(warm_embedder: bool = True) -> FastAPI:
     endpoint = mcp.HttpEndpoint()
 
@@ -46,7 +51,7 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
             await anyio.to_thread.run_sync(settle, loading)
 
     # /docs is Loom's own (``openapi.serve_docs``: no CDN); no ReDoc, whose script no dependency ships.
-    app = FastAPI(title="Loom", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app = _LoomAPI(title="Loom", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None)
     # MCP over streamable HTTP (``api.mcp``): GET, POST and DELETE on one path.
     app.router.routes.append(Route("/mcp", endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
     app.add_middleware(JSONErrors)
@@ -75,7 +80,6 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
     app.include_router(threads.router)  # /api/threads: coding-session threads
     ui.install(app)  # /ui: the dashboard
 
-    app.openapi = lambda: openapi.document(app)  # the ops' own schemas, from the registry
     openapi.serve_docs(app)
 
     @app.post("/v1/{op_name}", include_in_schema=False)
@@ -127,11 +131,16 @@ def query_model(request: type[BaseModel], path: Collection[str]) -> type[BaseMod
     """An op's request model less the fields its route's path gives: the route's query parameters,
     with the op's own types, bounds and config (an unknown parameter is refused as an unknown field
     of its body is)."""
-    fields = {name: (f.annotation, f) for name, f in request.model_fields.items() if name not in path}
+    fields: dict[str, Any] = {
+        name: (f.annotation, f) for name, f in request.model_fields.items() if name not in path
+    }
     return create_model(f"{request.__name__}Query", __config__=request.model_config, **fields)
 
 
-SessionsQuery = query_model(looms.SessionsRequest, path={"loom_id"})
+if TYPE_CHECKING:  # a model made at run time is no type to the checker: to it, any model
+    SessionsQuery = BaseModel
+else:
+    SessionsQuery = query_model(looms.SessionsRequest, path={"loom_id"})
 
 
 def _sessions_caller(request: Request) -> Caller:

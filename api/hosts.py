@@ -30,9 +30,9 @@ def unlisted(settings: Settings) -> str | None:
 def host_name(value: str) -> str | None:
     """The name a Host header gives (without its port), lowercased; None when it is malformed."""
     if value.startswith("["):
-        name, bracket, port = value.partition("]")
+        name, bracket, after = value.partition("]")
         name += bracket
-        port = port.removeprefix(":") if port.startswith(":") else (None if port else "")
+        port: str | None = after.removeprefix(":") if after.startswith(":") else (None if after else "")
     else:
         name, _, port = value.partition(":")
     if not name or port is None or (port and not port.isdigit()):

@@ -109,9 +109,11 @@ def build(toolset: str = CORE, caller: Caller | None = None) -> MCPServer:
             return caller or authenticate((ctx.headers or {}).get("authorization")), _given(body)
 
         try:
-            return await call_async(name, request)
+            answer = await call_async(name, request)
         except OpError as exc:  # the model reads why, as it would an HTTP client
             raise ToolError(f"{exc.status}: {exc.reason}") from exc
+        assert isinstance(answer, dict)  # no tool calls the one op that streams (erasure.export)
+        return answer
 
     @server.tool()
     async def loom_search(

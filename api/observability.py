@@ -106,7 +106,7 @@ def observability(app: FastAPI) -> Observability:
 def metrics(request: Request) -> Response:
     """The Prometheus metrics: the servers, each stage's runs and queue, and this process's appends
     (text format, or OpenMetrics when the scraper asks for it); no token."""
-    encode, content_type = choose_encoder(request.headers.get("accept"))
+    encode, content_type = choose_encoder(request.headers.get("accept", ""))
     return Response(encode(observability(request.app).registry), media_type=content_type)
 
 

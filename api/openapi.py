@@ -18,7 +18,7 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
-from pydantic.json_schema import models_json_schema
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from swagger_ui_bundle import swagger_ui_path
 
 from ops.limits import MAX_BODY_BYTES
@@ -26,7 +26,7 @@ from ops.registry import OPS
 
 REF = "#/components/schemas/{model}"
 
-ERROR = {
+ERROR: dict[str, Any] = {
     "type": "object",
     "description": "Every refusal's body: why, and which field when one is at fault.",
     "properties": {
@@ -132,9 +132,9 @@ def document(app: FastAPI) -> dict[str, Any]:
     if app.openapi_schema:
         return app.openapi_schema
     spec = get_openapi(title=app.title, version=app.version, description=INFO, routes=app.routes)
-    models = [(op.request, "validation") for op in OPS.values()] + [
-        (op.answer, "serialization") for op in OPS.values()
-    ]
+    models: list[tuple[type[BaseModel], JsonSchemaMode]] = [
+        (op.request, "validation") for op in OPS.values()
+    ] + [(op.answer, "serialization") for op in OPS.values()]
     refs, defs = models_json_schema(models + [(model, "validation") for model in _BODIES], ref_template=REF)
     components = spec.setdefault("components", {})
     components.setdefault("schemas", {}).update(defs["$defs"] | {"Error": ERROR})

@@ -19,9 +19,22 @@ def setup_logging() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
 
-def call(op: str, body: dict) -> dict | Streamed:
-    """The op's answer, called as the operator (admin of every namespace); a refusal is one line.
-    An answer that waits on runs is waited for as ``registry.call`` would, showing its progress."""
+def call(op: str, body: dict) -> dict:
+    """The op's JSON answer, called as the operator (admin of every namespace); a refusal is one
+    line. An answer that waits on runs is waited for as ``registry.call`` would, showing its progress."""
+    answer = _called(op, body)
+    assert isinstance(answer, dict), f"{op} streams its answer: call it with streamed()"
+    return answer
+
+
+def streamed(op: str, body: dict) -> Streamed:
+    """The answer of an op that streams it (``erasure.export``), called as ``call`` does."""
+    answer = _called(op, body)
+    assert isinstance(answer, Streamed), f"{op} answers JSON: call it with call()"
+    return answer
+
+
+def _called(op: str, body: dict) -> dict | Streamed:
     try:
         return registry.call(
             op, OPERATOR, body, block=lambda wait: progress.block(wait.check, wait.seconds, op)

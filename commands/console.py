@@ -66,7 +66,7 @@ def table(columns: Sequence[Column], rows: Iterable[Sequence[object]]) -> Table:
     while True:
         cells = [[_cell(columns[i], row[i], short) for i in kept] for row in rows]
         shown = [columns[i] for i in kept]
-        widths = _widths(shown, cells, out.width)
+        widths: Sequence[int | None] | None = _widths(shown, cells, out.width)
         if widths is not None:
             break
         if not short and any(c.time for c in shown):
@@ -92,7 +92,10 @@ def table(columns: Sequence[Column], rows: Iterable[Sequence[object]]) -> Table:
 def _cell(column: Column, value: object, short: bool) -> str:
     if value is None:
         return column.none
-    return when(value, short) if column.time else str(value)
+    if not column.time:
+        return str(value)
+    assert isinstance(value, datetime | str), f"{column.header}: not a time"  # a time column holds times
+    return when(value, short)
 
 
 def _widths(columns: list[Column], cells: list[list[str]], room: int) -> list[int] | None:

@@ -8,9 +8,8 @@ from typing import Annotated
 import typer
 
 import services
-from commands.common import call, check_range
+from commands.common import call, check_range, streamed
 from commands.console import Column, out, table
-from ops.schemas import Streamed
 
 erasure_app = typer.Typer(no_args_is_help=True, help="Erasure: the log of requests, and a person's export.")
 
@@ -64,8 +63,6 @@ def erasure_export(
     """A person's turns as one JSON document on stdout, written while it is read (erasure.export)."""
     with services.running(start="database"):
         body = {"namespace": namespace, "user_id": user_id, "include_tombstoned": tombstoned}
-        answer = call("erasure.export", body)
-        assert isinstance(answer, Streamed)
-        for chunk in answer.chunks:
+        for chunk in streamed("erasure.export", body).chunks:
             sys.stdout.buffer.write(chunk)
         sys.stdout.buffer.write(b"\n")

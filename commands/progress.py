@@ -37,7 +37,8 @@ def block(check: Callable[[bool], T | Watch], seconds: float, what: str) -> T:
             report.watch(answer.run_ids if isinstance(answer, Watch) else frozenset())
             return answer
 
-        return waiting.block(Waiting(reported, seconds))
+        # ops.waiting is typed for ops' answers alone; it returns whatever ``check`` answers
+        return waiting.block(Waiting(reported, seconds))  # type: ignore[arg-type, return-value]
 
 
 def _said(done: int, total: int, failed: int, seconds: float) -> str:
@@ -102,4 +103,5 @@ class _Report:
             )
             self.bar.start()
             self.task = self.bar.add_task(self.what, total=len(runs), said=line)
+        assert self.task is not None  # added with the bar, above
         self.bar.update(self.task, completed=done, total=len(runs), said=line)

@@ -72,8 +72,8 @@ def status(
 
 def _print(snap: system.Snapshot, services_checked: tuple[tuple[str, system.Check, str], ...]) -> None:
     for name, check, where in services_checked:
-        state = ("up   ", "green") if check.ok else ("down ", "bold red")
-        line = Text.assemble(f"{name:<9}", state, f" {where}", f"  {check.error}" if check.error else "")
+        shown = ("up   ", "green") if check.ok else ("down ", "bold red")
+        line = Text.assemble(f"{name:<9}", shown, f" {where}", f"  {check.error}" if check.error else "")
         out.print(line, soft_wrap=True, highlight=False)
     rows = []
     for stage, state in snap.stages.items():

@@ -1,7 +1,7 @@
 """``loom tokens``: mint, list and revoke bearer tokens (``ops.caller``, on the database alone)."""
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -73,21 +73,22 @@ def tokens_create(
     ] = False,
 ) -> None:
     """Mint a bearer token; prints only the token (and on stderr whether its namespaces record)."""
-    if recording and not namespace:
+    names = namespace or []
+    if recording and not names:
         raise fail(
             "--recording needs the namespaces by name (--namespace NS): recording is switched per namespace"
         )
     with services.running(start=services.DATABASE) as endpoints:
         try:
             token = create_token(
-                namespace or [], role, read_scope, read_user_id, read_session_id, user_id, all_namespaces
+                names, role, read_scope, read_user_id, read_session_id, user_id, all_namespaces
             )
         except OpError as exc:
             raise fail(exc.reason) from exc
         if recording:
-            for name in namespace:
+            for name in names:
                 call("conversation.set_logging", {"namespace": name, "enabled": True})
-        said = {name: records(name) for name in namespace or []}
+        said = {name: records(name) for name in names}
     print(token)
     if endpoints.started_here:
         err.print(
@@ -117,7 +118,7 @@ def tokens_list(
     """Every token minted, revoked ones too (never the token itself: only its hash is kept)."""
     with services.running(start=services.DATABASE):
         tokens = list_tokens()
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "id": t.id,
             "role": t.role,

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Literal
+from typing import Final, Literal
 
 import psycopg
 import redis as redis_client
@@ -27,8 +27,8 @@ from models import db, migrate
 from models.settings import get_settings
 from services import postgres, privacy, redis, supervisor
 
-ALL = "all"
-DATABASE = "database"
+ALL: Final = "all"  # Final keeps the literal type, so `running(start=ALL)` checks
+DATABASE: Final = "database"
 Start = Literal["all", "database"] | None
 
 NOT_RUNNING = "Loom is not running (start it with loom up, or set LOOM_DATABASE_URL/LOOM_REDIS_URL)"

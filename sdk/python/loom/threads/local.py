@@ -8,6 +8,7 @@ content, and prefixes of commit SHAs."""
 
 from __future__ import annotations  # the store has a method named list
 
+import builtins
 import os
 import re
 import tempfile
@@ -85,7 +86,7 @@ class LocalThreadStore:
         newest = sorted(self.threads(), key=lambda t: t.last_activity_at, reverse=True)
         return [thread.summary() for thread in newest[:limit]]
 
-    def search(self, query: str, limit: int = 20) -> list[ThreadSummary]:
+    def search(self, query: str, limit: int = 20) -> builtins.list[ThreadSummary]:  # `list`: the method above
         """Threads matching ``query``, newest first."""
         wanted = query.strip().lower()
         if not wanted:

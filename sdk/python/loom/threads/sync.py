@@ -11,6 +11,7 @@ order holds) for a retry with backoff."""
 
 from __future__ import annotations
 
+import builtins
 import threading
 from dataclasses import dataclass, field
 
@@ -73,7 +74,7 @@ class ThreadSyncClient:
     def list(self, limit: int = 50, offset: int = 0) -> list[dict]:
         return self._answer(self._send("GET", "", params={"limit": limit, "offset": offset}))["threads"]
 
-    def search(self, query: str, limit: int = 20) -> list[dict]:
+    def search(self, query: str, limit: int = 20) -> builtins.list[dict]:  # `list`: the method above
         return self._answer(self._send("GET", "/search", params={"q": query, "limit": limit}))["threads"]
 
     def close(self) -> None:
@@ -154,7 +155,7 @@ class SyncingThreadStore:
     def list(self, limit: int = 50) -> list[ThreadSummary]:
         return self.local.list(limit)
 
-    def search(self, query: str, limit: int = 20) -> list[ThreadSummary]:
+    def search(self, query: str, limit: int = 20) -> builtins.list[ThreadSummary]:  # `list`: the method above
         return self.local.search(query, limit)
 
     def delete(self, thread_id: str) -> None:
