@@ -2,15 +2,14 @@
 lantern moss", a number spelled out among the words ("twelve angry lanterns"), a wallet's seed or
 recovery phrase of 12 to 24 words, and three or more plain words given as a password ("my password
 is river seven lantern moss"). Words of a description ("the passphrase is seven words long", "one
-you can remember") are no passphrase. Pure stdlib, like `pipelines.secret_statements` whose word
+you can remember") are no passphrase. Pure stdlib, like `pipelines.screening.statements` whose word
 lists it shares."""
 
 from __future__ import annotations
 
 import re
 
-from pipelines.secret_formats import positions
-from pipelines.secret_statements import (
+from pipelines.screening.statements import (
     _CODE_LINE,
     _CONDITION_BEFORE,
     _DESCRIPTIVE,
@@ -18,6 +17,7 @@ from pipelines.secret_statements import (
     _NOT_PASSWORD_WORDS,
     is_number_word,
 )
+from pipelines.screening.text import positions
 
 # --- a passphrase of plain words: "the vault passphrase is: river stone lantern moss" -------------
 # Several words after "passphrase is" / "passphrase:", ending the clause; none a function word

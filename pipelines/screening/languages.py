@@ -9,21 +9,21 @@ Italian "è"), so "the password to Netflix" or "password on the fridge" stay Eng
 of letters is a password only where the clause ends after it and it is none of the words that
 language puts there instead ("falsch", "incorrecta", "oublié", "sbagliata", "fraca", "onjuist",
 "nieprawidłowe", "fel", "väärä", "špatné"...); a value with a digit or a symbol is read as in
-`pipelines.secret_statements`. Pure stdlib.
+`pipelines.screening.statements`. Pure stdlib.
 """
 
 from __future__ import annotations
 
 import re
 
-from pipelines.secret_formats import positions
-from pipelines.secret_statements import (
+from pipelines.screening.statements import (
     _NOT_PASSWORD_WORDS,
     _PASSWORD_PLACEHOLDERS,
     _TRAILING_PUNCT,
     _is_password_literal,
     _stated_in_prose,
 )
+from pipelines.screening.text import positions
 
 _WORDS = (
     r"contrase(?:\u00f1|n)(?:a|ya)|contrasinal|clave"  # es, ca, gl
@@ -208,7 +208,7 @@ def has_language_password(text: str, low: str) -> bool:
                 and low.isascii()
                 and not _FOREIGN_COPULA_AFTER.match(low, i + 8)
             ):
-                continue  # English: `pipelines.secret_statements` reads it
+                continue  # English: `pipelines.screening.statements` reads it
         at = _word_start(low, i) if stem in ("pass", "senord", "kode") else i
         if stem == "eslo":
             at -= 1  # "heslo", "geslo"
@@ -229,7 +229,7 @@ def _is_stated(text: str, low: str, at: int, m: re.Match[str]) -> bool:
     if copula and copula not in _COPULAS[language]:
         return False  # "the password on the fridge", "la parola è amore"
     if m["sep"] and word == "password":
-        return False  # the English word with a separator: `pipelines.secret_statements` reads it
+        return False  # the English word with a separator: `pipelines.screening.statements` reads it
     if m["sep"] and m["sep"][0] == "-" and not text[m.end("sep") : m.end("sep") + 1].isspace():
         return False  # "Passwort-Manager": a compound, not a dash
     quoted = m["quoted"] is not None

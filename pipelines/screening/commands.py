@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import re
 
-from pipelines.secret_formats import positions, shannon_entropy
-from pipelines.secret_statements import (
+from pipelines.screening.statements import (
     _NOT_PASSWORD_WORDS,
     _PASSWORD_PLACEHOLDERS,
     _is_password_literal,
     _is_word_password,
 )
+from pipelines.screening.text import positions, shannon_entropy
 
 # --- passwords on a command line ------------------------------------------------------------------
 # Where a program's name may start: a line, a prompt, a pipe, `sudo`, a path ("/usr/bin/mysql").
