@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import re
 
-from pipelines.screening.statements import (
-    _NOT_PASSWORD_WORDS,
-    _PASSWORD_PLACEHOLDERS,
-    _TRAILING_PUNCT,
-    _is_password_literal,
-    _stated_in_prose,
+from pipelines.screening.passwords import (
+    NOT_PASSWORD_WORDS,
+    PASSWORD_PLACEHOLDERS,
+    TRAILING_PUNCT,
+    is_password_literal,
+    stated_in_prose,
 )
 from pipelines.screening.text import positions
 
@@ -233,20 +233,20 @@ def _is_stated(text: str, low: str, at: int, m: re.Match[str]) -> bool:
     if m["sep"] and m["sep"][0] == "-" and not text[m.end("sep") : m.end("sep") + 1].isspace():
         return False  # "Passwort-Manager": a compound, not a dash
     quoted = m["quoted"] is not None
-    value = m["quoted"] if quoted else m["bare"].rstrip(_TRAILING_PUNCT)
+    value = m["quoted"] if quoted else m["bare"].rstrip(TRAILING_PUNCT)
     if word in _AMBIGUOUS and not re.search(r"[^\W\d_]", value):
         return False  # "parole: 2025", "clave: 42": a number after a word that means more than password
     clause_end = quoted or m["after"] is not None or value != m["bare"]
     if not (clause_end or m["sep"] in (":", "=")):
         return False  # after a copula a value ends the clause: "hasło to podstawa bezpieczeństwa"
-    literal = _is_password_literal(value, quoted) and not any(
-        p in value.lower() for p in _PASSWORD_PLACEHOLDERS
+    literal = is_password_literal(value, quoted) and not any(
+        p in value.lower() for p in PASSWORD_PLACEHOLDERS
     )
     if not literal:
         qualified = word != "clave" or _WIFI.search(m["about"] or "")
         if not (clause_end and qualified and _is_plain_word(value)):
             return False
-    return _stated_in_prose(text, at, m)
+    return stated_in_prose(text, at, m)
 
 
 def _is_plain_word(value: str) -> bool:
@@ -255,6 +255,6 @@ def _is_plain_word(value: str) -> bool:
         return False
     parts = low.split("-")
     # (English endings say nothing here: "Schmetterling", "Frühling" are nouns.)
-    return not any(p in _NOT_PASSWORDS or p in _NOT_PASSWORD_WORDS for p in parts) and not any(
-        w in low for w in _PASSWORD_PLACEHOLDERS if w.isalpha()
+    return not any(p in _NOT_PASSWORDS or p in NOT_PASSWORD_WORDS for p in parts) and not any(
+        w in low for w in PASSWORD_PLACEHOLDERS if w.isalpha()
     )

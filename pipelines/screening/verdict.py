@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pipelines.screening.assignments import has_secret_statement, looks_random, names_other_value
 from pipelines.screening.codes import has_access_code, has_card_security_code, has_pin, has_recovery_code
 from pipelines.screening.commands import has_command_password, has_session_cookie
+from pipelines.screening.credentials import has_stated_credential
 from pipelines.screening.formats import (
     has_bank_account,
     has_card,
@@ -19,13 +21,7 @@ from pipelines.screening.languages import has_language_password
 from pipelines.screening.normalising import GLUED_SPACE, normalise
 from pipelines.screening.numbers import has_medical_record, has_split_card
 from pipelines.screening.phrases import has_passphrase
-from pipelines.screening.statements import (
-    assignment_shapes,
-    has_secret_statement,
-    has_stated_credential,
-    looks_random,
-    names_other_value,
-)
+from pipelines.screening.statements import assignment_shapes
 from pipelines.screening.text import positions
 from pipelines.screening.tokens import (
     aws_secret_positions,
