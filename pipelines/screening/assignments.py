@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from pipelines.screening.data import table
 from pipelines.screening.passwords import (
     NOT_LITERAL_START,
     PLACEHOLDER_MARKS,
@@ -13,6 +14,8 @@ from pipelines.screening.passwords import (
     is_password_literal,
 )
 from pipelines.screening.text import positions, shannon_entropy, word_coverage
+
+_DATA = table("assignments")  # the word lists
 
 # --- assignments: matched right after a secret-ish word; the whole identifier is judged in code ---
 ASSIGNMENT_KEYWORDS = ("key", "secret", "token", "credential", "auth", "bearer")  # and "pass", "pwd"
@@ -28,33 +31,14 @@ SECRET_STATEMENT = re.compile(
     r"(?:[ \t]*(?P<sep>[:=\u2014\u2013]|->|-)|[ \t]+(?P<verb>is|was|are|here)\b(?:[ \t]*:)?|(?=[ \t]))"
     r"[ \t]*[\"'`]?(?P<value>[\w+/=.~-]{20,200}+)"
 )
-# Words saying a hex or base64 value is a hash, an id or an address, not a credential.
-_NOT_CREDENTIAL_WORDS = {
-    "commit", "sha1", "sha256", "sha512", "revision", "rev", "etag", "trace", "request", "transaction",
-    "tx", "txn", "order", "tracking", "address", "contract", "wallet", "block", "image", "build",
-    "cache", "object", "blob", "tree", "signature", "checksums", "hashes",
-}  # fmt: skip
+_NOT_CREDENTIAL_WORDS = set(_DATA["not_credential_words"])
 _IDENTIFIER_TAIL = re.compile(r"[\w.-]{1,40}$")
 _IDENTIFIER_HEAD = re.compile(r"[\w.-]{1,60}")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # splits snake_case, kebab and camelCase
-PASSWORD_WORDS = {"password", "passwd", "pwd", "passphrase", "passcode", "passwort", "kennwort", "passord"}
-_SECRET_WORDS = PASSWORD_WORDS | {
-    "secret", "secrets", "token", "credential", "credentials", "auth", "authorization", "bearer",
-    "apikey", "secretkey", "accesskey", "privatekey", "authtoken", "accesstoken", "refreshtoken",
-}  # fmt: skip
-# "key" alone is a dict/cache/primary key; it is secret-ish only when qualified, e.g. api_key.
-_KEY_QUALIFIERS = {
-    "api", "access", "secret", "private", "signing", "encryption", "master", "client", "license",
-    "service", "app", "account", "admin", "auth", "session", "webhook",
-}  # fmt: skip
-# Words that make a name about a secret rather than the secret itself (or not secret at all).
-_NOT_SECRET_WORDS = {
-    "public", "pub", "id", "ids", "uuid", "guid", "hash", "hashed", "sha", "md5", "digest", "checksum",
-    "name", "type", "url", "uri", "path", "file", "dir", "count", "length", "len", "limit", "max",
-    "min", "size", "expiry", "expires", "exp", "ttl", "timeout", "model", "field", "prefix", "format",
-    "header", "endpoint", "version", "usage", "label", "hint", "regex", "pattern", "policy", "env",
-    "var", "arn", "region", "fingerprint", "kid", "example", "placeholder", "sample",
-}  # fmt: skip
+PASSWORD_WORDS = set(_DATA["password_words"])
+_SECRET_WORDS = PASSWORD_WORDS | set(_DATA["secret_words"])
+_KEY_QUALIFIERS = set(_DATA["key_qualifiers"])
+_NOT_SECRET_WORDS = set(_DATA["not_secret_words"])
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _SLUG = re.compile(r"(?:[A-Za-z][a-z]*|[A-Z]+|\d+)(?:[-_./](?:[A-Za-z][a-z]*|[A-Z]+|\d+))+")
 _SECRET_CHARS = re.compile(r"[\w+/=.~-]+")

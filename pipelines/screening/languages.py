@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from pipelines.screening.data import table
 from pipelines.screening.passwords import (
     NOT_PASSWORD_WORDS,
     PASSWORD_PLACEHOLDERS,
@@ -24,6 +25,8 @@ from pipelines.screening.passwords import (
     stated_in_prose,
 )
 from pipelines.screening.text import positions
+
+_DATA = table("languages")  # the word lists
 
 _WORDS = (
     r"contrase(?:\u00f1|n)(?:a|ya)|contrasinal|clave"  # es, ca, gl
@@ -35,32 +38,8 @@ _WORDS = (
     r"|parol(?:a|ele)?|parool|parole"  # ro, et, lv
     r"|slapta(?:\u017e|z)odis|jelsz(?:\u00f3|o)|\u043f\u0430\u0440\u043e\u043b(?:\u044c|\u0430|\u0430\u0442\u0430)"
 )
-# Copulas of each language (lower case), by the first letters of the word that names a password.
-_COPULAS = {
-    "es": {"es", "era", "\u00e9s", "\u00e9"},
-    "de": {"ist", "war", "lautet", "lautete", "hei\u00dft", "heisst"},
-    "fr": {"est", "\u00e9tait", "etait", "c'est", "c\u2019est"},
-    "it": {"\u00e8", "e'", "e\u2019", "era", "es", "ist", "est", "jest", "\u00e4r", "er", "je", "este"},
-    "pt": {"\u00e9", "e", "era", "fica"},
-    "nl": {"is", "was", "luidt"},
-    "pl": {"to", "jest", "brzmi", "by\u0142o", "bylo"},
-    "sv": {"\u00e4r", "ar", "var"},
-    "da": {"er", "var"},
-    "fi": {"on", "oli"},
-    "cs": {"je", "bylo", "byla", "zn\u00ed", "zni"},
-    "hr": {"je", "bila", "bilo", "glasi"},
-    "ro": {"este", "e", "era"},
-    "et": {"on", "ir", "yra"},
-    "ru": {"\u044d\u0442\u043e"},
-    "hu": set(),
-}
-_LANGUAGE_OF = (  # the word's first letters -> its language ("password" is "it": any other's copula)
-    ("contras", "es"), ("clave", "es"), ("password", "it"), ("passw", "de"), ("kennw", "de"), ("wlan", "de"),
-    ("netz", "de"), ("mot", "fr"), ("mdp", "fr"), ("senha", "pt"), ("palavra", "pt"), ("wacht", "nl"),
-    ("has", "pl"), ("l\u00f6", "sv"), ("lose", "sv"), ("adgang", "da"), ("kode", "da"), ("passord", "da"),
-    ("sala", "fi"), ("heslo", "cs"), ("lozink", "hr"), ("geslo", "hr"), ("parola", "ro"),
-    ("parol", "et"), ("slapta", "et"), ("jelsz", "hu"), ("\u043f", "ru"),
-)  # fmt: skip
+_COPULAS = {language: set(words) for language, words in _DATA["copulas"].items()}
+_LANGUAGE_OF = tuple((start, language) for start, language in _DATA["language_of"])
 _COPULA = (
     r"es|era|\u00e9s|\u00e9|ist|war|lautete?|hei(?:\u00df|ss)t|est|\u00e9tait|etait|c['\u2019]est|\u00e8|e['\u2019]"
     r"|e|fica|is|was|luidt|to|jest|brzmi|by(?:\u0142|l)o|\u00e4r|ar|var|er|on|oli|je|byla|zn(?:\u00ed|i)|bila"
@@ -84,87 +63,7 @@ LANGUAGE_PASSWORD = re.compile(
     r"|ma|mas|maar|ale|men|mutta|ali|dar|ve)(?!\w)))?"
 )
 _LETTERS = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+){0,4}")
-# What prose in these languages puts after "the password is": a judgement, a state, a pronoun.
-_NOT_PASSWORDS = set(
-    # es, ca, gl
-    "incorrecta incorrecto correcta correcto segura seguro insegura débil debil fuerte obligatoria "
-    "obligatorio necesaria requerida requerido inválida invalida válida valida nueva nuevo antigua vieja "
-    "larga corta igual misma mismo diferente distinta secreta privada temporal caducada expirada vacía "
-    "vacia errónea erronea mala buena difícil dificil fácil facil complicada simple sencilla aquí aqui "
-    "esta este esa ese otra otro tuya mía mia suya nuestra ninguna desconocida opcional importante falsa "
-    "cambiada olvidada guardada bloqueada demasiado muy feble forta obligatòria nova antiga llarga curta "
-    "massa molt buida mateixa oblidada canviada meva teva "
-    # de
-    "falsch richtig korrekt inkorrekt sicher unsicher schwach stark erforderlich notwendig nötig noetig "
-    "ungültig ungueltig gültig gueltig neu alt lang kurz geheim leer gleich dasselbe derselbe dieselbe "
-    "anders unbekannt optional abgelaufen gesperrt geändert geaendert gespeichert verschlüsselt "
-    "verschluesselt vergessen hier dort weg oben unten sehr nicht noch schon jetzt immer einfach schwer "
-    "schwierig kompliziert wichtig privat temporär temporaer vorläufig dein mein sein ihr unser euer "
-    "identisch gut schlecht besser obligatorisch pflicht benötigt benoetigt falsches "
-    # fr
-    "incorrect incorrecte correct correcte faux fausse bon bonne mauvais mauvaise sûr sur sûre sécurisé "
-    "securise faible fort forte obligatoire requis requise nécessaire necessaire invalide valide nouveau "
-    "nouvelle ancien ancienne longue court courte trop très tres secrète privé vide identique même meme "
-    "différent inconnu inconnue oublié oublie expiré expire changé change modifié enregistré chiffré ici "
-    "là mon ton son facile difficile compliqué temporaire optionnel facultatif perdu bloqué erroné errone "
-    "pas plus déjà encore toujours celui celle "
-    # it
-    "sbagliata sbagliato errata errato corretta corretto giusta giusto sicura sicuro debole obbligatoria "
-    "obbligatorio richiesta richiesto necessaria necessario non nuova vecchia vecchio lunga troppo molto "
-    "segreta segreto privata vuota uguale stessa stesso diversa sconosciuta dimenticata scaduta cambiata "
-    "salvata criptata qui qua tua sua semplice complicata temporanea opzionale facoltativa bloccata "
-    "questa quella "
-    # pt
-    "fraca fraco obrigatória obrigatoria obrigatório necessária incorreta incorreto correta correto "
-    "errada errado certa certo novo velha longa curta muito demais vazia mesma mesmo desconhecida "
-    "esquecida alterada mudada salva ali minha simples temporária temporaria essa "
-    # nl
-    "onjuist juist fout verkeerd goed slecht veilig onveilig zwak sterk verplicht vereist nodig ongeldig "
-    "geldig nieuw oud kort heel erg leeg hetzelfde dezelfde onbekend vergeten verlopen gewijzigd "
-    "veranderd opgeslagen versleuteld daar mijn jouw zijn haar simpel makkelijk eenvoudig moeilijk "
-    "ingewikkeld tijdelijk optioneel geblokkeerd niet "
-    # pl
-    "nieprawidłowe nieprawidlowe prawidłowe prawidlowe błędne bledne złe zle dobre poprawne niepoprawne "
-    "bezpieczne niebezpieczne słabe slabe silne mocne wymagane konieczne potrzebne nieważne niewazne "
-    "ważne wazne nowe stare długie dlugie krótkie krotkie bardzo tajne puste takie same inne nieznane "
-    "zapomniane wygasło wygaslo zmienione zapisane zaszyfrowane tutaj tam moje twoje jego jej proste "
-    "łatwe latwe trudne skomplikowane tymczasowe opcjonalne zablokowane nie "
-    # sv, da, no
-    "fel rätt ratt felaktigt säkert sakert osäkert svagt starkt obligatoriskt nödvändigt nodvandigt krävs "
-    "kravs ogiltigt giltigt nytt nya gammalt långt langt mycket hemligt tomt samma annat okänt okant "
-    "glömt glomt utgånget utganget ändrat andrat sparat krypterat här där dar borta ditt hans hennes "
-    "enkelt lätt latt svårt tillfälligt valfritt spärrat inte forkert feil rigtig riktig sikker sikkert "
-    "usikker svag svak stærk sterk påkrævet påkrevd nødvendig nodvendig ugyldig gyldig ny nye gammel "
-    "gammelt meget veldig hemmelig tom samme anderledes annet ukendt ukjent glemt udløbet utløpt ændret "
-    "endret gemt lagret krypteret kryptert der væk borte din enkel let lett svær vanskelig midlertidig "
-    "valgfri spærret sperret ikke "
-    # fi
-    "väärä vaara oikea virheellinen turvallinen heikko vahva pakollinen tarpeellinen välttämätön vaadittu "
-    "pätemätön voimassa uusi vanha pitkä pitka lyhyt liian hyvin todella salainen tyhjä tyhja sama eri "
-    "erilainen tuntematon unohtunut unohdettu vanhentunut muutettu vaihdettu tallennettu salattu tässä "
-    "tassa täällä siellä minun sinun hänen helppo yksinkertainen vaikea väliaikainen valinnainen lukittu "
-    "oikein väärin vaarin "
-    # cs, sk
-    "špatné spatne špatně nesprávné nespravne správné spravne chybné chybne bezpečné bezpecne nebezpečné "
-    "slabé slabe silné silne povinné povinne nutné nutne potřebné neplatné neplatne platné nové nove "
-    "staré dlouhé dlouhe krátké kratke příliš prilis velmi tajné tajne prázdné prazdne stejné stejne jiné "
-    "jine neznámé zapomenuté vypršelo změněno zmeneno uloženo ulozeno šifrované tady tvoje její "
-    "jednoduché jednoduche těžké složité dočasné docasne volitelné zablokované není neni nesprávne "
-    "správne dlhé krátke "
-    # hr, sr, sl
-    "pogrešna pogresna kriva netočna netocna točna tocna ispravna neispravna sigurna nesigurna slaba jaka "
-    "obavezna potrebna nevažeća nevazeca važeća stara duga kratka previše vrlo tajna prazna ista druga "
-    "nepoznata zaboravljena istekla promijenjena spremljena šifrirana ovdje tamo moja tvoja njegova "
-    "jednostavna laka teška teska privremena neobavezna blokirana nije napačno napacno pravilno varno "
-    "šibko obvezno novo staro dolgo kratko skrivno prazno enako pozabljeno poteklo spremenjeno "
-    # ro
-    "greșită gresita incorectă incorecta corectă corecta sigură sigura slabă puternică obligatorie "
-    "necesară invalidă validă nouă noua veche lungă scurtă prea foarte secretă goală aceeași aceeasi alta "
-    "necunoscută uitată expirată schimbată salvată aici acolo mea simplă ușoară grea temporară opțională "
-    "blocată "
-    # ru
-    "неверный неправильный правильный слабый обязателен новый старый секретный пустой здесь".split()
-)
+_NOT_PASSWORDS = {word for words in _DATA["not_passwords"].values() for word in words.split()}
 # Where a word can start, found at C speed: in every text the words written in ASCII, in a text with
 # other characters those written with them too ("hasło", "lösenord", "пароль", "la clave del wifi").
 _STARTS = (

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import re
 
+from pipelines.screening.data import table
+
+_DATA = table("passwords")  # the word lists
 OPEN_QUOTE, CLOSE_QUOTE = "\"'`\u201c\u2018\u00ab", "\"'`\u201d\u2019\u00bb"
 ADJECTIVE_COMPOUND = re.compile(r".*[0-9].*-[a-z]{3,}")  # "SHA256-hashed", "AES256-encrypted"
 UNIT = re.compile(r"(?i)\d+\+?(?:[a-z]{1,5}|\d*[.,]\d+)|v?\d+(?:\.\w+)+")  # "12chars", "2fa", "v1.2.3"
-PLACEHOLDER_MARKS = (
-    "your", "example", "placeholder", "changeme", "change_me", "redacted", "dummy", "sample", "xxx",
-    "***", "...", "\u2026", "insert", "replace",
-)  # fmt: skip
+PLACEHOLDER_MARKS = tuple(_DATA["placeholder_marks"])
 # A password literal naming itself ("password123", "mysecret", "test1234") is a documentation stand-in.
 PASSWORD_PLACEHOLDERS = PLACEHOLDER_MARKS + ("password", "passwd", "secret", "here", "test", "fake", "todo")
 NOT_LITERAL_START = tuple("$%{[(<*!?:@&\\")  # ${VAR} $(cmd) %s {{tpl}} <your..> **** :bind @file
@@ -50,84 +50,8 @@ def is_password_literal(v: str, quoted: bool) -> bool:
 # ("incorrect", "weak"), a state ("expired", "required"), a pronoun or article ("the", "mine"), a
 # type or value of code ("str", "None"), a heading ("Password: Requirements") or a default that
 # documentation and docker files show ("changeme", "postgres", "admin": stand-ins, not secrets).
-FUNCTION_WORDS = {
-    "the", "a", "an", "this", "that", "these", "those", "it", "its", "it's", "is", "are", "was", "were",
-    "be", "been", "being", "am", "do", "does", "did", "has", "have", "had", "will", "would", "can",
-    "could", "should", "shall", "may", "might", "must", "need", "needs", "not", "no", "nor", "and", "or",
-    "but", "if", "then", "than", "so", "as", "at", "by", "for", "from", "in", "into", "of", "off", "on",
-    "onto", "to", "up", "down", "out", "over", "under", "with", "without", "within", "about", "after",
-    "before", "via", "per", "i", "me", "my", "mine", "we", "us", "our", "ours", "you", "your", "yours",
-    "he", "him", "his", "she", "her", "hers", "they", "them", "their", "theirs", "who", "whom", "whose",
-    "what", "which", "where", "when", "why", "how", "whatever", "whichever", "there", "here", "all",
-    "any", "some", "each", "every", "both", "either", "neither", "none", "one", "two", "three", "four",
-    "five", "six", "seven", "eight", "nine", "ten", "twelve", "twenty", "least", "most", "more", "less",
-    "few", "many", "much", "several", "enough", "also", "too", "very", "just", "only", "still",
-    "already", "now", "again", "always", "never", "ever", "often", "sometimes", "usually", "please",
-    "words", "word", "characters", "character", "chars", "letters", "letter", "digits", "digit",
-    "numbers", "number", "symbols", "symbol", "use", "using", "enter", "type", "choose", "pick", "see",
-}  # fmt: skip
-NOT_PASSWORD_WORDS = FUNCTION_WORDS | {
-    # judgements and states
-    "correct", "incorrect", "wrong", "right", "valid", "invalid", "weak", "strong", "stronger",
-    "weaker", "secure", "insecure", "safe", "unsafe", "good", "bad", "fine", "great", "ok", "okay",
-    "easier", "harder", "better", "worse", "safer", "simpler", "bigger", "smaller", "larger", "faster",
-    "slower", "greater", "higher", "lower", "newer", "older", "best", "worst", "easiest", "hardest",
-    "dumb", "stupid", "silly", "lame", "crap", "trash", "garbage", "ancient", "ugly", "cool", "nice",
-    "awesome", "perfect", "solid", "decent", "legit", "wild", "insane", "crazy", "funny", "cute",
-    "clever", "smart", "obscure", "tricky", "annoying", "confusing", "overkill", "fun",
-    "long", "longer", "short", "shorter", "simple", "easy", "hard", "tough", "complex", "common",
-    "obvious", "random", "unique", "new", "old", "current", "previous", "temporary", "permanent",
-    "default", "optional", "mandatory", "compulsory", "empty", "blank", "null", "nil", "none", "true",
-    "false", "undefined", "unknown", "unset", "missing", "same", "different", "similar", "identical",
-    "visible", "hidden", "private", "public", "personal", "shared", "secret", "sensitive", "plain",
-    "plaintext", "cleartext", "clear", "due", "gone", "lost", "known", "real", "actual", "important",
-    "irrelevant", "impossible", "possible", "memorable", "case", "lowercase", "uppercase", "numeric",
-    "alphanumeric", "mixed", "needed", "necessary", "unchanged", "active", "inactive", "live",
-    "correctly", "incorrectly", "wrongly", "yes", "yeah", "yep", "nope", "sure", "maybe", "perhaps",
-    "probably", "definitely", "obviously", "apparently", "basically", "literally", "honestly", "really",
-    "quite", "pretty", "rather", "almost", "exactly", "also", "otherwise", "elsewhere", "somewhere",
-    "nowhere", "something", "anything", "everything", "nothing", "someone", "anyone", "everyone",
-    "nobody", "another", "other", "others", "such", "own", "mine", "yours", "today", "tomorrow",
-    "yesterday", "soon", "later", "once", "twice", "daily", "weekly", "monthly", "yearly", "annually",
-    "forever", "below", "above", "attached", "inside", "outside", "under", "there", "here", "broken",
-    "forgotten", "stolen", "written", "given", "taken", "chosen", "frozen", "shown", "seen", "sent",
-    "set", "reset", "kept", "built", "tbd", "tba", "na", "unavailable", "off", "fixed", "static",
-    "dynamic", "global", "local", "remote", "internal", "external", "manual", "automatic", "auto",
-    "unlimited", "limited", "strict", "loose", "free", "paid", "cheap", "expensive", "open", "closed",
-    "ready", "busy", "full", "complete", "incomplete", "final", "first", "last", "next", "second",
-    "third",
-    # nouns a heading or a description puts after "password:" ("Password: Requirements")
-    "requirements", "requirement", "rules", "rule", "policy", "policies", "format", "length",
-    "strength", "complexity", "history", "hint", "hints", "prompt", "dialog", "screen", "page", "link",
-    "email", "form", "box", "field", "fields", "label", "manager", "generator", "protection", "change",
-    "changes", "expiry", "expiration", "recovery", "attempts", "attempt", "authentication",
-    "verification", "confirmation", "login", "logon", "signin", "access", "account", "user", "username",
-    "note", "notes", "tip", "tips", "example", "examples", "sample", "demo", "instructions", "details",
-    "info", "information", "settings", "options", "option", "section", "step", "steps", "check", "ask",
-    "contact", "call", "provided", "available", "coming", "pending", "expire", "expires", "rotate",
-    "match", "matches", "update", "renew", "remember", "protect", "work", "works", "worked", "fail",
-    "fails", "failed", "reuse", "share", "store", "save", "keep", "guess", "crack", "leak", "mask",
-    "hash", "salt", "encrypt", "decrypt", "verify", "validate", "confirm", "submit", "logout", "sign",
-    "create", "generate", "show", "hide",
-    # types, values and names of code
-    "str", "string", "strings", "int", "integer", "bool", "boolean", "bytes", "byte", "text", "char",
-    "varchar", "float", "object", "array", "list", "dict", "map", "void", "secretstr", "password",
-    "passwd", "pass", "pwd", "passcode", "passphrase", "value", "values", "input", "inputs", "param",
-    "params", "parameter", "argument", "arg", "args", "var", "variable", "digest", "token", "key",
-    "data", "body", "payload", "result", "config", "env", "environment", "self", "this", "masked",
-    "redacted", "omitted", "removed", "protected", "encrypted", "required", "disabled", "enabled",
-    "hashed", "salted", "stored", "saved", "sha", "bcrypt", "scrypt", "argon", "md", "credentials",
-    "credential", "creds", "auth", "secrets", "placeholder", "dummy", "fake", "mock", "stub", "todo",
-    "fixme", "xxx", "cipher", "ciphertext", "temp", "tmp", "original", "orig", "copy", "clone", "src",
-    "dst", "res", "ret", "val", "obj", "item", "elem", "entry", "record", "row", "req", "request",
-    "response", "resp", "ctx", "context", "cfg", "conf", "candidate", "raw", "encoded", "decoded",
-    "ssh", "gpg", "pgp", "keygen", "openssl", "keychain", "keyring", "vault", "bitwarden", "keepass",
-    "lastpass", "dashlane", "onepassword",
-    # defaults that documentation and docker files show: stand-ins, not secrets
-    "changeme", "admin", "administrator", "root", "toor", "guest", "postgres", "postgresql", "mysql",
-    "mariadb", "redis", "mongo", "mongodb", "rabbitmq", "oracle", "sa", "sysadmin", "test", "testing",
-    "tester", "abcd", "abcdef", "foobar", "foo", "bar", "baz", "scott", "tiger", "present", "absent",
-}  # fmt: skip
+FUNCTION_WORDS = set(_DATA["function_words"])
+NOT_PASSWORD_WORDS = FUNCTION_WORDS | set(_DATA["not_password_words"])
 # Participles, adjectives and adverbs by their ending: "compromised", "expiring", "guessable",
 # "case-sensitive", "useless", "completely" (lengths keep "olive", "thing" and "butterfly" as words).
 DESCRIPTIVE = re.compile(
@@ -210,13 +134,7 @@ def stated_in_prose(text: str, i: int, m: re.Match[str]) -> bool:
     return not member
 
 
-# Numbers spelled out, which a passphrase may hold among its plain words ("river seven lantern moss").
-_NUMBER_WORDS = {
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
-    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand",
-    "million", "billion", "dozen",
-}  # fmt: skip
+_NUMBER_WORDS = set(_DATA["number_words"])
 
 
 def is_number_word(w: str) -> bool:

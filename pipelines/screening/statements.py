@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from pipelines.screening.assignments import ASSIGNMENT_KEYWORDS, assigned
+from pipelines.screening.data import table
 from pipelines.screening.passwords import (
     ADJECTIVE_COMPOUND,
     CLOSE_QUOTE,
@@ -25,6 +26,8 @@ from pipelines.screening.passwords import (
     stated_in_prose,
 )
 from pipelines.screening.text import positions
+
+_DATA = table("statements")  # the word lists
 
 # "my password is Tr0ub4dor&3.", "the wifi pw: Xk29aPq7", "Passwort ist Sommer2024!": a word for
 # password (singular: "bad passwords: 123456, qwerty" lists examples), maybe what it is for, a
@@ -49,12 +52,7 @@ PASSWORD_STATEMENT = re.compile(
     r"(?P<after>[ \t]*(?:\n|$|\(|[-\u2013\u2014][ \t]|(?:and|but|or|so|for|on|to|please|pls|if|now|today"
     r"|yesterday|tonight|last|this|earlier|recently|again|btw)\b))?"
 )
-# "pass" and "pw" mean many things ("boarding pass", "a first pass"): a password only after these.
-_PASS_QUALIFIERS = {
-    "my", "our", "the", "your", "wifi", "wi-fi", "wlan", "router", "network", "login", "email", "mail",
-    "account", "admin", "root", "user", "db", "database", "server", "ssh", "vpn", "default", "guest",
-    "master", "sudo", "ftp", "smtp", "imap", "app", "portal", "laptop", "computer", "phone", "device",
-}  # fmt: skip
+_PASS_QUALIFIERS = set(_DATA["pass_qualifiers"])
 _PREVIOUS_WORD = re.compile(r"(?:^|(?<=\s))([\w-]*)[ \t]*$")
 _CREDENTIAL_LINE = re.compile(
     r"(?i)\b(?:user(?:name)?|login|e-?mail|account|ssid|host|wi-?fi|network|router)\b"
@@ -69,13 +67,7 @@ PASSWORD_DIRECT = re.compile(
 _DIRECT_WORDS = ("password", "passwd", "pswd", "passcode", "passphrase")
 
 URL_CREDENTIALS = re.compile(r"://[^\s:/@]{0,64}:(?P<pw>[^\s:/@]{1,128})@")  # scheme://user:pw@host
-# The English words for a password: a word value is judged only after them (a German or Spanish
-# "ist falsch", "es incorrecta" would need those languages' words).
-_ENGLISH_PASSWORD_WORDS = {
-    "password", "pass word", "pass-word", "passcode", "pass code", "pass-code", "passphrase",
-    "pass phrase", "pass-phrase", "passwd", "pass", "pwd", "pword", "pw", "psw", "pssw", "pswd", "psswd",
-    "pswrd", "psswrd", "p/w",
-}  # fmt: skip
+_ENGLISH_PASSWORD_WORDS = set(_DATA["english_password_words"])
 # "pass" alone is a ticket, a mountain road or a test run: a word value needs one of these before it.
 _STRONG_PASS_QUALIFIERS = _PASS_QUALIFIERS - {"my", "our", "the", "your", "default"}
 _CHANGE_BEFORE = re.compile(  # "I changed my wifi password to ...", "set the admin password to ..."
