@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import re
 
-from pipelines.screening.data import table
 from pipelines.screening.passwords import (
     NOT_LITERAL_START,
     PLACEHOLDER_MARKS,
     TRAILING_PUNCT,
     is_password_literal,
 )
+from pipelines.screening.tables import table
 from pipelines.screening.text import positions, shannon_entropy, word_coverage
 
 _DATA = table("assignments")  # the word lists

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 
-from pipelines.screening.data import table
 from pipelines.screening.passwords import (
     NOT_PASSWORD_WORDS,
     PASSWORD_PLACEHOLDERS,
@@ -24,6 +23,7 @@ from pipelines.screening.passwords import (
     is_password_literal,
     stated_in_prose,
 )
+from pipelines.screening.tables import table
 from pipelines.screening.text import positions
 
 _DATA = table("languages")  # the word lists

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from pipelines.screening.data import table
+from pipelines.screening.tables import table
 
 _DATA = table("passwords")  # the word lists
 OPEN_QUOTE, CLOSE_QUOTE = "\"'`\u201c\u2018\u00ab", "\"'`\u201d\u2019\u00bb"

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 from pipelines.screening.assignments import ASSIGNMENT_KEYWORDS, assigned
-from pipelines.screening.data import table
 from pipelines.screening.passwords import (
     ADJECTIVE_COMPOUND,
     CLOSE_QUOTE,
@@ -25,6 +24,7 @@ from pipelines.screening.passwords import (
     is_word_password,
     stated_in_prose,
 )
+from pipelines.screening.tables import table
 from pipelines.screening.text import positions
 
 _DATA = table("statements")  # the word lists

@@ -15,7 +15,7 @@ import binascii
 import re
 from collections.abc import Iterator
 
-from pipelines.screening.data import table
+from pipelines.screening.tables import table
 from pipelines.screening.text import shannon_entropy, word_coverage
 
 _L = r"(?<![\w-])"  # the token starts a run: not "monkey-..." or "task_..."
