@@ -8,7 +8,6 @@ import unicodedata
 import pytest
 
 from pipelines.screening import (
-    _INVISIBLE,
     HIGH,
     NONE,
     RULES_VERSION,
@@ -18,7 +17,9 @@ from pipelines.screening import (
     normalise,
     screen,
 )
-from pipelines.secret_formats import iban_valid, luhn_valid, shannon_entropy
+from pipelines.screening.formats import iban_valid, luhn_valid
+from pipelines.screening.normalising import _INVISIBLE
+from pipelines.screening.text import shannon_entropy
 
 # Provider tokens are assembled from pieces so this file holds no literal key shapes for secret
 # scanners to trip on. The bodies are random-looking but fake.

@@ -6,14 +6,15 @@ Medicare number with its check digit, a US Medicare Beneficiary Identifier by it
 A card's usual grouping (4-4-4-4, Amex 4-6-5) broken by one line break is read as a card anywhere,
 like the unbroken number; any other grouping (or several breaks, or dots) only right after a card's
 name, since tables and lists put numbers side by side. Either way the digits must pass the issuer
-table and Luhn, as in `pipelines.secret_formats`. Pure stdlib.
+table and Luhn, as in `pipelines.screening.formats`. Pure stdlib.
 """
 
 from __future__ import annotations
 
 import re
 
-from pipelines.secret_formats import _issuer_known, _other_number, luhn_valid, positions
+from pipelines.screening.formats import _issuer_known, _other_number, luhn_valid
+from pipelines.screening.text import positions
 
 # --- card numbers split over lines ---------------------------------------------------------------
 # Digit groups with one separator between each two: a space, a dash, a dot, or a line break (with

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import re
 
-from pipelines.secret_formats import positions, shannon_entropy
-from pipelines.secret_statements import (
-    _NOT_PASSWORD_WORDS,
-    _PASSWORD_PLACEHOLDERS,
-    _is_password_literal,
-    _is_word_password,
+from pipelines.screening.passwords import (
+    NOT_PASSWORD_WORDS,
+    PASSWORD_PLACEHOLDERS,
+    is_password_literal,
+    is_word_password,
 )
+from pipelines.screening.text import positions, shannon_entropy
 
 # --- passwords on a command line ------------------------------------------------------------------
 # Where a program's name may start: a line, a prompt, a pipe, `sudo`, a path ("/usr/bin/mysql").
@@ -89,11 +89,11 @@ def command_value_ok(raw: str) -> bool:
         return False  # another flag, a variable, a placeholder, a mask, a file
     if any(m in value for m in ("${", "$(", "{{", "%(", "<", ">", "$")) or "://" in value:
         return False
-    if any(p in low for p in _PASSWORD_PLACEHOLDERS) or low in _NOT_PASSWORD_WORDS:
+    if any(p in low for p in PASSWORD_PLACEHOLDERS) or low in NOT_PASSWORD_WORDS:
         return False
     if _STAND_IN_NAME.fullmatch(value) or _PORT.fullmatch(value) or len(set(value)) < 3:
         return False
-    return _is_password_literal(value, quoted) or _is_word_password(value)
+    return is_password_literal(value, quoted) or is_word_password(value)
 
 
 def _segment(text: str, start: int) -> str:

@@ -2,22 +2,22 @@
 lantern moss", a number spelled out among the words ("twelve angry lanterns"), a wallet's seed or
 recovery phrase of 12 to 24 words, and three or more plain words given as a password ("my password
 is river seven lantern moss"). Words of a description ("the passphrase is seven words long", "one
-you can remember") are no passphrase. Pure stdlib, like `pipelines.secret_statements` whose word
+you can remember") are no passphrase. Pure stdlib, like `pipelines.screening.statements` whose word
 lists it shares."""
 
 from __future__ import annotations
 
 import re
 
-from pipelines.secret_formats import positions
-from pipelines.secret_statements import (
-    _CODE_LINE,
-    _CONDITION_BEFORE,
-    _DESCRIPTIVE,
-    _FUNCTION_WORDS,
-    _NOT_PASSWORD_WORDS,
+from pipelines.screening.passwords import (
+    CODE_LINE,
+    CONDITION_BEFORE,
+    DESCRIPTIVE,
+    FUNCTION_WORDS,
+    NOT_PASSWORD_WORDS,
     is_number_word,
 )
+from pipelines.screening.text import positions
 
 # --- a passphrase of plain words: "the vault passphrase is: river stone lantern moss" -------------
 # Several words after "passphrase is" / "passphrase:", ending the clause; none a function word
@@ -64,7 +64,7 @@ def has_passphrase(text: str, low: str) -> bool:
                 len(words) in (12, 15, 18, 21, 24)
                 and all(w.islower() and 3 <= len(w) <= 8 for w in words)
                 and len(set(lows)) > 6
-                and sum(w in _FUNCTION_WORDS for w in lows) <= 2
+                and sum(w in FUNCTION_WORDS for w in lows) <= 2
             ):
                 return True
             continue
@@ -79,12 +79,12 @@ def has_passphrase(text: str, low: str) -> bool:
         plain = [w for w in lows if not is_number_word(w)]
         if len(plain) < len(lows) and (len(plain) < 2 or 2 * len(plain) < len(lows)):
             continue
-        if any(w in _FUNCTION_WORDS for w in plain) or len(set(lows)) < len(lows):
+        if any(w in FUNCTION_WORDS for w in plain) or len(set(lows)) < len(lows):
             continue
         # Most words plain (a judgement may be one: "correct horse battery staple"), all of two.
-        judged = sum(w in _NOT_PASSWORD_WORDS or bool(_DESCRIPTIVE.fullmatch(w)) for w in plain)
+        judged = sum(w in NOT_PASSWORD_WORDS or bool(DESCRIPTIVE.fullmatch(w)) for w in plain)
         mostly_plain = 2 * judged < len(plain) if len(plain) > 2 else not judged
-        if mostly_plain and plain[-1] not in _NOT_PASSWORD_WORDS:
+        if mostly_plain and plain[-1] not in NOT_PASSWORD_WORDS:
             return True
     return False
 
@@ -92,4 +92,4 @@ def has_passphrase(text: str, low: str) -> bool:
 def _plain_words_stated(text: str, i: int) -> bool:
     """Words after "password is" at `i` are stated in prose: no condition or code before them."""
     line = text[text.rfind("\n", 0, i) + 1 : i].lstrip(" \t-*>#\u2022")
-    return not (_CODE_LINE.match(line) or _CONDITION_BEFORE.search(text, max(0, i - 50), i))
+    return not (CODE_LINE.match(line) or CONDITION_BEFORE.search(text, max(0, i - 50), i))

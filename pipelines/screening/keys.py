@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from pipelines.secret_formats import positions, shannon_entropy, word_coverage
+from pipelines.screening.text import positions, shannon_entropy, word_coverage
 
 # --- TOTP/HOTP seeds -------------------------------------------------------------------------------
 _B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
