@@ -1,5 +1,5 @@
 """What was made from turns before a re-screening judged them high, withdrawn in the judging
-transaction (``pipelines.rescreening``): a turn that reads as high is never embedded, searched or
+transaction (``pipelines.screening.rescreening``): a turn that reads as high is never embedded, searched or
 sent to a model, and neither is anything a model or the search made of it while older rules let it
 through.
 

@@ -9,7 +9,8 @@ from models.base import stored
 from models.settings import get_settings
 from models.stage_run import PENDING
 from models.stages import SCREENING
-from pipelines import keys, rescreening, screening
+from pipelines import keys, screening
+from pipelines.screening import rescreening
 from workers import ledger, outbox
 
 

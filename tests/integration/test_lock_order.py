@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 from sqlalchemy import text
 
 from models import db
-from pipelines import erasure, rescreening, retention, screening
+from pipelines import erasure, retention, screening
+from pipelines.screening import rescreening
 from tests.support.calls import append, enable_logging
 from tests.support.waits import wait_until
 

@@ -1,5 +1,5 @@
 """The re-screening stage: judge again, with the rules of this build, the turns an older version
-of the screening rules judged (``pipelines.rescreening``). Screening stays inline at write time
+of the screening rules judged (``pipelines.screening.rescreening``). Screening stays inline at write time
 (nothing reaches a model first); this is how an installation applies better rules to what it
 already holds.
 
@@ -12,7 +12,8 @@ from models import db
 from models.base import stored
 from models.stage_run import PENDING, SKIPPED, SUCCEEDED, StageRun
 from models.stages import EMBEDDING, SCREENING
-from pipelines import rescreening, screening
+from pipelines import screening
+from pipelines.screening import rescreening
 from workers import ledger, outbox
 from workers.bodies import close, one_at_a_time
 from workers.stages import register
