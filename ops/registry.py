@@ -152,10 +152,14 @@ OPS: dict[str, Op[Any]] = {
     "health.get": Op(
         "viewer", operator.HealthRequest, operator.HealthAnswer, operator.health, all_namespaces=True
     ),
-    "session.brief_save": Op("writer", brief_save.SaveRequest, brief_save.SaveAnswer, brief_save.save),
-    "session.brief_get": Op("viewer", briefs.GetRequest, briefs.BriefAnswer, briefs.get),
-    "session.brief_list": Op("viewer", briefs.ListRequest, briefs.ListAnswer, briefs.list_briefs),
-    "session.brief_delete": Op("writer", briefs.DeleteRequest, briefs.DeleteAnswer, briefs.delete_brief),
+    "session.brief_save": Op(
+        "writer", brief_save.BriefSaveRequest, brief_save.BriefSaveAnswer, brief_save.save
+    ),
+    "session.brief_get": Op("viewer", briefs.BriefGetRequest, briefs.BriefAnswer, briefs.get),
+    "session.brief_list": Op("viewer", briefs.BriefListRequest, briefs.BriefListAnswer, briefs.list_briefs),
+    "session.brief_delete": Op(
+        "writer", briefs.BriefDeleteRequest, briefs.BriefDeleteAnswer, briefs.delete_brief
+    ),
     "memory.recall": Op(
         "viewer", memory_extraction.RecallRequest, memory_extraction.RecallAnswer, memory_extraction.recall
     ),
