@@ -165,7 +165,9 @@ def save_events(
     )
     s.add(record)
     s.flush()
-    windows = [BriefWindow(save_id=stored(record.id), position=i, events=window) for i, window in enumerate(cut)]
+    windows = [
+        BriefWindow(save_id=stored(record.id), position=i, events=window) for i, window in enumerate(cut)
+    ]
     s.add_all(windows)
     s.flush()
     if summary := brief_events.client_summary(kept):
@@ -195,7 +197,8 @@ def progress(
     """The save's course from its windows; ``run_key``: a window's run key, as its stage spells it."""
     windows = brief_store.windows(s, stored(record.id))
     counts = {
-        status: sum(1 for w in windows if w.status == status) for status in (REVISED, FAILED, NOT_REVISED, PENDING)
+        status: sum(1 for w in windows if w.status == status)
+        for status in (REVISED, FAILED, NOT_REVISED, PENDING)
     }
     keys = [run_key(stored(w.id)) for w in windows]
     runs = (

@@ -90,7 +90,9 @@ def settle(s: Session, save: BriefSave, now: datetime) -> None:
 
 def _visible(namespace: str, prefix: str) -> SelectOfScalar[SessionBrief]:
     """The reader's briefs of the namespace that a revision has written."""
-    query = select(SessionBrief).where(col(SessionBrief.namespace) == namespace, col(SessionBrief.revision) > 0)
+    query = select(SessionBrief).where(
+        col(SessionBrief.namespace) == namespace, col(SessionBrief.revision) > 0
+    )
     if prefix:
         key = col(SessionBrief.brief_key)
         query = query.where(
@@ -140,6 +142,8 @@ def listed(
 def forget(s: Session, namespace: str, key: str) -> bool:
     """Delete the brief of that stored key, with every revision; whether there was one."""
     gone = s.exec(
-        delete(SessionBrief).where(col(SessionBrief.namespace) == namespace, col(SessionBrief.brief_key) == key)
+        delete(SessionBrief).where(
+            col(SessionBrief.namespace) == namespace, col(SessionBrief.brief_key) == key
+        )
     )
     return bool(gone.rowcount)

@@ -92,7 +92,15 @@ def locked(s: Session, thread: Thread, namespace: str, owner: str, now: datetime
     """The thread's row, made (version 0, for this owner) or found, locked for the write."""
     s.exec(
         insert(CodingThread)
-        .values(id=thread.id, namespace=namespace, owner=owner, version=0, updated_at=now, body={}, **_columns(thread))
+        .values(
+            id=thread.id,
+            namespace=namespace,
+            owner=owner,
+            version=0,
+            updated_at=now,
+            body={},
+            **_columns(thread),
+        )
         .on_conflict_do_nothing(index_elements=["id"])
     )
     return s.exec(select(CodingThread).where(col(CodingThread.id) == thread.id).with_for_update()).one()
@@ -102,7 +110,12 @@ def write(s: Session, row: CodingThread, thread: Thread, now: datetime) -> dict:
     """The thread written over its locked row as the row's next version; its body as stored."""
     thread.version = row.version + 1
     body = thread.model_dump(mode="json")
-    for name, value in {**_columns(thread), "version": thread.version, "updated_at": now, "body": body}.items():
+    for name, value in {
+        **_columns(thread),
+        "version": thread.version,
+        "updated_at": now,
+        "body": body,
+    }.items():
         setattr(row, name, value)
     s.add(row)
     s.flush()

@@ -13,8 +13,8 @@ from datetime import datetime
 from uuid import UUID, uuid4
 
 from pgvector import Vector
-from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy import func
+from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, or_, select
 
 from models.base import utcnow
@@ -241,7 +241,9 @@ def cut(s: Session, thread: MemoryThread, now: datetime) -> None:
     s.add(thread)
 
 
-def heaviest(s: Session, loom_id: UUID, kinds: list[str] | None, limit: int, now: datetime) -> list[MemoryThread]:
+def heaviest(
+    s: Session, loom_id: UUID, kinds: list[str] | None, limit: int, now: datetime
+) -> list[MemoryThread]:
     """The loom's live threads (of ``kinds``, when given), heaviest, then newest, first."""
     query = select(MemoryThread).where(col(MemoryThread.loom_id) == loom_id, *live(now))
     if kinds:
@@ -309,7 +311,9 @@ def evidence_said(s: Session, loom_id: UUID, ids: list[int]) -> list[Said]:
 def looms_of(s: Session, namespace: str) -> list[Loom]:
     """The namespace's looms, oldest first (its default one made on first use)."""
     default_loom(s, namespace)
-    query = select(Loom).where(col(Loom.namespace) == namespace).order_by(col(Loom.created_at), col(Loom.name))
+    query = (
+        select(Loom).where(col(Loom.namespace) == namespace).order_by(col(Loom.created_at), col(Loom.name))
+    )
     return list(s.exec(query))
 
 

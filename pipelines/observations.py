@@ -47,7 +47,10 @@ class Origin:
 def action_key(action: Action) -> str:
     """What makes an action the same one again: the client's id for it, else a digest of what it
     was and when."""
-    return action.key or "d-" + keys.digest(action.tool, action.input_sha256, action.summary, action.ts.isoformat())[:40]
+    return (
+        action.key
+        or "d-" + keys.digest(action.tool, action.input_sha256, action.summary, action.ts.isoformat())[:40]
+    )
 
 
 def rows(origin: Origin, actions: list[Action], now: datetime) -> list[dict]:

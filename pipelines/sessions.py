@@ -128,7 +128,9 @@ def propose(s: Session, session: LoomSession, proposals: list[dict], now: dateti
     return len(added)
 
 
-def record_in(s: Session, loom: Loom, where: Where | None, lists: dict[str, list[UUID]], now: datetime) -> None:
+def record_in(
+    s: Session, loom: Loom, where: Where | None, lists: dict[str, list[UUID]], now: datetime
+) -> None:
     """Record into the session ``where`` names, opened if new; nothing when it names none."""
     if where is not None:
         record(s, open_session(s, loom, where, now), lists, now)

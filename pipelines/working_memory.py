@@ -109,7 +109,9 @@ def listed(
     s: Session, namespace: str, user_id: str | None, project: str | None, limit: int
 ) -> list[WorkingMemory]:
     """The namespace's written blocks, newest first: of ``user_id`` and ``project``, those given."""
-    query = select(WorkingMemory).where(col(WorkingMemory.namespace) == namespace, col(WorkingMemory.revision) > 0)
+    query = select(WorkingMemory).where(
+        col(WorkingMemory.namespace) == namespace, col(WorkingMemory.revision) > 0
+    )
     if user_id is not None:
         query = query.where(col(WorkingMemory.user_id) == user_id)
     if project is not None:
