@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import ConfigDict, Field
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.working_memory import CONTENT_MAX, WorkingMemory, WorkingMemoryRevision
 from ops.caller import NAMESPACE_WIDE, Caller
 from ops.errors import OpError, forbidden, not_found
@@ -147,7 +147,7 @@ def get(caller: Caller, req: WorkingMemoryGetRequest) -> BlockAnswer:
             raise not_found("no working memory for this user, project and branch")
         revision: WorkingMemory | WorkingMemoryRevision = block
         if req.revision is not None:
-            kept = working_memory.revision_of(s, block.id, req.revision)
+            kept = working_memory.revision_of(s, stored(block.id), req.revision)
             if kept is None:
                 raise not_found(f"the block has no revision {req.revision}", "revision")
             revision = kept

@@ -12,6 +12,7 @@ from datetime import datetime
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
 
+from models.base import stored
 from models.working_memory import WorkingMemory, WorkingMemoryRevision
 from pipelines import screening
 
@@ -92,7 +93,7 @@ def write(
     s.add(block)
     s.add(
         WorkingMemoryRevision(
-            block_id=block.id,
+            block_id=stored(block.id),
             revision=block.revision,
             content=content,
             sensitivity=sensitivity,
