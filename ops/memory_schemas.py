@@ -18,6 +18,10 @@ from ops.errors import not_found
 from ops.schemas import ActedIn, Answer, Moment, OpRequest
 from pipelines import memory, sessions, working_memory
 
+# The interaction run of a session an op names by its conversation (or coding session).
+SessionRun = Annotated[
+    str | None, Field(min_length=1, max_length=256, description="The interaction run of the session.")
+]
 # A working memory block's project or branch: '' for none.
 BlockName = Field(default="", max_length=128, pattern=r"^[^\x00-\x1f\x7f]*$")
 

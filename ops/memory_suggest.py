@@ -11,16 +11,14 @@ from models import db
 from models.base import utcnow
 from models.settings import get_settings
 from ops.caller import Caller
-from ops.memory_schemas import LoomOp, ThreadShape, shown, the_loom
+from ops.memory_schemas import LoomOp, SessionRun, ThreadShape, shown, the_loom
 from ops.schemas import ActedIn, Answer
 from pipelines import sessions, suggesting
 
 
 class SuggestRequest(LoomOp):
     thread_id: str = Field(min_length=1, max_length=256, description="The conversation the session is in.")
-    run_id: str | None = Field(
-        default=None, min_length=1, max_length=256, description="The interaction run of the session."
-    )
+    run_id: SessionRun = None
     said: str = Field(
         min_length=1,
         max_length=4000,

@@ -20,7 +20,7 @@ from models.observation import ERROR_MAX, FILE_MAX, FILES_MAX, SUMMARY_MAX
 from models.stage_run import StageRun
 from ops.caller import Caller
 from ops.errors import invalid
-from ops.memory_schemas import LoomOp, the_loom
+from ops.memory_schemas import LoomOp, SessionRun, the_loom
 from ops.runs import RunAnswer, run_public, started
 from ops.schemas import ActedIn, Answer, OpRequest, SaidAt
 from ops.waiting import Waiting
@@ -75,9 +75,7 @@ class SessionScope(OpRequest):
 
 
 class RecordRequest(SessionScope):
-    run_id: str | None = Field(
-        default=None, min_length=1, max_length=256, description="The interaction run of the session."
-    )
+    run_id: SessionRun = None
     user_id: str | None = Field(
         default=None, min_length=1, max_length=256, description="The end user the session works for."
     )
@@ -106,9 +104,7 @@ class RecordAnswer(Answer):
 
 
 class CrystallizeRequest(SessionScope, LoomOp):
-    run_id: str | None = Field(
-        default=None, min_length=1, max_length=256, description="The interaction run of the session."
-    )
+    run_id: SessionRun = None
     defer: bool = Field(
         default=True,
         description=(
