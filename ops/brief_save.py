@@ -4,7 +4,7 @@ dropped), cut into windows and stored, and the first window's ``brief_window`` r
 the worker condenses the windows in order, by the model or the deterministic builder. The op then
 waits a bounded time for them (holding no request thread: ``ops.waiting``), so it can say what
 happened (revised, partly, not revised, or 503 when every model call failed), and past that
-answers with the runs to wait on. Briefs are addressed as ``ops.brief_schemas`` says; the save's
+answers with the runs to wait on. Briefs are addressed as ``ops.schemas.briefs`` says; the save's
 course is ``pipelines.brief_saving``'s."""
 
 from dataclasses import dataclass, field, replace
@@ -17,10 +17,10 @@ from sqlmodel import Session
 from models import db
 from models.base import stored, utcnow
 from models.brief import AGENT, FAILED, NOT_REVISED, PENDING, REVISED, BriefSave, SessionBrief
-from ops.brief_schemas import Author, BriefOp, checked_key, prefix_of, seen_key, stored_key
 from ops.caller import Caller
 from ops.errors import OpError, invalid
 from ops.schemas import ActedIn, Answer
+from ops.schemas.briefs import Author, BriefOp, checked_key, prefix_of, seen_key, stored_key
 from ops.waiting import Waiting, Watch
 from pipelines import brief_events, brief_saving
 from workers import outbox

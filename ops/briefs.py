@@ -1,15 +1,15 @@
 """session.brief_get / brief_list / brief_delete (the save is ``ops.brief_save``): the resumable
-state of one line of work. A brief is addressed as ``ops.brief_schemas`` says; it is read and
+state of one line of work. A brief is addressed as ``ops.schemas.briefs`` says; it is read and
 deleted by ``pipelines.brief_store``."""
 
 from pydantic import ConfigDict, Field
 
 from models import db
 from models.base import stored
-from ops.brief_schemas import Author, BriefOp, prefix_of, seen_key, stored_key
 from ops.caller import Caller
 from ops.errors import invalid, not_found
 from ops.schemas import ActedIn, Answer, Moment
+from ops.schemas.briefs import Author, BriefOp, prefix_of, seen_key, stored_key
 from pipelines import brief_store, briefs
 
 

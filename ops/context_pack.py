@@ -11,7 +11,8 @@ from models import db
 from models.base import utcnow
 from ops.caller import Caller
 from ops.errors import invalid
-from ops.memory_schemas import (
+from ops.schemas import ActedIn, Answer
+from ops.schemas.memory import (
     BlockAnswer,
     BlockName,
     LoomOp,
@@ -24,7 +25,6 @@ from ops.memory_schemas import (
     shown,
     the_loom,
 )
-from ops.schemas import ActedIn, Answer
 from pipelines import sessions, tapestry, working_memory
 
 

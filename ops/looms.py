@@ -2,7 +2,7 @@
 /looms/by-id/{id}/sessions``); context.pack is ``ops.context_pack``.
 
 A LoomSession is served as the seed's object: every field by its exact name, camelCase, arrays
-``[]`` when empty and scalars ``null``, uuids, UTC datetimes (``ops.memory_schemas.session_object``)."""
+``[]`` when empty and scalars ``null``, uuids, UTC datetimes (``ops.schemas.memory.session_object``)."""
 
 from datetime import datetime
 from typing import Literal
@@ -15,8 +15,8 @@ from models.base import utcnow
 from models.memory import AUTO, WEAVING_MODES, Loom
 from ops import cursors
 from ops.caller import Caller
-from ops.memory_schemas import LoomOp, SessionObject, session_object, the_loom
 from ops.schemas import ActedIn, Answer, Moment, OpRequest
+from ops.schemas.memory import LoomOp, SessionObject, session_object, the_loom
 from pipelines import memory, night_weaving, sessions
 
 

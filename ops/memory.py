@@ -20,8 +20,8 @@ from models.memory import BASES, KINDS, WEIGHT_MAX, WEIGHT_MIN, Loom, MemoryThre
 from ops import search as searching
 from ops.caller import Caller
 from ops.errors import invalid, not_found
-from ops.memory_schemas import LoomOp, SessionOp, ThreadShape, record, shown, the_loom
 from ops.schemas import ActedIn, Answer, Moment
+from ops.schemas.memory import LoomOp, SessionOp, ThreadShape, record, shown, the_loom
 from pipelines import hybrid, memory, sessions
 from workers import ledger, outbox
 from workers.stages.memory_embedding import MEMORY_EMBEDDING

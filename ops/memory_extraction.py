@@ -18,9 +18,9 @@ from models.base import utcnow
 from models.stage_run import StageRun
 from ops.caller import Caller
 from ops.errors import invalid
-from ops.memory_schemas import SessionOp, the_loom
 from ops.runs import RunAnswer, run_public, started
 from ops.schemas import ActedIn, Answer, Moment, SaidAt
+from ops.schemas.memory import SessionOp, the_loom
 from ops.waiting import Waiting
 from pipelines import extraction, keys
 from pipelines.excerpts import around

@@ -11,8 +11,8 @@ from models import db
 from models.base import utcnow
 from models.settings import get_settings
 from ops.caller import Caller
-from ops.memory_schemas import LoomOp, SessionRun, ThreadShape, shown, the_loom
 from ops.schemas import ActedIn, Answer
+from ops.schemas.memory import LoomOp, SessionRun, ThreadShape, shown, the_loom
 from pipelines import sessions, suggesting
 
 

@@ -20,9 +20,9 @@ from models.observation import ERROR_MAX, FILE_MAX, FILES_MAX, SUMMARY_MAX
 from models.stage_run import StageRun
 from ops.caller import Caller
 from ops.errors import invalid
-from ops.memory_schemas import LoomOp, SessionRun, the_loom
 from ops.runs import RunAnswer, run_public, started
 from ops.schemas import ActedIn, Answer, OpRequest, SaidAt
+from ops.schemas.memory import LoomOp, SessionRun, the_loom
 from ops.waiting import Waiting
 from pipelines import observations, screening
 from workers.stages.extraction import EXTRACTION, request

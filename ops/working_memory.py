@@ -16,8 +16,8 @@ from models.base import stored, utcnow
 from models.working_memory import CONTENT_MAX, WorkingMemory, WorkingMemoryRevision
 from ops.caller import NAMESPACE_WIDE, Caller
 from ops.errors import OpError, forbidden, not_found
-from ops.memory_schemas import BlockAnswer, BlockName, block_answer
 from ops.schemas import ActedIn, Answer, Moment, OpRequest
+from ops.schemas.memory import BlockAnswer, BlockName, block_answer
 from pipelines import working_memory
 
 

@@ -138,8 +138,8 @@ def test_hand_written_sql_is_caught():
 def test_ops_call_pipelines_not_sql():
     """Hand-written SQL lives in models/queries, executed by name in pipelines (and workers); ops
     call pipelines (DESIGN.md, models/queries/__init__.py)."""
-    ops = sorted((ROOT / "ops").glob("*.py"))
-    found = {path.name: hand_written_sql(path.read_text()) for path in ops}
+    ops = sorted((ROOT / "ops").rglob("*.py"))
+    found = {str(path.relative_to(ROOT / "ops")): hand_written_sql(path.read_text()) for path in ops}
     assert found and {name: where for name, where in found.items() if where} == {}
 
 
@@ -201,6 +201,6 @@ STILL_BUILDING = {
 def test_ops_build_no_statements():
     """An op validates, checks its caller, calls pipeline functions and builds its answer: the
     statements, and the rules, live in pipelines (issue 35)."""
-    ops = sorted((ROOT / "ops").glob("*.py"))
-    found = {path.name: statements_built(path.read_text()) for path in ops}
+    ops = sorted((ROOT / "ops").rglob("*.py"))
+    found = {str(path.relative_to(ROOT / "ops")): statements_built(path.read_text()) for path in ops}
     assert {name: where for name, where in found.items() if where and name not in STILL_BUILDING} == {}

@@ -1,5 +1,5 @@
 """How a session brief is addressed, shared by session.brief_save (``ops.brief_save``) and the
-brief reads (``ops.briefs``), as ``ops.schemas`` is by every op.
+brief reads (``ops.briefs``), beside every op's shared fields (``ops.schemas``).
 
 An empty ``brief_key`` is ``auto/<project>/<branch>``, else ``session/<session_id>``. A token
 bounded to one user (or session) stores its briefs under its bounds' prefix

@@ -1,5 +1,5 @@
-"""The memory plane's shared request and answer fields, declared once (as ``ops.schemas`` holds
-every op's): the loom an op acts in and the session it names, a memory thread and a LoomSession
+"""The memory plane's shared request and answer fields, declared once (beside every op's, in
+``ops.schemas``): the loom an op acts in and the session it names, a memory thread and a LoomSession
 as every answer shows them, and a working memory block as working_memory.get and context.pack
 answer it. A memory thread and a LoomSession are served with the seed's names (camelCase)."""
 
