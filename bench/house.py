@@ -14,9 +14,14 @@ import argparse
 import ast
 import json
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+# The suite's own definition, so that this figure and the check can never disagree.
+from tests.unit.test_architecture import statements_built  # noqa: E402
+
 PRODUCT = [
     *("api", "commands", "models", "ops", "pipelines", "providers"),
     *("schedules", "services", "ui", "workers"),
@@ -24,11 +29,6 @@ PRODUCT = [
 ELSEWHERE = ["sdk", "integrations"]  # product too, but SQL-free clients
 OWN = {*PRODUCT, "cli", "loom"}
 STATEMENT = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|WITH|LISTEN)\s")
-# What builds or runs a statement: SQL builders called by name, and the query methods.
-BUILDERS = {"select", "update", "delete", "insert", "text", "func", "col", "and_", "or_", "exists"}
-RUNS = {"where", "exec", "execute", "scalar", "scalars", "get", "add", "add_all", "merge"}
-# The ops' shared parts, which every op may import: the rest are ops of their own topic.
-SHARED_OPS = {"caller", "errors", "limits", "schemas", "waiting", "registry"}
 
 
 def modules(root: Path) -> list[Path]:
@@ -64,34 +64,21 @@ def hand_written_sql(tree: ast.AST) -> list[int]:
     return sorted(set(lines))
 
 
-def statements(tree: ast.AST) -> list[int]:
-    """Lines that build or run a statement: a SQL builder imported from SQLAlchemy or SQLModel and
-    called, or a query method called on a session or a statement."""
-    builders = {
-        alias.asname or alias.name
+def op_modules(root: Path) -> set[str]:
+    """The modules that hold ops: those whose handlers the registry's ``OPS`` table names; the rest
+    of ops/ is what they share (schemas, the caller, errors, waiting, cursors, ...)."""
+    tree = ast.parse((root / "ops" / "registry.py").read_text())
+    table = next(
+        node.value
         for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom)
-        and (node.module or "").split(".")[0] in {"sqlalchemy", "sqlmodel"}
-        for alias in node.names
-        if alias.name in BUILDERS
-    }
-    lines = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        called = node.func
-        if isinstance(called, ast.Name) and called.id in builders:
-            lines.append(node.lineno)
-        elif isinstance(called, ast.Attribute) and (
-            called.attr in RUNS - {"get", "add"}
-            or (called.attr in {"get", "add"} and getattr(called.value, "id", "") in {"session", "s", "db"})
-        ):
-            lines.append(node.lineno)
-    return sorted(set(lines))
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "OPS"
+    )
+    assert table is not None
+    return {node.id for node in ast.walk(table) if isinstance(node, ast.Name)}
 
 
-def op_imports(tree: ast.AST) -> list[str]:
-    """The other op modules an op module imports, the shared ones aside."""
+def op_imports(tree: ast.AST, ops: set[str]) -> list[str]:
+    """The op modules (of ``ops``) a module imports."""
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module == "ops":
@@ -100,7 +87,7 @@ def op_imports(tree: ast.AST) -> list[str]:
             found.add(node.module.split(".")[1])
         elif isinstance(node, ast.Import):
             found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("ops.")}
-    return sorted(found - SHARED_OPS)
+    return sorted(found & ops)
 
 
 def main() -> None:
@@ -108,6 +95,7 @@ def main() -> None:
     parser.add_argument("checkout", nargs="?", type=Path, default=ROOT)
     root = parser.parse_args().checkout.resolve()
     sizes, imports, sql, built, ops_importing = [], {}, {}, {}, {}
+    ops = op_modules(root)
     for path in modules(root):
         name = str(path.relative_to(root))
         source = path.read_text()
@@ -117,9 +105,9 @@ def main() -> None:
             imports[name] = lines
         if not name.startswith(("models/queries", *ELSEWHERE)) and (lines := hand_written_sql(tree)):
             sql[name] = lines
-        if name.startswith("ops/") and (lines := statements(tree)):
+        if name.startswith("ops/") and (lines := statements_built(source)):
             built[name] = lines
-        if name.startswith("ops/") and path.stem != "registry" and (others := op_imports(tree)):
+        if path.parent.name == "ops" and path.stem in ops and (others := op_imports(tree, ops)):
             ops_importing[name] = others
     sizes.sort(reverse=True)
     print(

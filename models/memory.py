@@ -121,7 +121,7 @@ class NightWeaving(SQLModel, table=True):
 class LoomSession(SQLModel, table=True):
     """One agent's time with a loom in one interaction run, on one conversation thread (its
     turns' sequence is the thread's). The columns are the seed's fields in snake case
-    (``ops.looms.session_object`` serves them by their names)."""
+    (``ops.schemas.memory.session_object`` serves them by their names)."""
 
     __tablename__ = "loom_sessions"
 

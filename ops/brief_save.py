@@ -4,40 +4,25 @@ dropped), cut into windows and stored, and the first window's ``brief_window`` r
 the worker condenses the windows in order, by the model or the deterministic builder. The op then
 waits a bounded time for them (holding no request thread: ``ops.waiting``), so it can say what
 happened (revised, partly, not revised, or 503 when every model call failed), and past that
-answers with the runs to wait on. Briefs are addressed as ``ops.briefs`` says."""
+answers with the runs to wait on. Briefs are addressed as ``ops.schemas.briefs`` says; the save's
+course is ``pipelines.brief_saving``'s."""
 
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy.dialects.postgresql import insert
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from models import db
 from models.base import stored, utcnow
-from models.brief import (
-    AGENT,
-    DETERMINISTIC,
-    FAILED,
-    LLM,
-    NOT_REVISED,
-    PENDING,
-    REVISED,
-    BriefSave,
-    BriefWindow,
-    SessionBrief,
-)
-from models.settings import get_settings
-from models.stage_run import StageRun
+from models.brief import AGENT, FAILED, NOT_REVISED, PENDING, REVISED, BriefSave, SessionBrief
 from models.stages import BRIEF_WINDOW
-from ops.briefs import BriefOp, checked_key, prefix_of, seen_key, stored_key
 from ops.caller import Caller
 from ops.errors import OpError, invalid
 from ops.schemas import ActedIn, Answer
+from ops.schemas.briefs import Author, BriefOp, checked_key, prefix_of, seen_key, stored_key
 from ops.waiting import Waiting, Watch
-from pipelines import brief_events, brief_store
-from providers import llm
+from pipelines import brief_events, brief_saving
 from workers import outbox
 from workers.stages.brief_window import request as request_window
 
@@ -113,7 +98,9 @@ class Addressed(BriefOp):
     )
 
 
-class SaveRequest(Addressed):
+class BriefSaveRequest(Addressed):
+    model_config = ConfigDict(title="SaveRequest")
+
     events: list[brief_events.Event] = Field(
         default_factory=list,
         max_length=brief_events.MAX_EVENTS,
@@ -185,7 +172,9 @@ class EventCounts(Answer):
 Reason = Literal["not-revised", "repeated", "pending"]
 
 
-class SaveAnswer(Answer):
+class BriefSaveAnswer(Answer):
+    model_config = ConfigDict(title="SaveAnswer")
+
     namespace: ActedIn
     brief_key: str = Field(description="The brief saved (its key as the caller sees it).")
     revision: int = Field(description="The brief's revision after the save.")
@@ -196,12 +185,7 @@ class SaveAnswer(Answer):
             "again) or pending (windows still revising: wait on run_ids)."
         )
     )
-    author: Literal["llm", "deterministic", "model"] | None = Field(
-        description=(
-            "Who wrote the revision: llm (the model, from events), deterministic (the builder, from events) "
-            "or model (the calling agent's own sections)."
-        )
-    )
+    author: Author
     save_id: int | None = Field(description="The save's id (a save of sections alone has none).")
     windows: WindowCounts = Field(description="The events' windows counted by outcome.")
     run_ids: list[int] = Field(
@@ -211,7 +195,7 @@ class SaveAnswer(Answer):
     refused_sections: list[str] = Field(description="Sections not stored because they read as high.")
 
 
-def _save_key(req: SaveRequest) -> str:
+def _save_key(req: BriefSaveRequest) -> str:
     if req.brief_key:
         return req.brief_key
     if req.project and req.branch:
@@ -224,41 +208,6 @@ def _save_key(req: SaveRequest) -> str:
 
 
 # --- save ----------------------------------------------------------------------------------------
-
-
-def _events_author(req: SaveRequest) -> str | None:
-    """Who condenses a save of events alone: the model, the builder, or no one (not revised)."""
-    settings = get_settings()
-    if not settings.session_brief_model_calls:
-        return None  # the operator's switch stops the model and the builder alike
-    if not settings.session_brief_llm:
-        return DETERMINISTIC
-    if not req.use_llm or isinstance(llm.get_brief_llm(), llm.FakeLLM):
-        return DETERMINISTIC if req.deterministic_fallback else None
-    return LLM
-
-
-def _brief_locked(
-    s, namespace: str, key: str, req: SaveRequest, caller: Caller, now: datetime
-) -> SessionBrief:
-    s.exec(
-        insert(SessionBrief)
-        .values(
-            namespace=namespace,
-            brief_key=key,
-            project=req.project,
-            branch=req.branch,
-            written_by=caller.who[:64],
-            created_at=now,
-            updated_at=now,
-        )
-        .on_conflict_do_nothing(index_elements=["namespace", "brief_key"])
-    )
-    return s.exec(
-        select(SessionBrief)
-        .where(col(SessionBrief.namespace) == namespace, col(SessionBrief.brief_key) == key)
-        .with_for_update()
-    ).one()
 
 
 @dataclass(frozen=True)
@@ -283,8 +232,8 @@ class _Given:
     dropped: int = 0
     refused_sections: list[str] = field(default_factory=list)
 
-    def answer(self, outcome: _Outcome, changed: bool, reason: Reason | None) -> SaveAnswer:
-        return SaveAnswer(
+    def answer(self, outcome: _Outcome, changed: bool, reason: Reason | None) -> BriefSaveAnswer:
+        return BriefSaveAnswer(
             namespace=self.namespace,
             brief_key=self.brief_key,
             revision=outcome.revision,
@@ -299,7 +248,7 @@ class _Given:
         )
 
 
-def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
+def save(caller: Caller, req: BriefSaveRequest) -> BriefSaveAnswer | Waiting:
     """Save a session brief: the resumable state of a line of work.
 
     With `sections`, the agent's own are written over the brief at once (`author: "model"`). With
@@ -316,19 +265,17 @@ def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
     if not req.events and req.sections is None:
         raise invalid("a save carries events, sections, or both", "events")
     sections = req.sections.model_dump(exclude_none=True) if req.sections is not None else None
-    author = AGENT if sections is not None else _events_author(req)
+    author = (
+        AGENT if sections is not None else brief_saving.events_author(req.use_llm, req.deterministic_fallback)
+    )
     given = _Given(namespace, seen_key(prefix, key), received=len(req.events))
+    address = brief_saving.Address(namespace, key, req.project, req.branch, caller.who[:64])
     now = utcnow()
     with db.session() as s:
-        brief = _brief_locked(s, namespace, key, req, caller, now)
-        last = s.get(BriefSave, brief.last_save_id) if brief.last_save_id else None
-        if (
-            last is not None
-            and req.session_id is not None
-            and req.event_cursor is not None
-            and (last.session_id, last.event_cursor) == (req.session_id, req.event_cursor)
-            and last.status in (PENDING, REVISED)
-        ):
+        brief = brief_saving.locked(s, address, now)
+        last = brief_saving.last_save(s, brief)
+        if brief_saving.repeats(last, req.session_id, req.event_cursor):
+            assert last is not None  # a save repeated
             return given.answer(_outcome(s, brief, last), changed=False, reason="repeated")
         if req.if_revision is not None and (
             brief.revision != req.if_revision or (last is not None and last.status == PENDING)
@@ -336,50 +283,21 @@ def save(caller: Caller, req: SaveRequest) -> SaveAnswer | Waiting:
             held = " (another save's windows are being revised)" if brief.revision == req.if_revision else ""
             raise OpError(409, f"the brief is at revision {brief.revision}{held}, not {req.if_revision}")
         if author is None:
-            revision = brief.revision
-            s.rollback()  # writes nothing: a brief this save made is not kept either
-            return given.answer(_nothing(revision), changed=False, reason=NOT_REVISED)
-        assert brief.id is not None  # locked, so stored
-        record = BriefSave(
-            brief_id=brief.id, session_id=req.session_id, event_cursor=req.event_cursor, author=author
-        )
-        if sections is not None:  # the agent's words, over the brief as it is: the events are not read
-            record.status, record.finished_at = REVISED, now
-            s.add(record)
-            s.flush()
-            assert record.id is not None  # flushed
-            refused = brief_store.revise(s, brief, sections, AGENT, req.session_id, record.id, now)
-            brief.last_save_id = record.id
+            return given.answer(_nothing(brief_saving.unsaved(s, brief)), changed=False, reason=NOT_REVISED)
+        if sections is not None:
+            record, refused = brief_saving.save_sections(
+                s, brief, sections, req.session_id, req.event_cursor, now
+            )
             given = replace(given, refused_sections=refused)
             return given.answer(_outcome(s, brief, record), changed=True, reason=None)
-        events, screened_out = brief_events.screened(req.events)
-        settings = get_settings()
-        cut, dropped = brief_events.windows(
-            events, settings.session_brief_window_chars, settings.session_brief_max_windows
-        )
-        given = replace(given, screened_out=screened_out, dropped=dropped)
-        if not cut:
-            revision = brief.revision
-            s.rollback()
-            return given.answer(_nothing(revision), changed=False, reason=NOT_REVISED)
-        record.windows = len(cut)
-        s.add(record)
-        s.flush()
-        assert record.id is not None  # flushed
-        windows = [BriefWindow(save_id=record.id, position=i, events=window) for i, window in enumerate(cut)]
-        s.add_all(windows)
-        s.flush()
-        assert windows[0].id is not None  # flushed
-        first = request_window(s, windows[0].id)
-        if summary := brief_events.client_summary(events):
-            brief.client_summary = summary
-        brief.last_save_id = record.id
-        s.add(brief)
-        save_id = record.id
+        cut = brief_saving.save_events(s, brief, req.events, req.session_id, req.event_cursor, author, now)
+        given = replace(given, screened_out=cut.screened_out, dropped=cut.dropped)
+        if cut.save_id is None or cut.first_window is None:
+            return given.answer(_nothing(cut.revision), changed=False, reason=NOT_REVISED)
+        first = request_window(s, cut.first_window)
 
-    assert first.id is not None  # a stored run
-    outbox.wake(BRIEF_WINDOW, [first.id])
-    return _waited(given, save_id, req.wait_seconds)
+    outbox.wake(BRIEF_WINDOW, [stored(first.id)])
+    return _waited(given, cut.save_id, req.wait_seconds)
 
 
 def _nothing(revision: int) -> _Outcome:
@@ -389,43 +307,29 @@ def _nothing(revision: int) -> _Outcome:
 
 
 def _outcome(s: Session, brief: SessionBrief, record: BriefSave) -> _Outcome:
-    assert record.id is not None  # a stored save
-    windows = brief_store.windows(s, record.id)
-    counts = {
-        status: sum(1 for w in windows if w.status == status)
-        for status in (REVISED, FAILED, NOT_REVISED, PENDING)
-    }
-    keys = [BRIEF_WINDOW.key(stored(w.id), "1") for w in windows]
-    runs = (
-        s.exec(select(StageRun).where(col(StageRun.idem_key).in_(keys)).order_by(col(StageRun.id))).all()
-        if keys
-        else []
-    )
-    still = record.status == PENDING
+    progress = brief_saving.progress(s, brief, record)
+    counts = progress.counts
     return _Outcome(
-        revision=brief.revision,
-        author=record.author,
-        save_id=record.id,
+        revision=progress.revision,
+        author=progress.author,
+        save_id=progress.save_id,
         windows=WindowCounts(
-            total=len(windows),
+            total=progress.windows,
             revised=counts[REVISED],
             failed=counts[FAILED],
             not_revised=counts[NOT_REVISED],
             pending=counts[PENDING],
         ),
-        run_ids=[stored(run.id) for run in runs if not still or run.status in ("pending", "running")],
+        run_ids=progress.run_ids,
     )
 
 
 def _waited(given: _Given, save_id: int, seconds: float) -> Waiting:
     """The save's outcome once its windows are done, or as it stands after ``seconds``."""
 
-    def check(final: bool) -> SaveAnswer | Watch:
+    def check(final: bool) -> BriefSaveAnswer | Watch:
         with db.session() as s:
-            record = s.get(BriefSave, save_id)
-            assert record is not None  # the save this op stored
-            brief = s.get(SessionBrief, record.brief_id)
-            assert brief is not None  # the save's brief
+            record, brief = brief_saving.of_save(s, save_id)
             outcome = _outcome(s, brief, record)
         if record.status == PENDING and not final:
             return Watch(frozenset(outcome.run_ids))
@@ -436,6 +340,3 @@ def _waited(given: _Given, save_id: int, seconds: float) -> Waiting:
         return given.answer(outcome, changed=record.status == REVISED, reason=reason)
 
     return Waiting(check, seconds)
-
-
-# --- reads and delete ----------------------------------------------------------------------------

@@ -135,7 +135,7 @@ def create_token(
 ) -> str:
     """Mint a token; only its hash is stored, so this is the one time it can be shown. One for
     ``all_namespaces`` (and no namespace named) is the operator's: every namespace, and the
-    operator ops (``ops.runs``, ``ops.passes``, ``ops.health``)."""
+    operator ops (``ops.runs``, ``ops.passes``, ``ops.namespaces``, ``ops.health``)."""
     if role not in ROLES:
         raise invalid(f"role must be one of {', '.join(ROLES)}", "role")
     if all_namespaces:

@@ -12,8 +12,6 @@ from typing import Any, Self
 
 from loom.threads import Thread, ThreadVisibility
 from pydantic import ValidationError
-from sqlalchemy.dialects.postgresql import insert
-from sqlmodel import col, select
 
 from models import db
 from models.base import utcnow
@@ -26,7 +24,6 @@ from ops.schemas import Answer, Moment
 from pipelines import coding_threads, thread_index
 from workers import ledger, outbox
 
-SEARCH_CHARS = 200_000  # of a thread's text, in its full-text index
 MAX_BYTES = 32 * 1024 * 1024  # a thread's body, as sent
 
 
@@ -66,34 +63,6 @@ def parsed(body: object, path_id: str | None) -> Thread:
     return thread
 
 
-def search_text(thread: Thread) -> str:
-    """What the full-text index reads: title, branch, remote, tags, commits and messages."""
-    parts = [
-        thread.metadata.title or "",
-        thread.git_branch or "",
-        thread.git_remote_url or "",
-        " ".join(thread.metadata.tags),
-        " ".join(thread.git_commits),
-        *(message.content for message in thread.conversation.messages),
-    ]
-    return "\n".join(part for part in parts if part)[:SEARCH_CHARS]
-
-
-def _columns(thread: Thread) -> dict:
-    return {
-        "visibility": thread.visibility.value,
-        "is_shared_with_support": thread.is_shared_with_support,
-        "title": thread.metadata.title,
-        "git_branch": thread.git_branch,
-        "git_remote_url": thread.git_remote_url,
-        "git_commits": list(thread.git_commits),
-        "message_count": len(thread.conversation.messages),
-        "created_at": thread.created_at,
-        "last_activity_at": thread.last_activity_at,
-        "search_text": search_text(thread),
-    }
-
-
 def upsert(caller: Caller, body: object, path_id: str | None = None, namespace: str | None = None) -> dict:
     """POST /api/threads and PUT /api/threads/{id}: the thread as stored, its new version."""
     caller.require("writer")
@@ -101,39 +70,13 @@ def upsert(caller: Caller, body: object, path_id: str | None = None, namespace: 
     space = caller.namespace(namespace)
     now = utcnow()
     with db.session() as s:
-        s.exec(
-            insert(CodingThread)
-            .values(
-                id=thread.id,
-                namespace=space,
-                owner=owner_of(caller),
-                version=0,
-                updated_at=now,
-                body={},
-                **_columns(thread),
-            )
-            .on_conflict_do_nothing(index_elements=["id"])
-        )
-        row = s.exec(select(CodingThread).where(col(CodingThread.id) == thread.id).with_for_update()).one()
+        row = coding_threads.locked(s, thread, space, owner_of(caller), now)
         fresh = row.version == 0
         if row.namespace != space or row.owner != owner_of(caller):
-            s.rollback()
             raise forbidden("only the thread's owner writes it")
         if not fresh and thread.version != row.version:
-            latest = row.body
-            s.rollback()
-            raise Conflict(latest)
-        thread.version = row.version + 1
-        stored = thread.model_dump(mode="json")
-        for name, value in {
-            **_columns(thread),
-            "version": thread.version,
-            "updated_at": now,
-            "body": stored,
-        }.items():
-            setattr(row, name, value)
-        s.add(row)
-        s.flush()
+            raise Conflict(row.body)
+        stored = coding_threads.write(s, row, thread, now)
         # A title changed with no new message is the conversation copy's at once (the index
         # stage gives it to a copy it creates).
         thread_index.adopt_title(s, space, thread.id, thread.metadata.title)
@@ -147,7 +90,7 @@ def upsert(caller: Caller, body: object, path_id: str | None = None, namespace: 
 
 def get(caller: Caller, thread_id: str) -> dict:
     with db.session() as s:
-        row = s.get(CodingThread, thread_id)
+        row = coding_threads.row_of(s, thread_id)
     if row is None or not readable(caller, row):
         raise not_found("no such thread")
     return row.body
@@ -205,13 +148,7 @@ def list_threads(
     """The caller's own threads, by last activity, newest first."""
     space = caller.namespace(namespace)
     with db.session() as s:
-        rows = s.exec(
-            select(CodingThread)
-            .where(col(CodingThread.namespace) == space, col(CodingThread.owner) == owner_of(caller))
-            .order_by(col(CodingThread.last_activity_at).desc(), col(CodingThread.id).desc())
-            .offset(offset)
-            .limit(limit)
-        ).all()
+        rows = coding_threads.owned(s, space, owner_of(caller), limit, offset)
     return CodingThreadsAnswer(
         threads=[CodingThreadSummary.of(row) for row in rows], limit=limit, offset=offset
     )
@@ -227,10 +164,7 @@ def search(caller: Caller, query: str, limit: int, namespace: str | None = None)
         raise invalid("q is required", "q")
     with db.session() as s:
         found = coding_threads.matching(s, space, owner_of(caller), q, limit)
-        rows = {
-            row.id: row
-            for row in s.exec(select(CodingThread).where(col(CodingThread.id).in_([f.id for f in found])))
-        }
+        rows = coding_threads.by_ids(s, [f.id for f in found])
     return FoundCodingThreadsAnswer(
         threads=[FoundCodingThread.of(rows[f.id], rank=round(f.rank, 4)) for f in found if f.id in rows]
     )

@@ -19,7 +19,6 @@ from models.stage_run import StageRun
 from models.stages import ERASURE
 from ops.caller import Caller
 from ops.errors import invalid
-from ops.runs import RunAnswer, run_public, started
 from ops.schemas import (
     ActedIn,
     Answer,
@@ -32,7 +31,8 @@ from ops.schemas import (
     WaitSeconds,
     wait_for_run,
 )
-from ops.waiting import Waiting
+from ops.schemas.runs import RunAnswer, run_public
+from ops.waiting import Waiting, started
 from pipelines import erasure
 from workers import ledger
 

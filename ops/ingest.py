@@ -13,9 +13,9 @@ from models.stage_run import FAILED
 from models.stages import INGEST
 from ops.caller import Caller
 from ops.errors import invalid
-from ops.runs import RunAnswer, run_public, started
 from ops.schemas import ActedIn, Answer, Identifier, OpRequest, WaitSeconds, wait_for_run
-from ops.waiting import Waiting
+from ops.schemas.runs import RunAnswer, run_public
+from ops.waiting import Waiting, started
 from pipelines import ingesting, recording, transcripts
 from workers import ledger
 

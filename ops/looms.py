@@ -1,166 +1,27 @@
-"""looms.list, looms.create, looms.update, looms.sessions (also ``GET /looms/by-id/{id}/sessions``)
-and context.pack.
+"""looms.list, looms.create, looms.update and looms.sessions (also ``GET
+/looms/by-id/{id}/sessions``); context.pack is ``ops.context_pack``.
 
 A LoomSession is served as the seed's object: every field by its exact name, camelCase, arrays
-``[]`` when empty and scalars ``null``, uuids, UTC datetimes (``session_object``)."""
+``[]`` when empty and scalars ``null``, uuids, UTC datetimes (``ops.schemas.memory.session_object``)."""
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
-from uuid import UUID, uuid4
+from typing import Literal
+from uuid import UUID
 
 from pydantic import ConfigDict, Field
-from sqlalchemy import tuple_
-from sqlalchemy.dialects.postgresql import insert
-from sqlmodel import col, select
 
 from models import db
 from models.base import utcnow
-from models.memory import AUTO, WEAVING_MODES, Loom, LoomSession, MemoryThread
-from models.settings import get_settings
-from ops import cursors, working_memory
+from models.memory import AUTO, WEAVING_MODES, Loom
+from ops import cursors
 from ops.caller import Caller
-from ops.errors import invalid
-from ops.memory import (
-    Basis,
-    Content,
-    Cues,
-    KindShown,
-    LoomOp,
-    Subjects,
-    Tags,
-    ThreadShape,
-    Until,
-    Weight,
-    shown,
-    the_loom,
-)
 from ops.schemas import ActedIn, Answer, Moment, OpRequest
-from pipelines import memory, night_weaving, sessions, tapestry
+from ops.schemas.memory import LoomOp, SessionObject, session_object, the_loom
+from pipelines import memory, night_weaving, sessions
 
 
-class ProposedThread(Answer):
-    content: Content
-    kind: KindShown
-    weight: Weight
-    subjects: Subjects
-    tags: Tags
-    cues: Cues
-    until: Until
-    basis: Basis
-
-
-class SessionObject(Answer):
-    loomId: UUID = Field(description="The loom the session remembers with.")  # noqa: N815 (the seed's names, throughout)
-    interactionProcessId: UUID = Field(
-        description=(
-            "The interaction run: the turns' run_id when it is a uuid, else a stable uuid v5 of it (a turn "
-            "with no run belongs to its thread's interaction)."
-        )
-    )  # noqa: N815
-    agentName: str = Field(description="The agent whose time with the loom this is.")  # noqa: N815
-    agentId: UUID | None = Field(description="The agent's uuid, when known.")  # noqa: N815
-    tapestry: str | None = Field(
-        description=(
-            "The memory woven for the session on its first context.pack, then fixed; null until woven."
-        )
-    )
-    tapestryWovenAt: Moment | None = Field(description="When the tapestry was woven.")  # noqa: N815
-    subjects: list[str] = Field(
-        description=(
-            "Whom the session is about: whoever sent messages in the thread, and the subjects context.pack "
-            "named."
-        )
-    )
-    tapestryThreadIds: list[UUID] = Field(description="The memory threads woven into the tapestry.")  # noqa: N815
-    suggestedThreadIds: list[UUID] = Field(description="The threads memory.suggest offered in this session.")  # noqa: N815
-    heldBackThreadIds: list[UUID] = Field(
-        description="Threads memory.suggest found but held back (not similar enough to what was said)."
-    )  # noqa: N815
-    cuedThreadIds: list[UUID] = Field(
-        description="Threads brought back by one of their cues (once a session)."
-    )  # noqa: N815
-    heldThreadIds: list[UUID] = Field(description="Threads pinned (memory.pin) in this session.")  # noqa: N815
-    pendingGiftThreadIds: list[UUID] = Field(
-        description="Threads another agent gave (memory.give), waiting for this session's next context.pack."
-    )  # noqa: N815
-    recalledThreadIds: list[UUID] = Field(description="Threads memory.search returned in this session.")  # noqa: N815
-    wovenThreadIds: list[UUID] = Field(
-        description="Threads this session wrote or changed (memory.set, pin, cut, reframe)."
-    )  # noqa: N815
-    seenThreadIds: list[UUID] = Field(description="Threads memory.inspect showed in this session.")  # noqa: N815
-    pendingProposals: list[ProposedThread] = Field(
-        description="Facts extraction proposed (a loom in Suggest mode), waiting for the next context.pack."
-    )  # noqa: N815
-    lastTurnAt: Moment | None = Field(description="When the session's newest turn was said.")  # noqa: N815
-    lastSequence: int = Field(description="The thread sequence number of the session's newest turn.")  # noqa: N815
-    awaitingNight: bool = Field(description="Whether turns wait for night weaving to consolidate them.")  # noqa: N815
-    consolidatedUpToSequence: int = Field(
-        description="Night weaving has consolidated the turns up to this sequence number."
-    )  # noqa: N815
-    judgedThreadIds: list[UUID] = Field(
-        description="Suggested threads night weaving has judged used or unused (each once)."
-    )  # noqa: N815
-    consolidatedByNightWeavingId: UUID | None = Field(
-        description="The night weaving that last consolidated the session."
-    )  # noqa: N815
-    knownThreadIds: list[UUID] = Field(description="Every thread shown or touched in the session.")  # noqa: N815
-    tenantId: UUID = Field(description="The namespace's uuid (a uuid v5 of its name).")  # noqa: N815
-    id: UUID = Field(description="The session's id (a uuid).")
-    dateCreated: Moment = Field(description="When the session was opened.")  # noqa: N815
-    dateUpdated: Moment = Field(description="When the session last changed.")  # noqa: N815
-
-
-def proposed(proposal: dict[str, Any]) -> ProposedThread:
-    """A pending proposal as stored (``pipelines.extraction.proposal``'s JSON)."""
-    until = proposal["until"]
-    return ProposedThread(
-        content=proposal["content"],
-        kind=proposal["kind"],
-        weight=proposal["weight"],
-        subjects=proposal["subjects"],
-        tags=proposal["tags"],
-        cues=proposal["cues"],
-        until=datetime.fromisoformat(until) if until else None,
-        basis=proposal["basis"],
-    )
-
-
-def session_object(session: LoomSession) -> SessionObject:
-    """The session as the seed's object: each field is the snake-case column of the same name."""
-    return SessionObject(
-        loomId=session.loom_id,
-        interactionProcessId=session.interaction_process_id,
-        agentName=session.agent_name,
-        agentId=session.agent_id,
-        tapestry=session.tapestry,
-        tapestryWovenAt=session.tapestry_woven_at,
-        subjects=session.subjects,
-        tapestryThreadIds=session.tapestry_thread_ids,
-        suggestedThreadIds=session.suggested_thread_ids,
-        heldBackThreadIds=session.held_back_thread_ids,
-        cuedThreadIds=session.cued_thread_ids,
-        heldThreadIds=session.held_thread_ids,
-        pendingGiftThreadIds=session.pending_gift_thread_ids,
-        recalledThreadIds=session.recalled_thread_ids,
-        wovenThreadIds=session.woven_thread_ids,
-        seenThreadIds=session.seen_thread_ids,
-        pendingProposals=[proposed(proposal) for proposal in session.pending_proposals],
-        lastTurnAt=session.last_turn_at,
-        lastSequence=session.last_sequence,
-        awaitingNight=session.awaiting_night,
-        consolidatedUpToSequence=session.consolidated_up_to_sequence,
-        judgedThreadIds=session.judged_thread_ids,
-        consolidatedByNightWeavingId=session.consolidated_by_night_weaving_id,
-        knownThreadIds=session.known_thread_ids,
-        tenantId=session.tenant_id,
-        id=session.id,
-        dateCreated=session.date_created,
-        dateUpdated=session.date_updated,
-    )
-
-
-class ListRequest(OpRequest):
-    pass
+class LoomListRequest(OpRequest):
+    model_config = ConfigDict(title="ListRequest")
 
 
 class LoomShape(Answer):
@@ -187,28 +48,27 @@ def loom_shape(loom: Loom) -> LoomShape:
     )
 
 
-class ListAnswer(Answer):
+class LoomListAnswer(Answer):
+    model_config = ConfigDict(title="ListAnswer")
+
     namespace: ActedIn
     looms: list[LoomShape] = Field(description="The namespace's looms (its default one made on first use).")
 
 
-def list_looms(caller: Caller, req: ListRequest) -> ListAnswer:
+def list_looms(caller: Caller, req: LoomListRequest) -> LoomListAnswer:
     """List the namespace's looms (memory spaces).
 
     Each loom's id, name, whether it is the default and its weaving mode. The default loom is made on
     first use."""
     namespace = caller.namespace(req.namespace)
     with db.session() as s:
-        memory.default_loom(s, namespace)
-        looms = s.exec(
-            select(Loom)
-            .where(col(Loom.namespace) == namespace)
-            .order_by(col(Loom.created_at), col(Loom.name))
-        ).all()
-        return ListAnswer(namespace=namespace, looms=[loom_shape(loom) for loom in looms])
+        looms = memory.looms_of(s, namespace)
+        return LoomListAnswer(namespace=namespace, looms=[loom_shape(loom) for loom in looms])
 
 
-class CreateRequest(OpRequest):
+class LoomCreateRequest(OpRequest):
+    model_config = ConfigDict(title="CreateRequest")
+
     name: str = Field(
         min_length=1,
         max_length=128,
@@ -233,34 +93,24 @@ class LoomAnswer(Answer):
     loom: LoomShape = Field(description="The loom.")
 
 
-def create(caller: Caller, req: CreateRequest) -> LoomAnswer:
+def create(caller: Caller, req: LoomCreateRequest) -> LoomAnswer:
     """Make another loom (memory space) in the namespace.
 
     A loom of the same name is answered as it is, with `created: false`. `weaving_mode` says whether
     extraction writes memory threads (`Auto`) or proposes them to the session (`Suggest`)."""
     namespace = caller.namespace(req.namespace)
     with db.session() as s:
-        made = s.exec(
-            insert(Loom)
-            .values(
-                id=uuid4(),
-                namespace=namespace,
-                name=req.name,
-                weaving_mode=req.weaving_mode,
-                created_at=utcnow(),
-            )
-            .on_conflict_do_nothing()
-            .returning(col(Loom.id))
-        ).first()
-        loom = s.exec(select(Loom).where(col(Loom.namespace) == namespace, col(Loom.name) == req.name)).one()
-        return LoomAnswer(namespace=namespace, created=made is not None, loom=loom_shape(loom))
+        loom, created = memory.create_loom(s, namespace, req.name, req.weaving_mode, utcnow())
+        return LoomAnswer(namespace=namespace, created=created, loom=loom_shape(loom))
 
 
-class UpdateRequest(LoomOp):
+class LoomUpdateRequest(LoomOp):
+    model_config = ConfigDict(title="UpdateRequest")
+
     weaving_mode: Literal[WEAVING_MODES] = Field(description="The loom's new weaving mode: Auto or Suggest.")  # type: ignore[valid-type]
 
 
-def update(caller: Caller, req: UpdateRequest) -> LoomAnswer:
+def update(caller: Caller, req: LoomUpdateRequest) -> LoomAnswer:
     """Change how a loom takes what extraction finds (its weaving mode).
 
     `Auto`: extraction writes memory threads; `Suggest`: it proposes them to the session, whose next
@@ -269,8 +119,7 @@ def update(caller: Caller, req: UpdateRequest) -> LoomAnswer:
     Errors: 404 for a loom not in this namespace."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
-        loom.weaving_mode = req.weaving_mode
-        s.add(loom)
+        memory.set_weaving_mode(s, loom, req.weaving_mode)
         return LoomAnswer(namespace=loom.namespace, created=False, loom=loom_shape(loom))
 
 
@@ -312,20 +161,9 @@ def list_sessions(caller: Caller, req: SessionsRequest) -> SessionsAnswer:
     Errors: 404 for a loom not in this namespace; 422 for a cursor this server did not issue."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
-        query = select(LoomSession).where(col(LoomSession.loom_id) == loom.id)
-        if req.agent_name is not None:
-            query = query.where(col(LoomSession.agent_name) == req.agent_name)
-        if req.awaiting_night is not None:
-            query = query.where(col(LoomSession.awaiting_night) == req.awaiting_night)
         scope = (loom.namespace, loom.id, req.agent_name, req.awaiting_night)
-        position = tuple_(col(LoomSession.date_created), col(LoomSession.id))
-        if req.cursor is not None:
-            query = query.where(position < tuple_(*cursors.decode(SESSIONS_CURSOR, scope, req.cursor)))
-        rows = s.exec(
-            query.order_by(col(LoomSession.date_created).desc(), col(LoomSession.id).desc()).limit(
-                req.limit + 1
-            )
-        ).all()
+        before = None if req.cursor is None else cursors.decode(SESSIONS_CURSOR, scope, req.cursor)
+        rows = sessions.page(s, loom.id, req.agent_name, req.awaiting_night, before, req.limit + 1)
         page = rows[: req.limit]
         return SessionsAnswer(
             namespace=loom.namespace,
@@ -349,139 +187,3 @@ def night_changes(
     with db.session() as s:
         loom = the_loom(s, caller, LoomOp(namespace=namespace, loom_id=loom_id))
         return night_weaving.changes(s, loom.id, session_ids)
-
-
-class PackRequest(LoomOp):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {"thread_id": "support-4711", "run_id": "run-2026-12-01-a", "subjects": ["customer-42"]}
-            ]
-        }
-    )
-
-    thread_id: str = Field(
-        min_length=1,
-        max_length=256,
-        description="The conversation the agent is in: names its session (1-256 characters).",
-    )
-    run_id: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=256,
-        description="The interaction run the agent is in (its session is per run).",
-    )
-    # The interaction's subject inputs; whoever sent messages in the thread is added.
-    subjects: list[str] = Field(
-        default_factory=list,
-        max_length=32,
-        description=(
-            "Whom or what the interaction is about (at most 32, each 1-200 characters); whoever sent "
-            "messages in the thread is added."
-        ),
-    )
-    # A (user, session) scope (the SDK's Session.resume): the user is the first subject, and their
-    # working memory of the project and branch comes with the pack.
-    user_id: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=200,
-        description=(
-            "A (user, session) scope: the user is the tapestry's first subject, and their working memory "
-            "comes with the pack."
-        ),
-    )
-    project: Annotated[
-        str,
-        Field(
-            description=(
-                "With user_id: the project whose working memory to pack (at most 128 characters, '' for "
-                "none)."
-            )
-        ),
-    ] = working_memory.Name
-    branch: Annotated[
-        str,
-        Field(
-            description=(
-                "With user_id: the branch whose working memory to pack (at most 128 characters, '' for none)."
-            )
-        ),
-    ] = working_memory.Name
-
-
-class PackAnswer(Answer):
-    namespace: ActedIn
-    session: SessionObject = Field(description="The agent's session (opened by this call if new).")
-    tapestry: str | None = Field(
-        description="The memory woven for the session, as text to put in the agent's context."
-    )
-    gifts: list[ThreadShape] = Field(description="Threads another agent of the run gave, offered now (once).")
-    proposals: list[ProposedThread] = Field(
-        description=(
-            "Facts extraction proposed (a loom in Suggest mode), offered now (once): weave the wanted ones "
-            "with memory.set."
-        )
-    )
-    # Annotated: a default here would be bound to the name ``working_memory`` the annotation reads.
-    working_memory: Annotated[
-        working_memory.BlockAnswer | None,
-        Field(
-            description=(
-                "The user's working memory of the project and branch; null when none (or no user_id)."
-            )
-        ),
-    ]
-
-
-def pack(caller: Caller, req: PackRequest) -> PackAnswer:
-    """Get the memory to put in an agent's context for this conversation.
-
-    Call it at the start of an agent's turn: it opens the agent's session (by thread, run and agent),
-    weaves its tapestry from the loom's threads on the first call and answers the same tapestry after,
-    and offers once what waits for it (gifts from other agents, proposals from extraction). With a
-    `user_id` (and `project`, `branch`) it brings that user's working memory too.
-
-    Errors: 404 for a loom not in this namespace; 422 for a subject over 200 characters."""
-    if any(not 1 <= len(subject) <= 200 for subject in req.subjects):
-        raise invalid("each subject is 1 to 200 characters", "subjects")
-    now = utcnow()
-    with db.session() as s:
-        loom = the_loom(s, caller, req)
-        session = sessions.open_session(s, loom, sessions.Where(req.thread_id, req.run_id, req.agent), now)
-        if session.tapestry_woven_at is None:
-            senders = sessions.senders(s, loom.namespace, req.thread_id)
-            subjects = list(dict.fromkeys([*([req.user_id] if req.user_id else []), *senders, *req.subjects]))
-            threads = s.exec(
-                select(MemoryThread).where(col(MemoryThread.loom_id) == loom.id, *memory.live(now))
-            ).all()
-            woven = tapestry.choose(list(threads), subjects, get_settings().tapestry_max_chars)
-            session.tapestry = tapestry.render(woven)
-            session.tapestry_woven_at = now
-            session.subjects = subjects
-            sessions.record(s, session, {"tapestry_thread_ids": [t.id for t in woven]}, now)
-        gifts = s.exec(
-            select(MemoryThread).where(
-                col(MemoryThread.id).in_(session.pending_gift_thread_ids), *memory.live(now)
-            )
-        ).all()
-        proposals = [proposed(proposal) for proposal in session.pending_proposals]
-        if session.pending_gift_thread_ids or proposals:
-            offered = [thread.id for thread in gifts]
-            session.known_thread_ids = [
-                *session.known_thread_ids,
-                *(i for i in offered if i not in session.known_thread_ids),
-            ]
-            session.pending_gift_thread_ids, session.pending_proposals = [], []
-            session.date_updated = now
-            s.add(session)
-        s.flush()
-        block = working_memory.block_of(s, loom.namespace, req.user_id or "", req.project, req.branch)
-        return PackAnswer(
-            namespace=loom.namespace,
-            session=session_object(session),
-            tapestry=session.tapestry,
-            gifts=[shown(thread) for thread in gifts],
-            proposals=proposals,
-            working_memory=block,
-        )

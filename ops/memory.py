@@ -8,20 +8,20 @@ Writes never call a model: memory.set and memory.reframe store the text and requ
 stage's run, which the worker does; until then the thread is found by its words."""
 
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Literal
 from uuid import UUID
 
 from pydantic import ConfigDict, Field
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from models import db
 from models.base import stored, utcnow
-from models.memory import BASES, KINDS, WEIGHT_MAX, WEIGHT_MIN, Loom, MemoryEvidence, MemoryThread
+from models.memory import BASES, KINDS, WEIGHT_MAX, WEIGHT_MIN, Loom, MemoryThread
 from models.stages import MEMORY_EMBEDDING
-from ops import search as searching
 from ops.caller import Caller
 from ops.errors import invalid, not_found
-from ops.schemas import ActedIn, Answer, Moment, OpRequest
+from ops.schemas import ActedIn, Answer, Moment, Ranking
+from ops.schemas.memory import LoomOp, SessionOp, ThreadShape, record, shown, the_loom
 from pipelines import hybrid, memory, sessions
 from workers import ledger, outbox
 
@@ -29,149 +29,10 @@ CONTENT_MAX = 8_000
 Item = Annotated[str, Field(min_length=1, max_length=200)]
 Items = Annotated[list[Item], Field(default_factory=list, max_length=32)]
 Kind = Literal[KINDS]  # type: ignore[valid-type]
-
-
-class LoomOp(OpRequest):
-    loom_id: UUID | None = Field(
-        default=None, description="The loom to use (a uuid); the namespace's default loom when omitted."
-    )
-
-
-class SessionOp(LoomOp):
-    """An op that may name the agent's session: its conversation thread (and run)."""
-
-    thread_id: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=256,
-        description=(
-            "The conversation the agent is in: names its session, where the op records what it showed or "
-            "touched."
-        ),
-    )
-    run_id: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=256,
-        description="The interaction run the agent is in (with thread_id).",
-    )
-
-
-# A memory thread's fields as every answer that shows one describes them (memory.*, and the
-# threads looms' proposals would write).
-Content = Annotated[str, Field(description="What is remembered, as text.")]
-KindShown = Annotated[
-    str,
-    Field(
-        description=(
-            "Semantic (a fact), Episodic (something that happened) or Procedural (how to do something)."
-        )
-    ),
+Kinds = Annotated[
+    list[Kind] | None,
+    Field(max_length=len(KINDS), description="Only threads of these kinds (Semantic, Episodic, Procedural)."),
 ]
-Weight = Annotated[
-    float,
-    Field(
-        description=(
-            "How much it matters, 0-1 (a new thread 0.5); night weaving raises it when used, lowers it "
-            "when not."
-        )
-    ),
-]
-Subjects = Annotated[
-    list[str],
-    Field(
-        description=(
-            "Who or what it is about (user ids, names); tapestries favour threads about the session's "
-            "subjects."
-        )
-    ),
-]
-Tags = Annotated[list[str], Field(description="Free labels for filtering and reading.")]
-Cues = Annotated[
-    list[str],
-    Field(
-        description=(
-            "Words that, said as whole words in a session, bring the thread back through memory.suggest."
-        )
-    ),
-]
-Until = Annotated[
-    Moment | None,
-    Field(description="When it stops being true: past it, the thread is neither returned nor woven."),
-]
-Basis = Annotated[
-    str,
-    Field(
-        description=(
-            "Where it came from: Said (memory.set), Reframed, Extracted (from messages) or Woven (by "
-            "night weaving)."
-        )
-    ),
-]
-
-
-class ThreadShape(Answer):
-    id: UUID = Field(
-        description=(
-            "The memory thread's id (a uuid): what memory.pin, cut, reframe and give take as `thread`."
-        )
-    )
-    loomId: UUID = Field(description="The loom (memory space) the thread belongs to.")  # noqa: N815 (the seed's names)
-    content: Content
-    kind: KindShown
-    weight: Weight
-    subjects: Subjects
-    tags: Tags
-    cues: Cues
-    until: Until
-    basis: Basis
-    pinned: bool = Field(description="Whether it is pinned: tapestries woven from now carry it first.")
-    evidenceIds: list[int] = Field(
-        description="The ids of the evidence (messages, actions) it was extracted from."
-    )  # noqa: N815
-    dateCreated: Moment = Field(description="When it was written.")  # noqa: N815
-    dateUpdated: Moment = Field(description="When it last changed.")  # noqa: N815
-
-
-Shape = TypeVar("Shape", bound=ThreadShape)
-
-
-def shown(thread: MemoryThread, shape: type[Shape] = ThreadShape, **more: Any) -> Shape:
-    """The thread as served: a ``ThreadShape``, or a subclass of it with its ``more`` fields (a
-    search hit's scores, a suggestion's cue)."""
-    return shape(
-        id=thread.id,
-        loomId=thread.loom_id,
-        content=thread.content,
-        kind=thread.kind,
-        weight=thread.weight,
-        subjects=list(thread.subjects),
-        tags=list(thread.tags),
-        cues=list(thread.cues),
-        until=thread.until,
-        basis=thread.basis,
-        pinned=thread.pinned,
-        evidenceIds=list(thread.evidence_ids),
-        dateCreated=thread.created_at,
-        dateUpdated=thread.updated_at,
-        **more,
-    )
-
-
-def the_loom(s: Session, caller: Caller, req: LoomOp) -> Loom:
-    loom = memory.loom_of(s, caller.namespace(req.namespace), req.loom_id)
-    if loom is None:
-        raise not_found("no such loom in this namespace", "loom_id")
-    return loom
-
-
-def record(s: Session, loom: Loom, req: SessionOp, lists: dict[str, list[UUID]]) -> None:
-    """Record into the request's session, when it names one."""
-    if req.thread_id is not None:
-        session = sessions.open_session(
-            s, loom, sessions.Where(req.thread_id, req.run_id, req.agent), utcnow()
-        )
-        sessions.record(s, session, lists, utcnow())
 
 
 def embed_later(s: Session, thread: MemoryThread) -> int | None:
@@ -185,8 +46,9 @@ def wake(run_id: int | None) -> None:
         outbox.wake(MEMORY_EMBEDDING, [run_id])
 
 
-class SetRequest(SessionOp):
+class MemorySetRequest(SessionOp):
     model_config = ConfigDict(
+        title="SetRequest",
         json_schema_extra={
             "examples": [
                 {
@@ -198,7 +60,7 @@ class SetRequest(SessionOp):
                     "cues": ["release notes"],
                 }
             ]
-        }
+        },
     )
 
     content: str = Field(
@@ -220,7 +82,9 @@ class SetRequest(SessionOp):
     )
 
 
-class SetAnswer(Answer):
+class MemorySetAnswer(Answer):
+    model_config = ConfigDict(title="SetAnswer")
+
     namespace: ActedIn
     stored: bool = Field(description="Whether the thread was written.")
     reason: Literal["high_sensitivity"] | None = Field(
@@ -232,7 +96,7 @@ class SetAnswer(Answer):
     thread: ThreadShape | None = Field(default=None, description="The memory thread written.")
 
 
-def set_thread(caller: Caller, req: SetRequest) -> SetAnswer:
+def set_thread(caller: Caller, req: MemorySetRequest) -> MemorySetAnswer:
     """Remember one thing: write a memory thread to the loom.
 
     A fact, an event or a procedure, with its weight, subjects, tags, cues and an optional end
@@ -257,26 +121,25 @@ def set_thread(caller: Caller, req: SetRequest) -> SetAnswer:
         )
         thread = memory.write(s, loom, new, utcnow())
         if thread is None:
-            return SetAnswer(namespace=loom.namespace, stored=False, reason="high_sensitivity", thread=None)
+            return MemorySetAnswer(
+                namespace=loom.namespace, stored=False, reason="high_sensitivity", thread=None
+            )
         run = embed_later(s, thread)
         record(s, loom, req, {"woven_thread_ids": [thread.id]})
-        answer = SetAnswer(namespace=loom.namespace, stored=True, reason=None, thread=shown(thread))
+        answer = MemorySetAnswer(namespace=loom.namespace, stored=True, reason=None, thread=shown(thread))
     wake(run)
     return answer
 
 
-class SearchRequest(searching.Ranking, SessionOp):
+class MemorySearchRequest(Ranking, SessionOp):
     model_config = ConfigDict(
+        title="SearchRequest",
         json_schema_extra={
             "examples": [{"query": "how does Ana want release notes?", "limit": 5, "kinds": ["Semantic"]}]
-        }
+        },
     )
 
-    kinds: list[Kind] | None = Field(
-        default=None,
-        max_length=len(KINDS),
-        description="Only threads of these kinds (Semantic, Episodic, Procedural).",
-    )
+    kinds: Kinds = None
 
 
 class MemoryHit(ThreadShape):
@@ -287,7 +150,9 @@ class MemoryHit(ThreadShape):
     score: float | None = Field(description="The hybrid fused score (higher is better).")
 
 
-class SearchAnswer(Answer):
+class MemorySearchAnswer(Answer):
+    model_config = ConfigDict(title="SearchAnswer")
+
     namespace: ActedIn
     loomId: UUID = Field(description="The loom searched.")  # noqa: N815
     mode: Literal["hybrid", "vector", "lexical"] = Field(
@@ -296,7 +161,7 @@ class SearchAnswer(Answer):
     hits: list[MemoryHit] = Field(description="The matching memory threads, best first.")
 
 
-def search_threads(caller: Caller, req: SearchRequest) -> SearchAnswer:
+def search_threads(caller: Caller, req: MemorySearchRequest) -> MemorySearchAnswer:
     """Search the loom's memory threads by meaning and by words.
 
     The same hybrid search as conversation.search over the loom's live threads (not cut, not past
@@ -307,15 +172,12 @@ def search_threads(caller: Caller, req: SearchRequest) -> SearchAnswer:
     q = hybrid.query(req.query, req.search_mode, req.limit, req.lexical_weight, clock)
     with db.session() as s:
         loom = the_loom(s, caller, req)
-        found = hybrid.search(memory.corpus(s, loom.id, utcnow()), q, clock)
-        mode, hits = found.mode, found.hits
-        if req.kinds:
-            hits = [hit for hit in hits if hit.thread.kind in req.kinds]
-        record(s, loom, req, {"recalled_thread_ids": [hit.thread.id for hit in hits]})
-        return SearchAnswer(
+        found = memory.search(s, loom.id, q, clock, req.kinds, utcnow())
+        record(s, loom, req, {"recalled_thread_ids": [hit.thread.id for hit in found.hits]})
+        return MemorySearchAnswer(
             namespace=loom.namespace,
             loomId=loom.id,
-            mode=mode,
+            mode=found.mode,
             hits=[
                 shown(
                     hit.thread,
@@ -324,7 +186,7 @@ def search_threads(caller: Caller, req: SearchRequest) -> SearchAnswer:
                     lexicalScore=hit.lexical_score,
                     score=hit.score,
                 )
-                for hit in hits
+                for hit in found.hits
             ],
         )
 
@@ -334,48 +196,42 @@ class ThreadRequest(SessionOp):
     memory_thread: UUID = Field(alias="thread", description="The memory thread's id (a uuid).")
 
 
-class ThreadAnswer(Answer):
+class MemoryThreadAnswer(Answer):
+    model_config = ConfigDict(title="ThreadAnswer")
+
     namespace: ActedIn
     thread: ThreadShape = Field(description="The memory thread as it now is.")
 
 
 def _the_thread(s: Session, loom: Loom, thread_id: UUID) -> MemoryThread:
-    found = s.exec(
-        select(MemoryThread)
-        .where(
-            col(MemoryThread.id) == thread_id, col(MemoryThread.loom_id) == loom.id, *memory.live(utcnow())
-        )
-        .with_for_update()
-    ).first()
+    found = memory.thread_of(s, loom.id, thread_id, utcnow())
     if found is None:
         raise not_found("no such memory thread in this loom", "thread")
     return found
 
 
-def pin(caller: Caller, req: ThreadRequest) -> ThreadAnswer:
+def pin(caller: Caller, req: ThreadRequest) -> MemoryThreadAnswer:
     """Pin a memory thread: the tapestries woven from now carry it first.
 
     Errors: 404 for a thread not in this loom."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
         thread = _the_thread(s, loom, req.memory_thread)
-        thread.pinned, thread.updated_at = True, utcnow()
-        s.add(thread)
+        memory.pin(s, thread, utcnow())
         record(s, loom, req, {"held_thread_ids": [thread.id], "woven_thread_ids": [thread.id]})
-        return ThreadAnswer(namespace=loom.namespace, thread=shown(thread))
+        return MemoryThreadAnswer(namespace=loom.namespace, thread=shown(thread))
 
 
-def cut(caller: Caller, req: ThreadRequest) -> ThreadAnswer:
+def cut(caller: Caller, req: ThreadRequest) -> MemoryThreadAnswer:
     """Cut a memory thread: it is no longer woven into tapestries nor returned.
 
     Errors: 404 for a thread not in this loom."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
         thread = _the_thread(s, loom, req.memory_thread)
-        thread.cut_at = thread.updated_at = utcnow()
-        s.add(thread)
+        memory.cut(s, thread, utcnow())
         record(s, loom, req, {"woven_thread_ids": [thread.id]})
-        return ThreadAnswer(namespace=loom.namespace, thread=shown(thread))
+        return MemoryThreadAnswer(namespace=loom.namespace, thread=shown(thread))
 
 
 class ReframeRequest(ThreadRequest):
@@ -410,7 +266,6 @@ def reframe(caller: Caller, req: ReframeRequest) -> ReframeAnswer:
             return ReframeAnswer(
                 namespace=loom.namespace, reframed=False, reason="high_sensitivity", thread=shown(thread)
             )
-        thread.basis = "Reframed"
         run = embed_later(s, thread)
         record(s, loom, req, {"woven_thread_ids": [thread.id]})
         answer = ReframeAnswer(namespace=loom.namespace, reframed=True, reason=None, thread=shown(thread))
@@ -422,11 +277,7 @@ class InspectRequest(SessionOp):
     limit: int = Field(
         default=50, ge=1, le=200, description="How many threads to answer (1-200, default 50)."
     )
-    kinds: list[Kind] | None = Field(
-        default=None,
-        max_length=len(KINDS),
-        description="Only threads of these kinds (Semantic, Episodic, Procedural).",
-    )
+    kinds: Kinds = None
 
 
 class InspectAnswer(Answer):
@@ -444,14 +295,7 @@ def inspect(caller: Caller, req: InspectRequest) -> InspectAnswer:
     Errors: 404 for a loom not in this namespace."""
     with db.session() as s:
         loom = the_loom(s, caller, req)
-        query = select(MemoryThread).where(col(MemoryThread.loom_id) == loom.id, *memory.live(utcnow()))
-        if req.kinds:
-            query = query.where(col(MemoryThread.kind).in_(req.kinds))
-        threads = s.exec(
-            query.order_by(col(MemoryThread.weight).desc(), col(MemoryThread.created_at).desc()).limit(
-                req.limit
-            )
-        ).all()
+        threads = memory.heaviest(s, loom.id, req.kinds, req.limit, utcnow())
         record(s, loom, req, {"seen_thread_ids": [stored(thread.id) for thread in threads]})
         return InspectAnswer(
             namespace=loom.namespace, loomId=loom.id, threads=[shown(thread) for thread in threads]
@@ -473,16 +317,8 @@ def evidence_turns(caller: Caller, namespace: str, loom_id: UUID, ids: list[int]
     caller.may_call("memory.inspect")
     with db.session() as s:
         loom = the_loom(s, caller, LoomOp(namespace=namespace, loom_id=loom_id))
-        rows = s.exec(
-            select(
-                col(MemoryEvidence.id),
-                col(MemoryEvidence.thread_id),
-                col(MemoryEvidence.msg_id),
-                col(MemoryEvidence.role),
-                col(MemoryEvidence.ts),
-            ).where(col(MemoryEvidence.loom_id) == loom.id, col(MemoryEvidence.id).in_(ids))
-        ).all()
-    return [EvidenceTurn(id=i, thread_id=t, msg_id=m, role=r, ts=ts) for i, t, m, r, ts in rows]
+        said = memory.evidence_said(s, loom.id, ids)
+    return [EvidenceTurn(id=e.id, thread_id=e.thread_id, msg_id=e.msg_id, role=e.role, ts=e.ts) for e in said]
 
 
 class GiveRequest(ThreadRequest):
@@ -514,8 +350,7 @@ def give(caller: Caller, req: GiveRequest) -> GiveAnswer:
     with db.session() as s:
         loom = the_loom(s, caller, req)
         thread = _the_thread(s, loom, req.memory_thread)
-        receiver = sessions.open_session(
-            s, loom, sessions.Where(req.thread_id, req.run_id, req.to_agent), utcnow()
+        receiver = sessions.give(
+            s, loom, sessions.Where(req.thread_id, req.run_id, req.to_agent), thread.id, utcnow()
         )
-        sessions.record(s, receiver, {"pending_gift_thread_ids": [thread.id]}, utcnow())
         return GiveAnswer(namespace=loom.namespace, thread=shown(thread), session=receiver.id)

@@ -12,20 +12,18 @@ from typing import Literal
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlmodel import col, select
 
 from models import db
 from models.base import utcnow
-from models.memory import MemoryEvidence
 from models.stage_run import StageRun
 from models.stages import EXTRACTION
 from ops.caller import Caller
 from ops.errors import invalid
-from ops.memory import SessionOp, the_loom
-from ops.runs import RunAnswer, run_public, started
 from ops.schemas import ActedIn, Answer, Moment, SaidAt
-from ops.waiting import Waiting
-from pipelines import extraction, keys, screening
+from ops.schemas.memory import SessionOp, the_loom
+from ops.schemas.runs import RunAnswer, run_public
+from ops.waiting import Waiting, started
+from pipelines import extraction, keys
 from pipelines.excerpts import around
 from workers.stages.extraction import request
 
@@ -174,30 +172,8 @@ def recall(caller: Caller, req: RecallRequest) -> RecallAnswer:
         raise invalid("since is after until", "since")
     with db.session() as s:
         loom = the_loom(s, caller, req)
-        scores: dict[int, float] = {}
-        if req.query:
-            scored = extraction.recalled(
-                s, loom.id, req.query, req.since, req.until, req.thread_id, req.limit
-            )
-            scores = {x.id: x.score for x in scored}
-            rows = {
-                e.id: e
-                for e in s.exec(select(MemoryEvidence).where(col(MemoryEvidence.id).in_(list(scores))))
-            }
-            found = [rows[i] for i in scores]
-        else:
-            query = select(MemoryEvidence).where(
-                col(MemoryEvidence.loom_id) == loom.id, col(MemoryEvidence.sensitivity) != screening.HIGH
-            )
-            if req.since is not None:
-                query = query.where(col(MemoryEvidence.ts) >= req.since)
-            if req.until is not None:
-                query = query.where(col(MemoryEvidence.ts) <= req.until)
-            if req.thread_id is not None:
-                query = query.where(col(MemoryEvidence.thread_id) == req.thread_id)
-            found = list(
-                s.exec(query.order_by(col(MemoryEvidence.ts), col(MemoryEvidence.id)).limit(req.limit))
-            )
+        window = extraction.Window(req.since, req.until, req.thread_id)
+        found = extraction.recall(s, loom.id, req.query, window, req.limit)
         return RecallAnswer(
             namespace=loom.namespace,
             loomId=loom.id,
@@ -210,9 +186,9 @@ def recall(caller: Caller, req: RecallRequest) -> RecallAnswer:
                     role=e.role,
                     agent=e.agent,
                     ts=e.ts,
-                    score=scores.get(e.id),
+                    score=score,
                     excerpt=around(e.content, req.query or "", EXCERPT_CHARS),
                 )
-                for e in found
+                for e, score in found
             ],
         )

@@ -6,24 +6,19 @@
 from uuid import UUID
 
 from pydantic import Field
-from sqlalchemy import func
-from sqlmodel import col, select
 
 from models import db
 from models.base import utcnow
-from models.memory import MemoryThread
 from models.settings import get_settings
 from ops.caller import Caller
-from ops.memory import LoomOp, ThreadShape, shown, the_loom
 from ops.schemas import ActedIn, Answer
-from pipelines import hybrid, memory, sessions, suggesting
+from ops.schemas.memory import LoomOp, SessionRun, ThreadShape, shown, the_loom
+from pipelines import sessions, suggesting
 
 
 class SuggestRequest(LoomOp):
     thread_id: str = Field(min_length=1, max_length=256, description="The conversation the session is in.")
-    run_id: str | None = Field(
-        default=None, min_length=1, max_length=256, description="The interaction run of the session."
-    )
+    run_id: SessionRun = None
     said: str = Field(
         min_length=1,
         max_length=4000,
@@ -56,54 +51,12 @@ def suggest(caller: Caller, req: SuggestRequest) -> SuggestAnswer:
     session), the rest held back and counted.
 
     Errors: 404 for a loom not in this namespace."""
-    settings = get_settings()
-    vector, model, _ = hybrid.embedded_query(req.said)
-    now = utcnow()
-    pool = max(4 * req.limit, 20)
+    said = suggesting.Said.embedded(req.said)
     with db.session() as s:
         loom = the_loom(s, caller, req)
-        session = sessions.open_session(s, loom, sessions.Where(req.thread_id, req.run_id, req.agent), now)
-        # Every candidate of both legs, fused with no floor: vetting (below) judges their similarity.
-        corpus = memory.corpus(s, loom.id, now)
-        semantic = corpus.by_vector(vector, model, pool, -1.0) if vector is not None and model else []
-        found = corpus.by_lexical(req.said, pool)
-        ranked = hybrid.fuse(semantic, found, hybrid.LEXICAL_WEIGHT, pool, key=corpus.key)
-        with_cues = s.exec(
-            select(MemoryThread).where(
-                col(MemoryThread.loom_id) == loom.id,
-                func.cardinality(col(MemoryThread.cues)) > 0,
-                *memory.live(now),
-            )
-        ).all()
-        cued_before = set(session.cued_thread_ids)
-        cued = [
-            t
-            for t in with_cues
-            if t.id not in cued_before and any(suggesting.cue_said(c, req.said) for c in t.cues)
-        ]
-        threads = {t.id: t for t in cued} | {hit.thread.id: hit.thread for hit in ranked}
-        similar = {}
-        if vector is not None and threads:
-            similar = memory.similarities(s, list(threads), vector, model)
-        lexical = {hit.thread.id for hit in found}
-        cued_ids = {t.id for t in cued}
-        order = [*cued_ids, *(i for i in threads if i not in cued_ids)]
-        candidates = [
-            suggesting.Candidate(threads[i], similar.get(i), i in lexical, i in cued_ids) for i in order
-        ]
-        choice = suggesting.vet(
-            candidates, settings.memory_suggest_min_similarity, set(session.suggested_thread_ids), req.limit
-        )
-        sessions.record(
-            s,
-            session,
-            {
-                "suggested_thread_ids": [c.thread.id for c in choice.offered],
-                "cued_thread_ids": [c.thread.id for c in choice.offered if c.cued],
-                "held_back_thread_ids": [c.thread.id for c in choice.held_back],
-            },
-            now,
-        )
+        where = sessions.Where(req.thread_id, req.run_id, req.agent)
+        floor = get_settings().memory_suggest_min_similarity
+        session, choice = suggesting.suggest(s, loom, where, said, req.limit, floor, utcnow())
         return SuggestAnswer(
             namespace=loom.namespace,
             session=session.id,

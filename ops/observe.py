@@ -13,26 +13,22 @@ from typing import Annotated, Literal
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import func
-from sqlalchemy.dialects.postgresql import insert
-from sqlmodel import col, select
 
 from models import db
 from models.base import utcnow
-from models.observation import ERROR_MAX, FILE_MAX, FILES_MAX, SUMMARY_MAX, Observation
+from models.observation import ERROR_MAX, FILE_MAX, FILES_MAX, SUMMARY_MAX
 from models.stage_run import StageRun
 from models.stages import EXTRACTION
 from ops.caller import Caller
 from ops.errors import invalid
-from ops.memory import LoomOp, the_loom
-from ops.runs import RunAnswer, run_public, started
 from ops.schemas import ActedIn, Answer, OpRequest, SaidAt
-from ops.waiting import Waiting
-from pipelines import episodes, extraction, keys, screening
+from ops.schemas.memory import LoomOp, SessionRun, the_loom
+from ops.schemas.runs import RunAnswer, run_public
+from ops.waiting import Waiting, started
+from pipelines import observations, screening
 from workers.stages.extraction import request
 
 BATCH_MAX = 200  # actions a record call carries
-CRYSTALLIZE_MAX = 500  # actions a crystallize takes; the rest wait for the next one
 
 
 class Action(BaseModel):
@@ -80,9 +76,7 @@ class SessionScope(OpRequest):
 
 
 class RecordRequest(SessionScope):
-    run_id: str | None = Field(
-        default=None, min_length=1, max_length=256, description="The interaction run of the session."
-    )
+    run_id: SessionRun = None
     user_id: str | None = Field(
         default=None, min_length=1, max_length=256, description="The end user the session works for."
     )
@@ -111,9 +105,7 @@ class RecordAnswer(Answer):
 
 
 class CrystallizeRequest(SessionScope, LoomOp):
-    run_id: str | None = Field(
-        default=None, min_length=1, max_length=256, description="The interaction run of the session."
-    )
+    run_id: SessionRun = None
     defer: bool = Field(
         default=True,
         description=(
@@ -140,12 +132,6 @@ class CrystallizeAnswer(Answer):
     )
 
 
-def _key(action: Action, ts) -> str:
-    return (
-        action.id or "d-" + keys.digest(action.tool, action.input_sha256, action.summary, ts.isoformat())[:40]
-    )
-
-
 def record(caller: Caller, req: RecordRequest) -> RecordAnswer:
     """Record a coding agent's tool actions (observations).
 
@@ -156,43 +142,26 @@ def record(caller: Caller, req: RecordRequest) -> RecordAnswer:
 
     Errors: 422 for two actions of a call sharing an id."""
     namespace, now = caller.namespace(req.namespace), utcnow()
-    rows = []
-    for action in req.actions:
-        ts = action.ts or now
-        text = episodes.line(action.tool, action.summary, action.outcome, action.files, action.error)
-        rows.append(
-            {
-                "namespace": namespace,
-                "session_id": req.session_id,
-                "action_key": _key(action, ts),
-                "run_id": req.run_id,
-                "agent": req.agent,
-                "user_id": req.user_id,
-                "project": req.project,
-                "branch": req.branch,
-                "tool": action.tool,
-                "input_sha256": action.input_sha256,
-                "summary": action.summary,
-                "outcome": action.outcome,
-                "files": action.files,
-                "error": action.error,
-                "sensitivity": screening.screen(text).level,
-                "ts": ts,
-                "created_at": now,
-            }
+    origin = observations.Origin(
+        namespace, req.session_id, req.run_id, req.agent, req.user_id, req.project, req.branch
+    )
+    actions = [
+        observations.Action(
+            a.id, a.tool, a.input_sha256, a.summary, a.outcome, list(a.files), a.error, a.ts or now
         )
+        for a in req.actions
+    ]
+    rows = observations.rows(origin, actions, now)
     if len({row["action_key"] for row in rows}) != len(rows):
         raise invalid("two actions share an id (or tool, input, summary and time, without one)", "actions")
     with db.session() as s:
-        stored = s.exec(
-            insert(Observation).values(rows).on_conflict_do_nothing().returning(col(Observation.sensitivity))
-        ).all()
+        stored = observations.store(s, rows)
     return RecordAnswer(
         namespace=namespace,
         session_id=req.session_id,
         recorded=len(stored),
         repeated=len(rows) - len(stored),
-        high=sum(1 for (level,) in stored if level == screening.HIGH),
+        high=sum(1 for level in stored if level == screening.HIGH),
     )
 
 
@@ -208,52 +177,25 @@ def crystallize(caller: Caller, req: CrystallizeRequest) -> CrystallizeAnswer | 
     now = utcnow()
     with db.session() as s:
         loom = the_loom(s, caller, req)
-        of_session = (
-            col(Observation.namespace) == loom.namespace,
-            col(Observation.session_id) == req.session_id,
-            col(Observation.crystallized_at).is_(None),
-        )
-        # Locked: two crystallizes of one session take each action once.
-        taken = s.exec(
-            select(Observation)
-            .where(*of_session)
-            .order_by(col(Observation.ts), col(Observation.id))
-            .limit(CRYSTALLIZE_MAX)
-            .with_for_update(skip_locked=True)
-        ).all()
-        remaining = s.exec(select(func.count()).where(*of_session)).one() - len(taken)
-        if not taken:
+        taken = observations.take(s, loom, req.session_id, req.run_id, req.agent, now)
+        if not taken.actions:
             return CrystallizeAnswer(
                 namespace=loom.namespace,
                 loomId=loom.id,
                 session_id=req.session_id,
                 actions=0,
-                remaining=remaining,
+                remaining=taken.remaining,
                 run=None,
             )
-        messages = [
-            extraction.Message(
-                role=episodes.ROLE,
-                content=episodes.line(o.tool, o.summary, o.outcome, list(o.files), o.error),
-                msg_id=episodes.msg_id(o.id),
-                ts=o.ts,
-                user_id=o.user_id,
-            )
-            for o in taken
-        ]
-        ids = extraction.keep(s, loom, req.session_id, req.run_id, req.agent, messages, now)
-        for o in taken:
-            o.crystallized_at = now
-            s.add(o)
-        run = request(s, loom, ids, req.session_id, req.agent, req.run_id, episodes=True)
+        run = request(s, loom, taken.evidence_ids, req.session_id, req.agent, req.run_id, episodes=True)
 
     def answer(run: StageRun) -> CrystallizeAnswer:
         return CrystallizeAnswer(
             namespace=loom.namespace,
             loomId=loom.id,
             session_id=req.session_id,
-            actions=len(taken),
-            remaining=remaining,
+            actions=taken.actions,
+            remaining=taken.remaining,
             run=run_public(run),
         )
 

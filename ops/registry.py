@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 from ops import (
     brief_save,
     briefs,
+    context_pack,
     erasure,
     health,
     ingest,
@@ -97,15 +98,17 @@ OPS: dict[str, Op[Any]] = {
     "erasure.request": Op("admin", erasure.ErasureRequest, erasure.ErasureAnswer, erasure.request),
     "erasure.export": Op("admin", erasure.ExportRequest, erasure.ExportAnswer, erasure.export),  # Streamed
     "erasure.list": Op("admin", erasure.LogRequest, erasure.LogAnswer, erasure.list_log, all_namespaces=True),
-    "looms.list": Op("viewer", looms.ListRequest, looms.ListAnswer, looms.list_looms),
-    "looms.create": Op("admin", looms.CreateRequest, looms.LoomAnswer, looms.create),
-    "looms.update": Op("admin", looms.UpdateRequest, looms.LoomAnswer, looms.update),
+    "looms.list": Op("viewer", looms.LoomListRequest, looms.LoomListAnswer, looms.list_looms),
+    "looms.create": Op("admin", looms.LoomCreateRequest, looms.LoomAnswer, looms.create),
+    "looms.update": Op("admin", looms.LoomUpdateRequest, looms.LoomAnswer, looms.update),
     "looms.sessions": Op("viewer", looms.SessionsRequest, looms.SessionsAnswer, looms.list_sessions),
-    "context.pack": Op("writer", looms.PackRequest, looms.PackAnswer, looms.pack),
-    "memory.set": Op("writer", memory.SetRequest, memory.SetAnswer, memory.set_thread),
-    "memory.search": Op("viewer", memory.SearchRequest, memory.SearchAnswer, memory.search_threads),
-    "memory.pin": Op("writer", memory.ThreadRequest, memory.ThreadAnswer, memory.pin),
-    "memory.cut": Op("writer", memory.ThreadRequest, memory.ThreadAnswer, memory.cut),
+    "context.pack": Op("writer", context_pack.PackRequest, context_pack.PackAnswer, context_pack.pack),
+    "memory.set": Op("writer", memory.MemorySetRequest, memory.MemorySetAnswer, memory.set_thread),
+    "memory.search": Op(
+        "viewer", memory.MemorySearchRequest, memory.MemorySearchAnswer, memory.search_threads
+    ),
+    "memory.pin": Op("writer", memory.ThreadRequest, memory.MemoryThreadAnswer, memory.pin),
+    "memory.cut": Op("writer", memory.ThreadRequest, memory.MemoryThreadAnswer, memory.cut),
     "memory.reframe": Op("writer", memory.ReframeRequest, memory.ReframeAnswer, memory.reframe),
     "memory.inspect": Op("viewer", memory.InspectRequest, memory.InspectAnswer, memory.inspect),
     "memory.give": Op("writer", memory.GiveRequest, memory.GiveAnswer, memory.give),
@@ -144,10 +147,14 @@ OPS: dict[str, Op[Any]] = {
         all_namespaces=True,
     ),
     "health.get": Op("viewer", health.HealthRequest, health.HealthAnswer, health.health, all_namespaces=True),
-    "session.brief_save": Op("writer", brief_save.SaveRequest, brief_save.SaveAnswer, brief_save.save),
-    "session.brief_get": Op("viewer", briefs.GetRequest, briefs.BriefAnswer, briefs.get),
-    "session.brief_list": Op("viewer", briefs.ListRequest, briefs.ListAnswer, briefs.list_briefs),
-    "session.brief_delete": Op("writer", briefs.DeleteRequest, briefs.DeleteAnswer, briefs.delete_brief),
+    "session.brief_save": Op(
+        "writer", brief_save.BriefSaveRequest, brief_save.BriefSaveAnswer, brief_save.save
+    ),
+    "session.brief_get": Op("viewer", briefs.BriefGetRequest, briefs.BriefAnswer, briefs.get),
+    "session.brief_list": Op("viewer", briefs.BriefListRequest, briefs.BriefListAnswer, briefs.list_briefs),
+    "session.brief_delete": Op(
+        "writer", briefs.BriefDeleteRequest, briefs.BriefDeleteAnswer, briefs.delete_brief
+    ),
     "memory.recall": Op(
         "viewer", memory_extraction.RecallRequest, memory_extraction.RecallAnswer, memory_extraction.recall
     ),
@@ -156,13 +163,19 @@ OPS: dict[str, Op[Any]] = {
         "writer", observe.CrystallizeRequest, observe.CrystallizeAnswer, observe.crystallize
     ),
     "working_memory.get": Op(
-        "viewer", working_memory.GetRequest, working_memory.BlockAnswer, working_memory.get
+        "viewer", working_memory.WorkingMemoryGetRequest, working_memory.BlockAnswer, working_memory.get
     ),
     "working_memory.set": Op(
-        "writer", working_memory.SetRequest, working_memory.SetAnswer, working_memory.set_block
+        "writer",
+        working_memory.WorkingMemorySetRequest,
+        working_memory.WorkingMemorySetAnswer,
+        working_memory.set_block,
     ),
     "working_memory.list": Op(
-        "viewer", working_memory.ListRequest, working_memory.ListAnswer, working_memory.list_blocks
+        "viewer",
+        working_memory.WorkingMemoryListRequest,
+        working_memory.WorkingMemoryListAnswer,
+        working_memory.list_blocks,
     ),
 }
 

@@ -1,101 +1,21 @@
-"""Stage runs, the one owner of the concept in ``ops/``: a run as the ops that start one answer it,
-waiting a bounded time for its outcome, and the ledger's ops (``runs.list``, ``runs.get``,
-``runs.retry``, ``runs.retry_stage``).
+"""The stage ledger's ops (``runs.list``, ``runs.get``, ``runs.retry``, ``runs.retry_stage``). A run
+as every op that starts one answers it is ``ops.schemas.runs``; waiting for it, ``ops.waiting.started``.
 
 The ledger spans every namespace (a run's subject names none), so the registry serves its ops only
 to a token for every namespace (``loom tokens create --all-namespaces``): viewer to read, admin to
 act. Their requests name no namespace."""
 
-from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from models.stage_run import DONE, FAILED, SKIPPED, STATUSES, StageRun
-from models.stages import Stage
+from models.stage_run import FAILED, SKIPPED, STATUSES, StageRun
 from ops.caller import Caller
 from ops.errors import invalid, not_found
 from ops.schemas import Answer, Moment, OperatorRequest
-from ops.waiting import Waiting, Watch
+from ops.schemas.runs import RunAnswer, run_public
 from pipelines import ledger_stats
 from workers import ledger, outbox, stages
-
-
-class RunAnswer(Answer):
-    id: int = Field(
-        description="The run's id in the stage-run ledger (for runs.get, runs.retry and `loom runs show`)."
-    )
-    stage: str = Field(
-        description=(
-            "The stage that does the work (embedding, ingest, compaction, extraction, erasure, brief_window, "
-            "...)."
-        )
-    )
-    status: Literal["pending", "running", "succeeded", "skipped", "failed"] = Field(
-        description=(
-            "Where the run is: pending (queued), running, succeeded, skipped (nothing to do, or no provider) "
-            "or failed (after its retries)."
-        )
-    )
-    reason: str | None = Field(
-        description=(
-            "Why a run was skipped or failed, in a word or two (e.g. no-llm-provider, malformed); null while "
-            "it runs or when it succeeded."
-        )
-    )
-    last_error: str | None = Field(
-        description="The last attempt's error message, when an attempt failed; null otherwise."
-    )
-    attempts: int = Field(description="How many times a worker has tried the run so far.")
-    result: dict[str, Any] | None = Field(
-        description=(
-            "What the run did, by its stage's own counts (e.g. turns stored, rows erased by table); null "
-            "until it finishes."
-        )
-    )
-    created_at: Moment = Field(description="When the run was requested (ISO 8601 with its UTC offset).")
-    finished_at: Moment | None = Field(
-        description="When the run reached succeeded, skipped or failed; null while it is pending or running."
-    )
-
-
-def run_public(run: StageRun) -> RunAnswer:
-    return RunAnswer(
-        id=run.id,
-        stage=run.stage,
-        status=run.status,
-        reason=run.reason,
-        last_error=run.last_error,
-        attempts=run.attempts,
-        result=run.result,
-        created_at=run.created_at,
-        finished_at=run.finished_at,
-    )
-
-
-A = TypeVar("A", bound=Answer)
-
-
-def started(
-    stage: Stage, run: StageRun, wait: bool, seconds: float, answer: Callable[[StageRun], A]
-) -> A | Waiting:
-    """After the commit that wrote (or found) ``run``: wake its stage while it waits to be done,
-    and answer (``answer`` of the run) at once or, with ``wait``, once it is done or after
-    ``seconds``."""
-    if run.status in DONE + (FAILED,):
-        return answer(run)
-    run_id = run.id
-    assert run_id is not None  # a run the ledger wrote or found
-    outbox.wake(stage, [run_id])
-    if not wait:
-        return answer(run)
-
-    def check(final: bool) -> A | Watch:
-        now = ledger.get(run_id)
-        return answer(now) if final or now.status in DONE + (FAILED,) else Watch(frozenset({run_id}))
-
-    return Waiting(check, seconds)
-
 
 # --- the ledger's ops: served only to a token for every namespace (a run's subject names none) ---
 

@@ -180,11 +180,10 @@ def save(caller: Caller, req: SaveMessageRequest) -> SaveMessageAnswer | Waiting
 
 def _saved(message: saving.Message, now: datetime) -> tuple[saving.Saved, list]:
     """The save's transaction: the rows, and the embedding runs of those without a vector (none
-    kept for a refused save, which rolls back)."""
+    for a refused save, which the pipeline rolls back)."""
     with db.session() as s:
         done = saving.save(s, message, recording.recording(s, message.namespace), now)
         if done.outcome != saving.SAVED:
-            s.rollback()
             return done, []
         # A row without its vector needs its run again, whether it failed or ended without one.
         runs = [

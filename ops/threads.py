@@ -12,7 +12,6 @@ from models.base import stored, utcnow
 from models.stages import COMPACTION
 from ops.caller import Caller
 from ops.errors import OpError, invalid, no_thread
-from ops.runs import RunAnswer, run_public, started
 from ops.schemas import (
     ALL_AGENTS,
     ActedIn,
@@ -26,7 +25,8 @@ from ops.schemas import (
     named_agent,
     wait_for_run,
 )
-from ops.waiting import Waiting
+from ops.schemas.runs import RunAnswer, run_public
+from ops.waiting import Waiting, started
 from pipelines import deleting, listing, recording, threads
 from providers import llm
 from workers.stages import compaction

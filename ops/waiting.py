@@ -14,12 +14,16 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import anyio
 import psycopg
 
 from models import db
+from models.stage_run import DONE, FAILED, StageRun
+from models.stages import Stage
 from ops.schemas import Answer
+from workers import ledger, outbox
 
 log = logging.getLogger(__name__)
 
@@ -126,3 +130,27 @@ class _Listener:
             self.up = False
             await asyncio.sleep(pause)
             pause = min(pause * 2, 5.0)
+
+
+A = TypeVar("A", bound=Answer)
+
+
+def started(
+    stage: Stage, run: StageRun, wait: bool, seconds: float, answer: Callable[[StageRun], A]
+) -> A | Waiting:
+    """After the commit that wrote (or found) ``run``: wake its stage while it waits to be done,
+    and answer (``answer`` of the run) at once or, with ``wait``, once it is done or after
+    ``seconds``."""
+    if run.status in DONE + (FAILED,):
+        return answer(run)
+    run_id = run.id
+    assert run_id is not None  # a run the ledger wrote or found
+    outbox.wake(stage, [run_id])
+    if not wait:
+        return answer(run)
+
+    def check(final: bool) -> A | Watch:
+        now = ledger.get(run_id)
+        return answer(now) if final or now.status in DONE + (FAILED,) else Watch(frozenset({run_id}))
+
+    return Waiting(check, seconds)

@@ -1,29 +1,24 @@
 """working_memory.get, working_memory.set and working_memory.list: the "where was I" block of a line
 of work (``models.working_memory``), by namespace, user, project and branch.
 
-A block is written whole; a set that repeats the block's content writes nothing (a hook run twice
-adds no revision), and ``if_revision`` makes it compare-and-set. The content is screened as it is
-stored: a block that reads as high is kept, and read back blank with ``withheld: true``, so no
-secret goes to the model that reads the block. Nothing here is embedded or searched.
+What a block is and how it is written is ``pipelines.working_memory``'s; ``if_revision`` makes a
+set compare-and-set.
 
 The user: a token bounded to one user (or to a session of one) reads and writes that user's blocks
 only; a namespace-wide token names ``user_id``, or none for the block of no one user."""
 
 from typing import Annotated
 
-from pydantic import Field
-from sqlalchemy.dialects.postgresql import insert
-from sqlmodel import Session, col, select
+from pydantic import ConfigDict, Field
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.working_memory import CONTENT_MAX, WorkingMemory, WorkingMemoryRevision
 from ops.caller import NAMESPACE_WIDE, Caller
 from ops.errors import OpError, forbidden, not_found
 from ops.schemas import ActedIn, Answer, Moment, OpRequest
-from pipelines import screening
-
-Name = Field(default="", max_length=128, pattern=r"^[^\x00-\x1f\x7f]*$")
+from ops.schemas.memory import BlockAnswer, BlockName, block_answer
+from pipelines import working_memory
 
 
 class BlockOp(OpRequest):
@@ -43,7 +38,7 @@ class BlockOp(OpRequest):
                 "The project the block is for (at most 128 characters, no control characters; '' for none)."
             )
         ),
-    ] = Name
+    ] = BlockName
     branch: Annotated[
         str,
         Field(
@@ -51,10 +46,12 @@ class BlockOp(OpRequest):
                 "The branch the block is for (at most 128 characters, no control characters; '' for none)."
             )
         ),
-    ] = Name
+    ] = BlockName
 
 
-class GetRequest(BlockOp):
+class WorkingMemoryGetRequest(BlockOp):
+    model_config = ConfigDict(title="GetRequest")
+
     revision: int | None = Field(
         default=None,
         ge=1,
@@ -63,7 +60,9 @@ class GetRequest(BlockOp):
     )
 
 
-class SetRequest(BlockOp):
+class WorkingMemorySetRequest(BlockOp):
+    model_config = ConfigDict(title="SetRequest")
+
     content: str = Field(
         max_length=CONTENT_MAX,
         description="The block's whole new text (at most 4,000 characters): it replaces the old.",
@@ -82,7 +81,9 @@ class SetRequest(BlockOp):
     )
 
 
-class ListRequest(OpRequest):
+class WorkingMemoryListRequest(OpRequest):
+    model_config = ConfigDict(title="ListRequest")
+
     user_id: str | None = Field(
         default=None,
         min_length=1,
@@ -93,23 +94,9 @@ class ListRequest(OpRequest):
     limit: int = Field(default=20, ge=1, le=200, description="How many blocks to answer (1-200, default 20).")
 
 
-class BlockAnswer(Answer):
-    namespace: ActedIn
-    user_id: str = Field(description="The user the block belongs to.")
-    project: str = Field(description="The block's project ('' for none).")
-    branch: str = Field(description="The block's branch ('' for none).")
-    revision: int = Field(description="The block's revision number (1 for the first write).")
-    content: str = Field(description="The block's text; blank when withheld.")
-    withheld: bool = Field(
-        description=(
-            "Whether the content reads as high (a secret or a personal number): kept, but read back blank."
-        )
-    )
-    session_id: str | None = Field(description="The session that wrote this revision.")
-    updated_at: Moment = Field(description="When this revision was written.")
+class WorkingMemorySetAnswer(BlockAnswer):
+    model_config = ConfigDict(title="SetAnswer")
 
-
-class SetAnswer(BlockAnswer):
     changed: bool = Field(
         description="Whether a new revision was written (false: the content repeats the block's)."
     )
@@ -126,7 +113,9 @@ class BlockLine(Answer):
     updated_at: Moment = Field(description="When it was last written.")
 
 
-class ListAnswer(Answer):
+class WorkingMemoryListAnswer(Answer):
+    model_config = ConfigDict(title="ListAnswer")
+
     namespace: ActedIn
     blocks: list[BlockLine] = Field(
         description="The blocks by name and date, newest first (never their content)."
@@ -142,139 +131,59 @@ def user_of(caller: Caller, requested: str | None) -> str:
     return caller.acting_user(requested)
 
 
-def _answer(block: WorkingMemory, revision: WorkingMemory | WorkingMemoryRevision, **more) -> dict:
-    withheld = revision.sensitivity == screening.HIGH
-    return {
-        "namespace": block.namespace,
-        "user_id": block.user_id,
-        "project": block.project,
-        "branch": block.branch,
-        "revision": revision.revision,
-        "content": "" if withheld else revision.content,
-        "withheld": withheld,
-        "session_id": revision.session_id,
-        "updated_at": revision.created_at
-        if isinstance(revision, WorkingMemoryRevision)
-        else block.updated_at,
-        **more,
-    }
-
-
-def _where(namespace: str, user: str, project: str, branch: str) -> list:
-    return [
-        col(WorkingMemory.namespace) == namespace,
-        col(WorkingMemory.user_id) == user,
-        col(WorkingMemory.project) == project,
-        col(WorkingMemory.branch) == branch,
-    ]
-
-
-def get(caller: Caller, req: GetRequest) -> BlockAnswer:
+def get(caller: Caller, req: WorkingMemoryGetRequest) -> BlockAnswer:
     """Read the working memory ("where was I" note) of a user, project and branch.
 
     The latest revision, or `revision`. A block that reads as high is read back blank,
     `withheld: true`.
 
     Errors: 404 when there is no block (or no such revision)."""
-    namespace, user = caller.namespace(req.namespace), user_of(caller, req.user_id)
+    name = working_memory.Name(
+        caller.namespace(req.namespace), user_of(caller, req.user_id), req.project, req.branch
+    )
     with db.session() as s:
-        block = s.exec(select(WorkingMemory).where(*_where(namespace, user, req.project, req.branch))).first()
+        block = working_memory.block(s, name)
         if block is None:
             raise not_found("no working memory for this user, project and branch")
         revision: WorkingMemory | WorkingMemoryRevision = block
         if req.revision is not None:
-            kept = s.exec(
-                select(WorkingMemoryRevision).where(
-                    col(WorkingMemoryRevision.block_id) == block.id,
-                    col(WorkingMemoryRevision.revision) == req.revision,
-                )
-            ).first()
+            kept = working_memory.revision_of(s, stored(block.id), req.revision)
             if kept is None:
                 raise not_found(f"the block has no revision {req.revision}", "revision")
             revision = kept
-        return BlockAnswer(**_answer(block, revision))
+        return block_answer(block, revision)
 
 
-def block_of(s: Session, namespace: str, user: str, project: str, branch: str) -> BlockAnswer | None:
-    """The block of a user, project and branch as it reads now (context.pack's), if there is one."""
-    block = s.exec(
-        select(WorkingMemory).where(
-            *_where(namespace, user, project, branch), col(WorkingMemory.revision) > 0
-        )
-    ).first()
-    return None if block is None else BlockAnswer(**_answer(block, block))
-
-
-def set_block(caller: Caller, req: SetRequest) -> SetAnswer:
+def set_block(caller: Caller, req: WorkingMemorySetRequest) -> WorkingMemorySetAnswer:
     """Write the working memory ("where was I" note) of a user, project and branch.
 
     The block is written whole (at most 4,000 characters) and every revision is kept; a set that
     repeats the content writes nothing (`changed: false`). `if_revision` makes it compare-and-set.
 
     Errors: 409 when `if_revision` does not match; 403 for a token bounded to a session of no user."""
-    namespace, user = caller.namespace(req.namespace), user_of(caller, req.user_id)
-    now = utcnow()
-    sensitivity = screening.screen(req.content).level
+    name = working_memory.Name(
+        caller.namespace(req.namespace), user_of(caller, req.user_id), req.project, req.branch
+    )
+    who, now = caller.who[:64], utcnow()
     with db.session() as s:
-        # The block's row is made (empty, revision 0) or found, then locked: concurrent sets of one
-        # block take turns, and each compares with what the last one wrote.
-        s.exec(
-            insert(WorkingMemory)
-            .values(
-                namespace=namespace,
-                user_id=user,
-                project=req.project,
-                branch=req.branch,
-                content="",
-                sensitivity=screening.NONE,
-                revision=0,
-                written_by=caller.who[:64],
-                created_at=now,
-                updated_at=now,
-            )
-            .on_conflict_do_nothing()
-        )
-        block = s.exec(
-            select(WorkingMemory).where(*_where(namespace, user, req.project, req.branch)).with_for_update()
-        ).one()
+        block = working_memory.locked(s, name, who, now)
         if req.if_revision is not None and block.revision != req.if_revision:
             raise OpError(409, f"the block is at revision {block.revision}, not {req.if_revision}")
-        if block.revision > 0 and block.content == req.content:
-            return SetAnswer(**_answer(block, block, changed=False))
-        block.revision += 1
-        block.content, block.sensitivity = req.content, sensitivity
-        block.session_id, block.written_by, block.updated_at = req.session_id, caller.who[:64], now
-        s.add(block)
-        s.add(
-            WorkingMemoryRevision(
-                block_id=block.id,
-                revision=block.revision,
-                content=req.content,
-                sensitivity=sensitivity,
-                session_id=req.session_id,
-                written_by=caller.who[:64],
-                created_at=now,
-            )
-        )
-        s.flush()
-        return SetAnswer(**_answer(block, block, changed=True))
+        changed = working_memory.write(s, block, req.content, req.session_id, who, now)
+        return block_answer(block, block, WorkingMemorySetAnswer, changed=changed)
 
 
-def list_blocks(caller: Caller, req: ListRequest) -> ListAnswer:
+def list_blocks(caller: Caller, req: WorkingMemoryListRequest) -> WorkingMemoryListAnswer:
     """List the working memory blocks by name and date, newest first.
 
     Never their content: each block's user, project, branch, revision and length."""
     namespace = caller.namespace(req.namespace)
-    query = select(WorkingMemory).where(
-        col(WorkingMemory.namespace) == namespace, col(WorkingMemory.revision) > 0
-    )
+    user = None
     if caller.read_scope != NAMESPACE_WIDE or req.user_id is not None:
-        query = query.where(col(WorkingMemory.user_id) == user_of(caller, req.user_id))
-    if req.project is not None:
-        query = query.where(col(WorkingMemory.project) == req.project)
+        user = user_of(caller, req.user_id)
     with db.session() as s:
-        blocks = s.exec(query.order_by(col(WorkingMemory.updated_at).desc()).limit(req.limit)).all()
-        return ListAnswer(
+        blocks = working_memory.listed(s, namespace, user, req.project, req.limit)
+        return WorkingMemoryListAnswer(
             namespace=namespace,
             blocks=[
                 BlockLine(

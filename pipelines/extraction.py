@@ -167,3 +167,35 @@ def recalled(
     return lexical.search(
         s, lexemes, window, params, limit, search_queries.IN_LOOM, search_queries.MEMORY_EVIDENCE
     )
+
+
+@dataclass(frozen=True)
+class Window:
+    """Which evidence memory.recall reads: said from ``since`` to ``until``, in ``thread_id``, those
+    given."""
+
+    since: datetime | None
+    until: datetime | None
+    thread_id: str | None
+
+
+def recall(
+    s: Session, loom_id: UUID, query: str | None, window: Window, limit: int
+) -> list[tuple[MemoryEvidence, float | None]]:
+    """The loom's evidence in the window with its BM25 score, best first, with a ``query``; in
+    time order without one (no score). Never a message that reads as high."""
+    if query:
+        scored = recalled(s, loom_id, query, window.since, window.until, window.thread_id, limit)
+        rows = {e.id: e for e in load(s, [x.id for x in scored])}
+        return [(rows[x.id], x.score) for x in scored]
+    chosen = select(MemoryEvidence).where(
+        col(MemoryEvidence.loom_id) == loom_id, col(MemoryEvidence.sensitivity) != screening.HIGH
+    )
+    if window.since is not None:
+        chosen = chosen.where(col(MemoryEvidence.ts) >= window.since)
+    if window.until is not None:
+        chosen = chosen.where(col(MemoryEvidence.ts) <= window.until)
+    if window.thread_id is not None:
+        chosen = chosen.where(col(MemoryEvidence.thread_id) == window.thread_id)
+    ordered = chosen.order_by(col(MemoryEvidence.ts), col(MemoryEvidence.id)).limit(limit)
+    return [(e, None) for e in s.exec(ordered)]

@@ -14,17 +14,19 @@ from datetime import datetime
 from uuid import UUID, uuid4
 
 from pgvector import Vector
+from sqlalchemy import func
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, or_, select
 
 from models.base import utcnow
-from models.memory import Loom, MemoryThread
+from models.memory import BASES, Loom, MemoryEvidence, MemoryThread
 from models.queries import memory as queries
 from models.queries import search as search_queries
 from models.settings import get_settings
 from pipelines import embedding, hybrid, keys, lexical, screening
 
 DEFAULT_LOOM = "default"
+REFRAMED = BASES[3]
 
 
 def default_loom(s: Session, namespace: str) -> Loom:
@@ -101,11 +103,12 @@ def write(s: Session, loom: Loom, new: NewMemory, now: datetime) -> MemoryThread
 
 
 def reframe(s: Session, thread: MemoryThread, content: str, now: datetime) -> bool:
-    """Write the thread's new text in place (False, changing nothing, when it reads as high); its
-    vector is made again (its digest changes)."""
+    """Write the thread's new text in place, its basis Reframed (False, changing nothing, when it
+    reads as high); its vector is made again (its digest changes)."""
     if screening.is_high(content):
         return False
     thread.content = content
+    thread.basis = REFRAMED
     thread.digest = keys.digest(embedded_text(content))
     thread.vector = None
     thread.model = None
@@ -176,3 +179,121 @@ def similarities(s: Session, ids: list[UUID], vector: list[float], model: str) -
     ``model`` made."""
     params = {"vector": Vector(vector).to_text(), "ids": ids, "model": model}
     return {row[0]: float(row[1]) for row in s.execute(queries.THREAD_SIMILARITIES, params).all()}
+
+
+# --- the memory ops' reads and changes ---------------------------------------------------------
+
+
+def thread_of(s: Session, loom_id: UUID, thread_id: UUID, now: datetime) -> MemoryThread | None:
+    """The loom's live thread of that id, locked for the caller's transaction."""
+    return s.exec(
+        select(MemoryThread)
+        .where(col(MemoryThread.id) == thread_id, col(MemoryThread.loom_id) == loom_id, *live(now))
+        .with_for_update()
+    ).first()
+
+
+def pin(s: Session, thread: MemoryThread, now: datetime) -> None:
+    """Pinned, the thread comes first in the tapestries woven from now."""
+    thread.pinned, thread.updated_at = True, now
+    s.add(thread)
+
+
+def cut(s: Session, thread: MemoryThread, now: datetime) -> None:
+    """Cut, the thread is neither woven nor returned again."""
+    thread.cut_at = thread.updated_at = now
+    s.add(thread)
+
+
+def heaviest(
+    s: Session, loom_id: UUID, kinds: list[str] | None, limit: int, now: datetime
+) -> list[MemoryThread]:
+    """The loom's live threads (of ``kinds``, when given), heaviest, then newest, first."""
+    query = select(MemoryThread).where(col(MemoryThread.loom_id) == loom_id, *live(now))
+    if kinds:
+        query = query.where(col(MemoryThread.kind).in_(kinds))
+    order = (col(MemoryThread.weight).desc(), col(MemoryThread.created_at).desc())
+    return list(s.exec(query.order_by(*order).limit(limit)))
+
+
+def live_threads(s: Session, loom_id: UUID, now: datetime) -> list[MemoryThread]:
+    """Every live thread of the loom (what a tapestry is woven from)."""
+    return list(s.exec(select(MemoryThread).where(col(MemoryThread.loom_id) == loom_id, *live(now))))
+
+
+def cued_threads(s: Session, loom_id: UUID, now: datetime) -> list[MemoryThread]:
+    """The loom's live threads that have cues."""
+    query = select(MemoryThread).where(
+        col(MemoryThread.loom_id) == loom_id, func.cardinality(col(MemoryThread.cues)) > 0, *live(now)
+    )
+    return list(s.exec(query))
+
+
+def still_live(s: Session, ids: list[UUID], now: datetime) -> list[MemoryThread]:
+    """Those of these threads that are live still (a gift cut since it was given is not offered)."""
+    return list(s.exec(select(MemoryThread).where(col(MemoryThread.id).in_(ids), *live(now))))
+
+
+def search(
+    s: Session, loom_id: UUID, q: hybrid.Query, clock: hybrid.Clock, kinds: list[str] | None, now: datetime
+) -> hybrid.Ranked[Found]:
+    """The loom's live threads by the hybrid search, those of ``kinds`` when given."""
+    found = hybrid.search(corpus(s, loom_id, now), q, clock)
+    if kinds:
+        found.hits = [hit for hit in found.hits if hit.thread.kind in kinds]
+    return found
+
+
+@dataclass(frozen=True)
+class Said:
+    """Where a piece of the loom's evidence was said (no word of it)."""
+
+    id: int
+    thread_id: str  # the conversation
+    msg_id: str
+    role: str
+    ts: datetime
+
+
+def evidence_said(s: Session, loom_id: UUID, ids: list[int]) -> list[Said]:
+    """Where the loom's evidence of these ids was said."""
+    rows = s.exec(
+        select(
+            col(MemoryEvidence.id),
+            col(MemoryEvidence.thread_id),
+            col(MemoryEvidence.msg_id),
+            col(MemoryEvidence.role),
+            col(MemoryEvidence.ts),
+        ).where(col(MemoryEvidence.loom_id) == loom_id, col(MemoryEvidence.id).in_(ids))
+    ).all()
+    return [Said(*row) for row in rows]
+
+
+# --- looms ---------------------------------------------------------------------------------------
+
+
+def looms_of(s: Session, namespace: str) -> list[Loom]:
+    """The namespace's looms, oldest first (its default one made on first use)."""
+    default_loom(s, namespace)
+    query = (
+        select(Loom).where(col(Loom.namespace) == namespace).order_by(col(Loom.created_at), col(Loom.name))
+    )
+    return list(s.exec(query))
+
+
+def create_loom(s: Session, namespace: str, name: str, weaving_mode: str, now: datetime) -> tuple[Loom, bool]:
+    """The namespace's loom of that name, and whether this call made it (one of that name is kept
+    as it is)."""
+    made = s.exec(
+        insert(Loom)
+        .values(id=uuid4(), namespace=namespace, name=name, weaving_mode=weaving_mode, created_at=now)
+        .on_conflict_do_nothing()
+        .returning(col(Loom.id))
+    ).first()
+    loom = s.exec(select(Loom).where(col(Loom.namespace) == namespace, col(Loom.name) == name)).one()
+    return loom, made is not None
+
+
+def set_weaving_mode(s: Session, loom: Loom, weaving_mode: str) -> None:
+    loom.weaving_mode = weaving_mode
+    s.add(loom)

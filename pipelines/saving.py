@@ -100,8 +100,15 @@ def _refusal(live: list, user_id: str) -> str | None:
 
 
 def save(s: Session, m: Message, recording: bool, now: datetime) -> Saved:
-    """Save the message for ``m.user_id`` in the caller's transaction (which the caller rolls back
-    on a refusal, so nothing a refused save did is kept)."""
+    """Save the message for ``m.user_id`` in the caller's transaction, which a refusal rolls back:
+    nothing a refused save did is kept."""
+    done = _save(s, m, recording, now)
+    if done.outcome != SAVED:
+        s.rollback()
+    return done
+
+
+def _save(s: Session, m: Message, recording: bool, now: datetime) -> Saved:
     if m.content is not None:
         # The thread row first, so that the lock below holds for a new thread too (OPEN_THREAD).
         s.execute(

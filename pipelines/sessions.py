@@ -10,12 +10,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID, uuid4
 
+from sqlalchemy import tuple_
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
 
-from models.memory import Loom, LoomSession
+from models.memory import Loom, LoomSession, MemoryThread
 from models.queries import memory as queries
-from pipelines import looms
+from pipelines import looms, memory
 
 # The lists a session records thread ids into (``record``).
 LISTS = frozenset(
@@ -125,3 +126,58 @@ def propose(s: Session, session: LoomSession, proposals: list[dict], now: dateti
         session.date_updated = now
         s.add(session)
     return len(added)
+
+
+def record_in(
+    s: Session, loom: Loom, where: Where | None, lists: dict[str, list[UUID]], now: datetime
+) -> None:
+    """Record into the session ``where`` names, opened if new; nothing when it names none."""
+    if where is not None:
+        record(s, open_session(s, loom, where, now), lists, now)
+
+
+def give(s: Session, loom: Loom, to: Where, thread_id: UUID, now: datetime) -> LoomSession:
+    """The thread waits as a gift in the receiving agent's session (``to``) until its next
+    context.pack offers it; that session."""
+    receiver = open_session(s, loom, to, now)
+    record(s, receiver, {"pending_gift_thread_ids": [thread_id]}, now)
+    return receiver
+
+
+def offer(s: Session, session: LoomSession, now: datetime) -> tuple[list[MemoryThread], list[dict]]:
+    """What waits for the session, offered once: the gifts still live, and the pending proposals;
+    the session then knows the gifts and holds neither list."""
+    gifts = memory.still_live(s, session.pending_gift_thread_ids, now)
+    proposals = list(session.pending_proposals)
+    if session.pending_gift_thread_ids or proposals:
+        offered = [thread.id for thread in gifts]
+        session.known_thread_ids = [
+            *session.known_thread_ids,
+            *(i for i in offered if i not in session.known_thread_ids),
+        ]
+        session.pending_gift_thread_ids, session.pending_proposals = [], []
+        session.date_updated = now
+        s.add(session)
+    s.flush()
+    return gifts, proposals
+
+
+def page(
+    s: Session,
+    loom_id: UUID,
+    agent_name: str | None,
+    awaiting_night: bool | None,
+    before: tuple[datetime, UUID] | None,
+    limit: int,
+) -> list[LoomSession]:
+    """The loom's sessions, newest first, of the agent and night state named, from ``before``
+    (a session's date_created and id) on."""
+    query = select(LoomSession).where(col(LoomSession.loom_id) == loom_id)
+    if agent_name is not None:
+        query = query.where(col(LoomSession.agent_name) == agent_name)
+    if awaiting_night is not None:
+        query = query.where(col(LoomSession.awaiting_night) == awaiting_night)
+    if before is not None:
+        query = query.where(tuple_(col(LoomSession.date_created), col(LoomSession.id)) < tuple_(*before))
+    order = (col(LoomSession.date_created).desc(), col(LoomSession.id).desc())
+    return list(s.exec(query.order_by(*order).limit(limit)))

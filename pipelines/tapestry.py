@@ -5,9 +5,26 @@ Threads are taken in this order while they fit the character budget: pinned firs
 about more of the session's subjects (a subject named in the thread's ``subjects`` or its text),
 then the heavier, then the newer. A thread that does not fit is passed over for a shorter one."""
 
-from models.memory import MemoryThread
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlmodel import Session
+
+from models.memory import Loom, LoomSession, MemoryThread
+from models.settings import get_settings
+from pipelines import memory, sessions
 
 HEADING = "What You Know"
+
+
+@dataclass(frozen=True)
+class Subjects:
+    """Whom a session is about: the (user, session) scope's user, whoever sent messages in the
+    conversation thread, and the subjects the agent named, in that order."""
+
+    thread_id: str
+    user_id: str | None
+    named: list[str]
 
 
 def relevance(thread: MemoryThread, subjects: list[str]) -> int:
@@ -35,3 +52,16 @@ def render(threads: list[MemoryThread]) -> str | None:
     if not threads:
         return None
     return "\n".join([HEADING, *(f"- {thread.content}" for thread in threads)])
+
+
+def weave(s: Session, loom: Loom, session: LoomSession, about: Subjects, now: datetime) -> None:
+    """Weave the session's tapestry, once: on its first context.pack."""
+    if session.tapestry_woven_at is not None:
+        return
+    senders = sessions.senders(s, loom.namespace, about.thread_id)
+    subjects = list(dict.fromkeys([*([about.user_id] if about.user_id else []), *senders, *about.named]))
+    woven = choose(memory.live_threads(s, loom.id, now), subjects, get_settings().tapestry_max_chars)
+    session.tapestry = render(woven)
+    session.tapestry_woven_at = now
+    session.subjects = subjects
+    sessions.record(s, session, {"tapestry_thread_ids": [t.id for t in woven]}, now)
