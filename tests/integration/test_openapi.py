@@ -41,6 +41,15 @@ def test_the_document_describes_every_op_with_its_request_and_answer(client):
         assert {"401", "403", "413", "422", "503"} <= set(post["responses"])
 
 
+def test_the_documents_schemas_are_named_by_their_classes_alone_whatever_module_holds_them(client):
+    """Two models of one class name make FastAPI name both by module path
+    (``ops__memory__SearchRequest``), so moving an op's module would rename its published schema:
+    every model's class name is unique, and no schema name carries a module."""
+    names = client.get("/openapi.json").json()["components"]["schemas"]
+    assert [name for name in names if "__" in name] == []
+    assert {"ConversationSearchRequest", "MemorySearchRequest", "BriefSaveRequest"} <= set(names)
+
+
 # The GET routes, each with its typed parameters (where they come from, and their names).
 GETS = {
     "/looms/by-id/{loom_id}/sessions": {
