@@ -159,10 +159,22 @@ def extend(runs: list[StageRun]) -> None:
         )
 
 
+# The runs this thread renews the lease of: a block leased inside another (the model's call inside
+# a compaction's whole run) adds no second heartbeat, whose exit would wait on the first's renewal.
+_renewing = threading.local()
+
+
 @contextmanager
 def leased(runs: list[StageRun]) -> Iterator[None]:
     """Renew the runs' lease every third of it while the block works, however long the model takes;
-    a worker killed mid-block stops renewing, and its runs are claimable one lease later."""
+    a worker killed mid-block stops renewing, and its runs are claimable one lease later. Inside a
+    block that already renews them, nothing more."""
+    held: set[int] = getattr(_renewing, "ids", set())
+    ids = {stored(run.id) for run in runs}
+    if ids <= held:
+        yield
+        return
+    _renewing.ids = held | ids
     stop = threading.Event()
 
     def renew() -> None:
@@ -177,6 +189,7 @@ def leased(runs: list[StageRun]) -> Iterator[None]:
     try:
         yield
     finally:
+        _renewing.ids = held
         stop.set()
         beat.join()
 
