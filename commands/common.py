@@ -19,7 +19,7 @@ def setup_logging() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
 
-def call(op: str, body: dict) -> dict:
+def call(op: str, body: object) -> dict:
     """The op's JSON answer, called as the operator (admin of every namespace); a refusal is one
     line. An answer that waits on runs is waited for as ``registry.call`` would, showing its progress."""
     answer = _called(op, body)
@@ -34,7 +34,7 @@ def streamed(op: str, body: dict) -> Streamed:
     return answer
 
 
-def _called(op: str, body: dict) -> dict | Streamed:
+def _called(op: str, body: object) -> dict | Streamed:  # the registry refuses a body not an object
     try:
         return registry.call(
             op, OPERATOR, body, block=lambda wait: progress.block(wait.check, wait.seconds, op)

@@ -37,8 +37,7 @@ def block(check: Callable[[bool], T | Watch], seconds: float, what: str) -> T:
             report.watch(answer.run_ids if isinstance(answer, Watch) else frozenset())
             return answer
 
-        # ops.waiting is typed for ops' answers alone; it returns whatever ``check`` answers
-        return waiting.block(Waiting(reported, seconds))  # type: ignore[arg-type, return-value]
+        return waiting.block(Waiting(reported, seconds))
 
 
 def _said(done: int, total: int, failed: int, seconds: float) -> str:

@@ -45,6 +45,7 @@ def through_the_api(body: dict) -> dict | None:
     except OSError:  # no key yet (the API never started here), or not this user's directory
         return None
     address = urlsplit(settings.local_api_url)
+    assert address.hostname is not None  # local_api_url always names its host
     connection = http.client.HTTPConnection(address.hostname, address.port, timeout=TIMEOUT)
     headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
     try:

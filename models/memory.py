@@ -5,7 +5,7 @@ Public ids are uuids; ``row_id`` is a memory thread's (or session's) number for 
 whose subjects are numbered."""
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Final, Literal, get_args
 from uuid import UUID
 
 from pgvector.sqlalchemy import Vector
@@ -18,15 +18,17 @@ from models.base import timestamp, utcnow
 
 # The kinds of memory thread: a fact (Semantic), something that happened (Episodic, what night
 # weaving writes), and how to do a thing (Procedural).
-KINDS = ("Semantic", "Episodic", "Procedural")
+Kind = Literal["Semantic", "Episodic", "Procedural"]
+KINDS: tuple[str, ...] = get_args(Kind)
 # How a thread came to be: said by an agent (memory.set), extracted from messages by the LLM,
 # woven at night from a session's turns, or reframed from an earlier thread.
 BASES = ("Said", "Extracted", "Woven", "Reframed")
 WEIGHT_MIN, WEIGHT_MAX = 0.0, 1.0
 # How a loom takes what extraction finds: Auto writes memory threads; Suggest proposes them to the
 # agent's session (pendingProposals), and the agent weaves those it wants with memory.set.
-AUTO, SUGGEST = "Auto", "Suggest"
-WEAVING_MODES = (AUTO, SUGGEST)
+AUTO: Final = "Auto"
+SUGGEST: Final = "Suggest"
+WeavingMode = Literal["Auto", "Suggest"]  # AUTO or SUGGEST: a Literal takes no names of constants
 
 
 def uuids() -> Column:

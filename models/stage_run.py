@@ -1,7 +1,7 @@
 """The stage ledger: one row per run of a stage on a subject."""
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Final, Literal, get_args
 
 from sqlalchemy import BigInteger, Column, ColumnClause, Index, Text, func, literal_column, text
 from sqlalchemy.dialects.postgresql import JSONB
@@ -9,8 +9,14 @@ from sqlmodel import Field, SQLModel, col
 
 from models.base import jsonb, timestamp, utcnow
 
-PENDING, RUNNING, SUCCEEDED, SKIPPED, FAILED = "pending", "running", "succeeded", "skipped", "failed"
-STATUSES = (PENDING, RUNNING, SUCCEEDED, SKIPPED, FAILED)
+PENDING: Final = "pending"
+RUNNING: Final = "running"
+SUCCEEDED: Final = "succeeded"
+SKIPPED: Final = "skipped"
+FAILED: Final = "failed"
+# The statuses again, as a type: a Literal takes no names of constants.
+Status = Literal["pending", "running", "succeeded", "skipped", "failed"]
+STATUSES: tuple[str, ...] = get_args(Status)
 DONE = (SUCCEEDED, SKIPPED)
 HISTORY_KEPT = 50  # failed attempts a run keeps: operators' re-runs add attempts without end
 

@@ -35,8 +35,10 @@ for _outcome in OUTCOMES:
 class Appended(Protocol):
     """What append answers (``AppendAnswer``: its module imports this one) as counted here."""
 
-    stored: bool
-    reason: str | None
+    @property
+    def stored(self) -> bool: ...
+    @property
+    def reason(self) -> str | None: ...
 
 
 A = TypeVar("A", bound=Appended)
@@ -47,7 +49,8 @@ def observed(append: Callable[..., A]) -> Callable[..., A]:
 
     @functools.wraps(append)
     def wrapper(*args, **kwargs) -> A:
-        started, outcome = time.perf_counter(), "error"
+        started = time.perf_counter()
+        outcome: str | None = "error"  # an answer not stored gives its reason
         try:
             answer = append(*args, **kwargs)
             outcome = "stored" if answer.stored else answer.reason

@@ -248,7 +248,7 @@ class _Given:
         )
 
 
-def save(caller: Caller, req: BriefSaveRequest) -> BriefSaveAnswer | Waiting:
+def save(caller: Caller, req: BriefSaveRequest) -> BriefSaveAnswer | Waiting[BriefSaveAnswer]:
     """Save a session brief: the resumable state of a line of work.
 
     With `sections`, the agent's own are written over the brief at once (`author: "model"`). With
@@ -324,7 +324,7 @@ def _outcome(s: Session, brief: SessionBrief, record: BriefSave) -> _Outcome:
     )
 
 
-def _waited(given: _Given, save_id: int, seconds: float) -> Waiting:
+def _waited(given: _Given, save_id: int, seconds: float) -> Waiting[BriefSaveAnswer]:
     """The save's outcome once its windows are done, or as it stands after ``seconds``."""
 
     def check(final: bool) -> BriefSaveAnswer | Watch:

@@ -14,7 +14,7 @@ from loom.threads import Thread, ThreadVisibility
 from pydantic import ValidationError
 
 from models import db
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.coding_thread import CodingThread
 from models.stages import THREAD_INDEX
 from ops.caller import Caller
@@ -76,16 +76,16 @@ def upsert(caller: Caller, body: object, path_id: str | None = None, namespace: 
             raise forbidden("only the thread's owner writes it")
         if not fresh and thread.version != row.version:
             raise Conflict(row.body)
-        stored = coding_threads.write(s, row, thread, now)
+        written = coding_threads.write(s, row, thread, now)
         # A title changed with no new message is the conversation copy's at once (the index
         # stage gives it to a copy it creates).
         thread_index.adopt_title(s, space, thread.id, thread.metadata.title)
         run = None
         if row.message_count > row.indexed_count:
-            run = ledger.request(s, THREAD_INDEX, row.row_id, str(thread.version), {})
+            run = ledger.request(s, THREAD_INDEX, stored(row.row_id), str(thread.version), {})
     if run is not None and run.status == "pending":
-        outbox.wake(THREAD_INDEX, [run.id])
-    return stored
+        outbox.wake(THREAD_INDEX, [stored(run.id)])
+    return written
 
 
 def get(caller: Caller, thread_id: str) -> dict:

@@ -44,7 +44,8 @@ EPOCH, MICROSECOND = datetime(1970, 1, 1, tzinfo=UTC), timedelta(microseconds=1)
 _HEADER = struct.Struct(">BI")  # version, key id
 _BIGINT = struct.Struct(">q")
 _MAC_BYTES = hashlib.sha256().digest_size
-_SIZES: dict[type, int] = {datetime: _BIGINT.size, int: _BIGINT.size, UUID: 16}
+PositionValue = datetime | int | UUID
+_SIZES: dict[type[PositionValue], int] = {datetime: _BIGINT.size, int: _BIGINT.size, UUID: 16}
 _TEXT = re.compile(r"[A-Za-z0-9_-]+")
 
 ScopeValue = str | int | bool | UUID | None
@@ -55,7 +56,7 @@ class Kind:
     """The cursors of one listing: the op that issues and reads them, the types of their position."""
 
     op: str
-    position: tuple[type, ...]
+    position: tuple[type[PositionValue], ...]
 
     def __post_init__(self) -> None:
         if not self.position or any(t not in _SIZES for t in self.position):

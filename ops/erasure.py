@@ -73,7 +73,7 @@ class ErasureAnswer(Answer):
     run: RunAnswer = Field(description="The erasure run; its result counts the rows erased by table.")
 
 
-def request(caller: Caller, req: ErasureRequest) -> ErasureAnswer | Waiting:
+def request(caller: Caller, req: ErasureRequest) -> ErasureAnswer | Waiting[ErasureAnswer]:
     """Erase an end user's data, or whole namespaces (the right to be forgotten).
 
     With `user_id`: the person's turns, saved messages, briefs, working memory and observations in the

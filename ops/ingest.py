@@ -73,7 +73,7 @@ class IngestAnswer(Answer):
     )
 
 
-def ingest(caller: Caller, req: IngestRequest) -> IngestAnswer | Waiting:
+def ingest(caller: Caller, req: IngestRequest) -> IngestAnswer | Waiting[IngestAnswer]:
     """Import a whole transcript (markdown, a JSON array, or a Claude Code session file).
 
     Stores the raw text and requests one ingest run, which parses it and appends its turns as

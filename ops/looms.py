@@ -5,14 +5,13 @@ A LoomSession is served as the seed's object: every field by its exact name, cam
 ``[]`` when empty and scalars ``null``, uuids, UTC datetimes (``ops.schemas.memory.session_object``)."""
 
 from datetime import datetime
-from typing import Literal
 from uuid import UUID
 
 from pydantic import ConfigDict, Field
 
 from models import db
 from models.base import utcnow
-from models.memory import AUTO, WEAVING_MODES, Loom
+from models.memory import AUTO, Loom, WeavingMode
 from ops import cursors
 from ops.caller import Caller
 from ops.schemas import ActedIn, Answer, Moment, OpRequest
@@ -30,11 +29,11 @@ class LoomShape(Answer):
     isDefault: bool = Field(
         description="Whether it is the namespace's default loom (the one used when an op names none)."
     )  # noqa: N815
-    weavingMode: Literal[WEAVING_MODES] = Field(
+    weavingMode: WeavingMode = Field(
         description=(
             "Auto: extraction writes memory threads; Suggest: it proposes them to the session instead."
         )
-    )  # type: ignore[valid-type]  # noqa: N815
+    )  # noqa: N815
     dateCreated: Moment = Field(description="When the loom was made.")  # noqa: N815
 
 
@@ -76,13 +75,13 @@ class LoomCreateRequest(OpRequest):
             "The new loom's name (1-128 characters); an existing name answers that loom with created false."
         ),
     )
-    weaving_mode: Literal[WEAVING_MODES] = Field(
+    weaving_mode: WeavingMode = Field(
         default=AUTO,
         description=(
             "Auto (default): extraction writes memory threads; Suggest: extraction proposes them to the "
             "session."
         ),
-    )  # type: ignore[valid-type]
+    )
 
 
 class LoomAnswer(Answer):
@@ -107,7 +106,7 @@ def create(caller: Caller, req: LoomCreateRequest) -> LoomAnswer:
 class LoomUpdateRequest(LoomOp):
     model_config = ConfigDict(title="UpdateRequest")
 
-    weaving_mode: Literal[WEAVING_MODES] = Field(description="The loom's new weaving mode: Auto or Suggest.")  # type: ignore[valid-type]
+    weaving_mode: WeavingMode = Field(description="The loom's new weaving mode: Auto or Suggest.")
 
 
 def update(caller: Caller, req: LoomUpdateRequest) -> LoomAnswer:

@@ -16,7 +16,7 @@ from sqlmodel import Session
 
 from models import db
 from models.base import stored, utcnow
-from models.memory import BASES, KINDS, WEIGHT_MAX, WEIGHT_MIN, Loom, MemoryThread
+from models.memory import BASES, KINDS, WEIGHT_MAX, WEIGHT_MIN, Kind, Loom, MemoryThread
 from models.stages import MEMORY_EMBEDDING
 from ops.caller import Caller
 from ops.errors import invalid, not_found
@@ -28,7 +28,6 @@ from workers import ledger, outbox
 CONTENT_MAX = 8_000
 Item = Annotated[str, Field(min_length=1, max_length=200)]
 Items = Annotated[list[Item], Field(default_factory=list, max_length=32)]
-Kind = Literal[KINDS]  # type: ignore[valid-type]
 Kinds = Annotated[
     list[Kind] | None,
     Field(max_length=len(KINDS), description="Only threads of these kinds (Semantic, Episodic, Procedural)."),
@@ -37,7 +36,7 @@ Kinds = Annotated[
 
 def embed_later(s: Session, thread: MemoryThread) -> int | None:
     """Request the thread's embedding run (in the caller's transaction); the run to wake."""
-    run = ledger.request(s, MEMORY_EMBEDDING, thread.row_id, thread.digest[:16], {})
+    run = ledger.request(s, MEMORY_EMBEDDING, stored(thread.row_id), thread.digest[:16], {})
     return run.id if run.status == "pending" else None
 
 

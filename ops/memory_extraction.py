@@ -85,7 +85,9 @@ class SetFromMessagesAnswer(Answer):
     )
 
 
-def set_from_messages(caller: Caller, req: SetFromMessagesRequest) -> SetFromMessagesAnswer | Waiting:
+def set_from_messages(
+    caller: Caller, req: SetFromMessagesRequest
+) -> SetFromMessagesAnswer | Waiting[SetFromMessagesAnswer]:
     """Remember what matters in a batch of messages (LLM extraction).
 
     Keeps the messages as evidence and requests one extraction run: the LLM picks the facts worth

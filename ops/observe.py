@@ -165,7 +165,7 @@ def record(caller: Caller, req: RecordRequest) -> RecordAnswer:
     )
 
 
-def crystallize(caller: Caller, req: CrystallizeRequest) -> CrystallizeAnswer | Waiting:
+def crystallize(caller: Caller, req: CrystallizeRequest) -> CrystallizeAnswer | Waiting[CrystallizeAnswer]:
     """Turn a session's recorded actions into Episodic memory threads.
 
     Takes the actions not crystallized yet (500 at a time: `remaining` says how many wait), keeps them

@@ -45,7 +45,7 @@ class Op(Generic[Request]):
     role: str
     request: type[Request]
     answer: type[Answer]  # what the handler returns, as the OpenAPI document publishes it
-    handler: Callable[[Caller, Request], Answer | Streamed | Waiting]
+    handler: Callable[[Caller, Request], Answer | Streamed | Waiting[Answer]]
     body_cap: Callable[[], int] = lambda: MAX_BODY_BYTES  # the largest body it reads, in bytes
     all_namespaces: bool = False  # served only to a token for every namespace (the operator ops)
 
@@ -207,7 +207,7 @@ def permits(name: str, caller: Caller) -> bool:
     return True
 
 
-def start(name: str, caller: Caller, body: object) -> dict | Streamed | Waiting:
+def start(name: str, caller: Caller, body: object) -> dict | Streamed | Waiting[Answer]:
     """Authorize, validate and run the op: its answer, or the ``Waiting`` it answers once runs are
     done (blocking: call it on a thread)."""
     op = authorize(name, caller)
@@ -233,7 +233,7 @@ def _dumped(name: str, answer: object) -> dict | Streamed:
 
 
 def call(
-    name: str, caller: Caller, body: object, block: Callable[[Waiting], object] = waiting.block
+    name: str, caller: Caller, body: object, block: Callable[[Waiting[Answer]], object] = waiting.block
 ) -> dict | Streamed:
     """The op's answer, waiting on this thread when it waits on runs (the CLI, in-process), with
     ``block`` (the CLI's shows its progress)."""
@@ -245,7 +245,7 @@ async def call_async(name: str, request: Callable[[], tuple[Caller, object]]) ->
     """The op's answer from the event loop (HTTP, MCP): ``request`` (which may authenticate and
     parse, reading the database) and the op run on a thread, and a wait on runs holds none."""
 
-    def started() -> dict | Streamed | Waiting:
+    def started() -> dict | Streamed | Waiting[Answer]:
         return start(name, *request())
 
     answer = await anyio.to_thread.run_sync(started)

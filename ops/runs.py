@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from models.stage_run import FAILED, SKIPPED, STATUSES, StageRun
+from models.stage_run import FAILED, StageRun, Status
 from ops.caller import Caller
 from ops.errors import invalid, not_found
 from ops.schemas import Answer, Moment, OperatorRequest
@@ -19,13 +19,12 @@ from workers import ledger, outbox, stages
 
 # --- the ledger's ops: served only to a token for every namespace (a run's subject names none) ---
 
-RunStatus = Literal[STATUSES]  # type: ignore[valid-type]
 RunId = Annotated[int, Field(ge=1, le=2**63 - 1)]
 PAGE_MAX = 500  # the most runs one page of runs.list holds
 
 
 class RunsRequest(OperatorRequest):
-    status: RunStatus | None = Field(
+    status: Status | None = Field(
         default=None, description="Only runs in this status (pending, running, succeeded, skipped, failed)."
     )
     stage: str | None = Field(
@@ -152,9 +151,9 @@ class RetryStageRequest(OperatorRequest):
     stage: str = Field(
         min_length=1, max_length=32, description="The stage whose runs to queue again (1-32 characters)."
     )
-    status: Literal[FAILED, SKIPPED] = Field(
+    status: Literal["failed", "skipped"] = Field(
         default=FAILED, description="Which runs: failed (default), or skipped where the stage retries those."
-    )  # type: ignore[valid-type]
+    )
 
 
 class RetryStageAnswer(Answer):

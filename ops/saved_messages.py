@@ -123,7 +123,7 @@ class SaveMessageAnswer(Answer):
     )
 
 
-def save(caller: Caller, req: SaveMessageRequest) -> SaveMessageAnswer | Waiting:
+def save(caller: Caller, req: SaveMessageRequest) -> SaveMessageAnswer | Waiting[SaveMessageAnswer]:
     """Save one message to a user's saved messages, to find it later.
 
     Works whether or not the namespace records: a message the transcript holds is flagged in place,

@@ -243,7 +243,7 @@ class CompactAnswer(Answer):
     )
 
 
-def compact(caller: Caller, req: CompactRequest) -> CompactAnswer | Waiting:
+def compact(caller: Caller, req: CompactRequest) -> CompactAnswer | Waiting[CompactAnswer]:
     """Summarise a thread's older turns, keeping the newest verbatim.
 
     Requests a compaction run for the request's agent's transcript: the LLM writes a summary that takes

@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 import anyio
 import psycopg
@@ -39,16 +39,19 @@ class Watch:
     run_ids: frozenset[int] = field(default_factory=frozenset)
 
 
+T = TypeVar("T", covariant=True)  # what ``check`` answers: an op's answer (the CLI's own waits: any)
+
+
 @dataclass(frozen=True)
-class Waiting:
+class Waiting(Generic[T]):
     """An op's answer that ``check`` gives once ready, or after ``seconds`` (``check(True)``
     then answers as things stand)."""
 
-    check: Callable[[bool], "Answer | Watch"]
+    check: Callable[[bool], T | Watch]
     seconds: float
 
 
-def block(waiting: Waiting) -> Answer:
+def block(waiting: Waiting[T]) -> T:
     """The answer, polling on this thread (the CLI, in-process callers)."""
     deadline = time.monotonic() + waiting.seconds
     while True:
@@ -59,7 +62,7 @@ def block(waiting: Waiting) -> Answer:
         time.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
 
 
-async def wait(waiting: Waiting) -> Answer:
+async def wait(waiting: Waiting[T]) -> T:
     """The answer, awaited on the event loop: no thread is held between checks."""
     deadline = time.monotonic() + waiting.seconds
     listener = _Listener.running.get(asyncio.get_running_loop())
@@ -137,7 +140,7 @@ A = TypeVar("A", bound=Answer)
 
 def started(
     stage: Stage, run: StageRun, wait: bool, seconds: float, answer: Callable[[StageRun], A]
-) -> A | Waiting:
+) -> A | Waiting[A]:
     """After the commit that wrote (or found) ``run``: wake its stage while it waits to be done,
     and answer (``answer`` of the run) at once or, with ``wait``, once it is done or after
     ``seconds``."""
@@ -151,6 +154,7 @@ def started(
 
     def check(final: bool) -> A | Watch:
         now = ledger.get(run_id)
+        assert now is not None  # the ledger wrote or found it, and never deletes a run
         return answer(now) if final or now.status in DONE + (FAILED,) else Watch(frozenset({run_id}))
 
     return Waiting(check, seconds)

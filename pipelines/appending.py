@@ -97,6 +97,7 @@ def write(conn: psycopg.Connection, turn: NewTurn) -> Written:
         # the statement wrote nothing; make the month and write again.
         partitions.ensure(conn, said)
         answer = conn.execute(queries.APPEND_TURN, params).fetchone()
+    assert answer is not None  # its top SELECT, of subqueries alone, answers exactly one row
     recording_on, deleted, turn_id, embedding_run_id = answer
     if not recording_on:
         return Written(LOGGING_DISABLED, turn.key)

@@ -9,6 +9,7 @@ loses its oldest item until it fits."""
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from pipelines import screening
 
@@ -103,7 +104,9 @@ def merged(current: dict, update: dict) -> dict:
 def fitted(sections: dict) -> dict:
     """The sections within ``MAX_CHARS`` rendered: the longest list loses its oldest item (an
     accumulating one its first, a state list its last) until they fit; then the text is cut."""
-    out = {name: list(value) if isinstance(value, list) else value for name, value in sections.items()}
+    out: dict[str, Any] = {
+        name: list(value) if isinstance(value, list) else value for name, value in sections.items()
+    }
     while len(render(out)) > MAX_CHARS:
         lists = [name for name, value in out.items() if isinstance(value, list) and value]
         if not lists:

@@ -5,9 +5,11 @@ prefix, a remote URL or a branch; the best ranked of the most recent ``RANK_POOL
 may see. Plain functions in the caller's transaction."""
 
 import re
+from collections.abc import Sequence
 from datetime import datetime
 
 from loom.threads import Thread
+from sqlalchemy import Row
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
 
@@ -23,7 +25,7 @@ def _like(value: str) -> str:
     return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def matching(s: Session, namespace: str, owner: str, query: str, limit: int) -> list:
+def matching(s: Session, namespace: str, owner: str, query: str, limit: int) -> Sequence[Row]:
     """(id, rank) of the threads of ``namespace`` that ``owner`` may read (their own, or shared
     with the organization or public) matching ``query``, best first."""
     sha = HEX.match(query.lower())

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pgvector import Vector
 from sqlmodel import Session, col, select
 
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.conversation import EMBEDDED_ROLES, Embedding
 from models.queries import embeddings as queries
 
@@ -37,7 +37,7 @@ def load(session: Session, ids: list[int]) -> list[Pending]:
             col(Embedding.id).in_(ids), col(Embedding.deleted_at).is_(None)
         )
     ).all()
-    return [Pending(*row) for row in rows]
+    return [Pending(stored(id_), text, digest) for id_, text, digest in rows]
 
 
 def embed_isolating(

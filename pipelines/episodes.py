@@ -14,6 +14,7 @@ from uuid import UUID
 
 from sqlmodel import Session, col, select
 
+from models.base import stored
 from models.memory import MemoryEvidence
 from models.observation import Observation
 from pipelines import keys, memory, screening
@@ -130,9 +131,9 @@ def batch(s: Session, evidence: list[MemoryEvidence]) -> Batch:
     """The evidence of a batch as the actions it keeps (in the order they ran), none that reads as
     high; an observation erased since is left out."""
     ids = [int(row.msg_id.removeprefix(MSG_PREFIX)) for row in evidence if row.msg_id.startswith(MSG_PREFIX)]
-    seen = {msg_id(o.id): o for o in s.exec(select(Observation).where(col(Observation.id).in_(ids)))}
+    seen = {msg_id(stored(o.id)): o for o in s.exec(select(Observation).where(col(Observation.id).in_(ids)))}
     actions = [
-        Action(row.id, o.tool, o.input_sha256, o.summary, o.outcome, tuple(o.files), o.error, row.ts)
+        Action(stored(row.id), o.tool, o.input_sha256, o.summary, o.outcome, tuple(o.files), o.error, row.ts)
         for row in sorted(evidence, key=lambda e: (e.ts, e.id))
         if (o := seen.get(row.msg_id)) is not None and row.sensitivity != screening.HIGH
     ]

@@ -46,7 +46,8 @@ def _their_memory_threads(s: Session, params: dict) -> int:
     holding = s.exec(
         select(LoomSession)
         .where(col(LoomSession.namespace) == params["namespace"])
-        .where(col(LoomSession.tapestry_thread_ids).overlap(doomed))
+        # an ARRAY column's comparator methods are unknown to SQLAlchemy's type of a mapped column
+        .where(col(LoomSession.tapestry_thread_ids).overlap(doomed))  # type: ignore[attr-defined]
         .with_for_update()
     ).all()
     for session in holding:

@@ -16,6 +16,7 @@ from uuid import UUID
 from pydantic import BaseModel, Field
 from sqlmodel import Session, col, select
 
+from models.base import stored
 from models.memory import Loom, MemoryEvidence
 from models.queries import memory as queries
 from models.queries import search as search_queries
@@ -86,7 +87,9 @@ def keep(
 def prompt(evidence: list[MemoryEvidence], budget: int) -> tuple[str, list[MemoryEvidence]]:
     """The numbered lines sent (never one that reads as high) within ``budget`` characters, and
     the evidence each number stands for (line n is ``sent[n - 1]``)."""
-    lines, sent, room = [], [], budget
+    lines: list[str] = []
+    sent: list[MemoryEvidence] = []
+    room = budget
     for row in sorted(evidence, key=lambda e: (e.ts, e.id)):
         if row.sensitivity == screening.HIGH:
             continue
@@ -108,7 +111,7 @@ def memories(loom_id: UUID, facts: Facts, sent: list[MemoryEvidence], agent: str
         content = " ".join(fact.content.split())
         if not content or screening.is_high(content):
             continue
-        cited = [sent[n - 1].id for n in dict.fromkeys(fact.lines) if 1 <= n <= len(sent)]
+        cited = [stored(sent[n - 1].id) for n in dict.fromkeys(fact.lines) if 1 <= n <= len(sent)]
         out.append(
             memory.NewMemory(
                 content=content,
@@ -154,7 +157,8 @@ def recalled(
 ) -> list[lexical.Scored]:
     """The loom's evidence by BM25 over ``query`` (the loom its corpus), best first: of what was
     said from ``since`` to ``until`` and in ``thread_id``, those named."""
-    window, params = search_queries.IN_LOOM, {"loom": loom_id}
+    window = search_queries.IN_LOOM
+    params: dict[str, object] = {"loom": loom_id}
     for bound, value, condition in (
         ("since", since, search_queries.SAID_SINCE),
         ("until", until, search_queries.SAID_UNTIL),

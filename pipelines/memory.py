@@ -14,12 +14,12 @@ from datetime import datetime
 from uuid import UUID, uuid4
 
 from pgvector import Vector
-from sqlalchemy import func
+from sqlalchemy import ColumnElement, func
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, or_, select
 
 from models.base import utcnow
-from models.memory import BASES, Loom, MemoryEvidence, MemoryThread
+from models.memory import BASES, Kind, Loom, MemoryEvidence, MemoryThread
 from models.queries import memory as queries
 from models.queries import search as search_queries
 from models.settings import get_settings
@@ -141,7 +141,8 @@ def by_vector(
 ) -> list[Found]:
     """The loom's live threads nearest the query's vector (made by the same model), at or above
     the similarity floor."""
-    distance = col(MemoryThread.vector).cosine_distance(vector)
+    # pgvector's comparator methods are unknown to SQLAlchemy's type of a mapped column
+    distance: ColumnElement[float] = col(MemoryThread.vector).cosine_distance(vector)  # type: ignore[attr-defined]
     rows = s.exec(
         select(MemoryThread, (1 - distance).label("similarity"))
         .where(col(MemoryThread.loom_id) == loom_id, col(MemoryThread.model) == model, *live(now))
@@ -206,7 +207,7 @@ def cut(s: Session, thread: MemoryThread, now: datetime) -> None:
 
 
 def heaviest(
-    s: Session, loom_id: UUID, kinds: list[str] | None, limit: int, now: datetime
+    s: Session, loom_id: UUID, kinds: list[Kind] | None, limit: int, now: datetime
 ) -> list[MemoryThread]:
     """The loom's live threads (of ``kinds``, when given), heaviest, then newest, first."""
     query = select(MemoryThread).where(col(MemoryThread.loom_id) == loom_id, *live(now))
@@ -235,7 +236,7 @@ def still_live(s: Session, ids: list[UUID], now: datetime) -> list[MemoryThread]
 
 
 def search(
-    s: Session, loom_id: UUID, q: hybrid.Query, clock: hybrid.Clock, kinds: list[str] | None, now: datetime
+    s: Session, loom_id: UUID, q: hybrid.Query, clock: hybrid.Clock, kinds: list[Kind] | None, now: datetime
 ) -> hybrid.Ranked[Found]:
     """The loom's live threads by the hybrid search, those of ``kinds`` when given."""
     found = hybrid.search(corpus(s, loom_id, now), q, clock)
@@ -258,7 +259,8 @@ class Said:
 def evidence_said(s: Session, loom_id: UUID, ids: list[int]) -> list[Said]:
     """Where the loom's evidence of these ids was said."""
     rows = s.exec(
-        select(
+        # sqlmodel's select() is typed for at most 4 columns
+        select(  # type: ignore[call-overload]
             col(MemoryEvidence.id),
             col(MemoryEvidence.thread_id),
             col(MemoryEvidence.msg_id),

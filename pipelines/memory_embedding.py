@@ -5,7 +5,7 @@ batching one (``workers.bodies.embedded_in_batches``)."""
 from pgvector import Vector
 from sqlmodel import Session, col, select
 
-from models.base import utcnow
+from models.base import stored, utcnow
 from models.memory import MemoryThread
 from models.queries import memory as queries
 from pipelines import embedding
@@ -18,7 +18,9 @@ def load_pending(s: Session, row_ids: list[int]) -> list[embedding.Pending]:
             col(MemoryThread.row_id).in_(row_ids), col(MemoryThread.cut_at).is_(None)
         )
     ).all()
-    return [embedding.Pending(row_id, embedded_text(content), digest) for row_id, content, digest in rows]
+    return [
+        embedding.Pending(stored(row_id), embedded_text(content), digest) for row_id, content, digest in rows
+    ]
 
 
 def store_vectors(

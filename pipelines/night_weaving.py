@@ -20,6 +20,7 @@ from uuid import UUID
 from pydantic import BaseModel, Field
 from sqlmodel import Session, col, select
 
+from models.base import stored
 from models.memory import WEIGHT_MAX, WEIGHT_MIN, LoomSession, MemoryEvidence, MemoryThread
 from models.queries import memory as queries
 from pipelines import extraction, keys, memory, screening
@@ -83,7 +84,9 @@ def _line(n: int, turn: Turn) -> str:
 
 def prompt(turns: list[Turn], budget: int) -> tuple[str, list[Turn]]:
     """The numbered lines sent, within ``budget`` characters, and the turn each number stands for."""
-    lines, sent, room = [], [], budget
+    lines: list[str] = []
+    sent: list[Turn] = []
+    room = budget
     for turn in turns:
         line = _line(len(sent) + 1, turn)
         if len(line) + 1 > room or screening.is_high(line):
@@ -197,7 +200,9 @@ def woven(
         content = " ".join(episode.content.split())
         if not content or screening.is_high(content):
             continue
-        cited = [by_msg[sent[n - 1].msg_id] for n in dict.fromkeys(episode.lines) if 1 <= n <= len(sent)]
+        cited = [
+            stored(by_msg[sent[n - 1].msg_id]) for n in dict.fromkeys(episode.lines) if 1 <= n <= len(sent)
+        ]
         new = memory.NewMemory(
             content=content,
             kind="Episodic",

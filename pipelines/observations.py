@@ -10,6 +10,7 @@ from sqlalchemy import func
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
 
+from models.base import stored
 from models.memory import Loom
 from models.observation import Observation
 from pipelines import episodes, extraction, keys, screening
@@ -120,7 +121,7 @@ def take(s: Session, loom: Loom, session_id: str, run_id: str | None, agent: str
         extraction.Message(
             role=episodes.ROLE,
             content=episodes.line(o.tool, o.summary, o.outcome, list(o.files), o.error),
-            msg_id=episodes.msg_id(o.id),
+            msg_id=episodes.msg_id(stored(o.id)),
             ts=o.ts,
             user_id=o.user_id,
         )

@@ -15,9 +15,11 @@ expired. ``LOOM_TIERING_CONVERSATIONS_WARM_DAYS`` moves months wholly older than
 import zlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import cast
 
 import psycopg
 from psycopg import sql
+from sqlalchemy import CursorResult
 from sqlmodel import Session
 
 from models import db, partitions
@@ -115,7 +117,8 @@ def drop(s: Session, month: datetime) -> int:
 def forget_keys(s: Session, month: datetime, n: int) -> int:
     """A batch of at most ``n`` keys of the month's turns deleted; how many."""
     params = {"start": month, "end": partitions.next_month(month), "n": n}
-    return s.execute(queries.FORGET_KEYS, params).rowcount
+    # a text() DELETE: its result is a CursorResult, which the types of a text clause cannot tell
+    return cast(CursorResult, s.execute(queries.FORGET_KEYS, params)).rowcount
 
 
 def trim(s: Session, month: datetime, before: datetime, n: int) -> int:

@@ -19,12 +19,13 @@ embedding row is written, a failed embed is asked again, an unflagged row is fla
 The save never calls the embedder itself: it requests the embedding stage's run and the op waits
 for that run's outcome for a bounded time (``ops.saved_messages``)."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
 import psycopg
+from sqlalchemy import Row
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -84,7 +85,7 @@ def takes_part(s: Session, namespace: str, thread_id: str, user_id: str) -> bool
     return s.execute(queries.TAKES_PART, {"ns": namespace, "thread": thread_id, "user": user_id}).scalar_one()
 
 
-def _copies(s: Session, m: Message) -> list:
+def _copies(s: Session, m: Message) -> Sequence[Row]:
     return s.execute(queries.COPIES, {"ns": m.namespace, "thread": m.thread_id, "msg": m.msg_id}).all()
 
 
@@ -275,7 +276,7 @@ def unsave(s: Session, m: Message, recording: bool, now: datetime) -> Unsaved:
 
 def listed(
     s: Session, namespace: str, user_id: str, thread_id: str | None, after: tuple | None, limit: int
-) -> list:
+) -> Sequence[Row]:
     """A page of the user's saved messages (in one thread, with ``thread_id``), the last saved
     first, after ``after`` (a saved time and turn id, the last row of the page before), at most
     ``limit``: each row a message (id, thread_id, msg_id, role, agent, content, ts, saved)."""

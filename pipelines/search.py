@@ -22,7 +22,7 @@ from models.queries import search as queries
 from models.settings import get_settings
 from pipelines import hybrid, lexical
 
-SelectT = TypeVar("SelectT", bound=Select[Any])  # a query of turns, narrowed by the filters
+SelectT = TypeVar("SelectT", bound=Select[*tuple[Any, ...]])  # a query of turns, narrowed by the filters
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ def weave_night(loom_id: UUID | None = None, by: str = "scheduler") -> list[int]
         # Keyed by the range the night is to read: a session consolidated only in part (more turns
         # than a night's share) gets the next night's run for the rest.
         runs = [
-            ledger.request(s, NIGHT_WEAVING, row_id, f"{done}-{last}", {**params, "up_to": last})
+            ledger.request(s, NIGHT_WEAVING, stored(row_id), f"{done}-{last}", {**params, "up_to": last})
             for row_id, done, last in s.exec(query.order_by(col(LoomSession.row_id))).all()
         ]
         pending = [stored(run.id) for run in runs if run.status == PENDING]

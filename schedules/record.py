@@ -26,7 +26,9 @@ def fire(p: Pass, by: str) -> list[int]:
     Raises PassBusy while another process fires it (the lock goes with its connection)."""
     with db.autocommit() as conn:
         key = (PASS_LOCK_CLASS, p.name)
-        if not conn.execute(queries.TRY_LOCK, key).fetchone()[0]:
+        locked = conn.execute(queries.TRY_LOCK, key).fetchone()
+        assert locked is not None  # a SELECT of one value answers one row
+        if not locked[0]:
             raise PassBusy(p.name)
         try:
             return _fire(p, by)

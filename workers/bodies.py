@@ -10,6 +10,7 @@ from datetime import timedelta
 from sqlmodel import Session
 
 from models import db
+from models.base import stored
 from models.settings import get_settings
 from models.stage_run import SKIPPED, SUCCEEDED, StageRun
 from models.stages import Stage
@@ -65,7 +66,7 @@ def counted(run: StageRun, what: str, batch: Callable[[Session], int]) -> int:
     the next delivery with the counts whole (``ledger.add_to_result``)."""
     with db.session() as s:
         done = batch(s)
-        ledger.add_to_result(s, run.id, {what: done})
+        ledger.add_to_result(s, stored(run.id), {what: done})
     return done
 
 
@@ -99,26 +100,27 @@ def embedded_in_batches(stage: Stage, run_ids: list[int], vectors: Vectors) -> N
     # newest stands for it, since the text is read as it is now.
     run_of: dict[int, StageRun] = {}
     superseded = []
-    for run in sorted(runs, key=lambda run: run.id):
+    for run in sorted(runs, key=lambda run: stored(run.id)):
         if (subject_id := stage.subject_id(run.subject)) in run_of:
             superseded.append(run_of[subject_id])
         run_of[subject_id] = run
     with ledger.leased(runs):
         with db.session() as s:
             batch = vectors.load(s, list(run_of))
+        model: str | None = None  # the embedder's, once it answers
+        made: dict[int, list[float]] = {}
         try:
             embedder = get_embedder()
         except Exception as exc:
-            model, made = None, {}
             errors = {pending.id: f"{type(exc).__name__}: {exc}" for pending in batch}
         else:
             model = embedder.name
             made, errors = embedding.embed_isolating(embedder.embed, batch)
     by_outcome: dict[str, list[StageRun]] = {}
     with db.session() as s:
-        if made:
-            stored = [pending for pending in batch if pending.id in made]
-            outcomes = vectors.store(s, stored, [made[p.id] for p in stored], model)
+        if model is not None and made:
+            kept = [pending for pending in batch if pending.id in made]
+            outcomes = vectors.store(s, kept, [made[p.id] for p in kept], model)
             for subject_id, outcome in outcomes.items():
                 by_outcome.setdefault(outcome, []).append(run_of[subject_id])
         # Nothing live to embed: the subject was deleted (or compacted) while its run waited.

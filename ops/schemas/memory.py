@@ -4,7 +4,7 @@ as every answer shows them, and a working memory block as working_memory.get and
 answer it. A memory thread and a LoomSession are served with the seed's names (camelCase)."""
 
 from datetime import datetime
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, overload
 from uuid import UUID
 
 from pydantic import Field
@@ -148,7 +148,12 @@ class ThreadShape(Answer):
 Shape = TypeVar("Shape", bound=ThreadShape)
 
 
-def shown(thread: MemoryThread, shape: type[Shape] = ThreadShape, **more: Any) -> Shape:
+# Overloaded, as a default for a parameter typed by a type variable is refused (python/mypy#3737).
+@overload
+def shown(thread: MemoryThread) -> ThreadShape: ...
+@overload
+def shown(thread: MemoryThread, shape: type[Shape], **more: Any) -> Shape: ...
+def shown(thread: MemoryThread, shape: type[ThreadShape] = ThreadShape, **more: Any) -> ThreadShape:
     """The thread as served: a ``ThreadShape``, or a subclass of it with its ``more`` fields (a
     search hit's scores, a suggestion's cue)."""
     return shape(
@@ -310,12 +315,18 @@ class BlockAnswer(Answer):
 Block = TypeVar("Block", bound=BlockAnswer)
 
 
+@overload  # as shown is
+def block_answer(block: WorkingMemory, revision: WorkingMemory | WorkingMemoryRevision) -> BlockAnswer: ...
+@overload
+def block_answer(
+    block: WorkingMemory, revision: WorkingMemory | WorkingMemoryRevision, shape: type[Block], **more: Any
+) -> Block: ...
 def block_answer(
     block: WorkingMemory,
     revision: WorkingMemory | WorkingMemoryRevision,
-    shape: type[Block] = BlockAnswer,  # type: ignore[assignment]
+    shape: type[BlockAnswer] = BlockAnswer,
     **more: Any,
-) -> Block:
+) -> BlockAnswer:
     """The block as read at ``revision`` (the block itself for its latest), blank when withheld."""
     withheld = working_memory.withheld(revision)
     return shape(

@@ -92,7 +92,7 @@ def _held(runs: list[StageRun]):
     """The runs, while still running under the claim they were taken with."""
     by_claim: dict[str | None, list[int]] = {}
     for run in runs:
-        by_claim.setdefault(run.claim, []).append(run.id)
+        by_claim.setdefault(run.claim, []).append(stored(run.id))
     return and_(
         col(StageRun.status) == RUNNING,
         or_(

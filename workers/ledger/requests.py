@@ -8,14 +8,13 @@ from dataclasses import dataclass
 from sqlalchemy import update
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
-from sqlmodel.sql.expression import Select
 
 from models import db
 from models.base import utcnow
 from models.stage_run import DONE, FAILED, PENDING, RUNNING, SKIPPED, SUCCEEDED, StageRun
 from models.stages import Stage
 from workers import stages
-from workers.ledger.chosen import BATCH, among
+from workers.ledger.chosen import BATCH, Chosen, among
 
 
 def request(
@@ -124,7 +123,7 @@ def _again() -> dict:
     }
 
 
-def revive(chosen: Select) -> list[int]:
+def revive(chosen: Chosen) -> list[int]:
     """Make the runs ``chosen`` selects (ids, of runs that are done: succeeded, skipped or failed)
     ``pending`` again with their attempts reset, in one statement; returns their ids. Bound
     ``chosen`` with a LIMIT: callers loop."""

@@ -37,7 +37,7 @@ def _work(run: StageRun) -> None:
             while _one_batch(run, table, step, {**params, "n": batch, "now": utcnow()}) == batch:
                 pass
     with db.session() as s:
-        counts = s.get(StageRun, run.id).result or {}
+        counts = s.get_one(StageRun, run.id).result or {}
         erasure.log_finished(s, ERASURE.subject_id(run.subject), counts)
         ledger.finish(s, [run], SUCCEEDED, keep_result=True)
     log.info("erasure %s finished: %s", run.subject, counts)

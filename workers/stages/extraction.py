@@ -90,7 +90,7 @@ def _work(run: StageRun) -> None:
         return None
     found, new = made
     with db.session() as s:
-        loom = s.get(Loom, loom_id)
+        loom = s.get_one(Loom, loom_id)  # looms are never deleted
         now = utcnow()
         threads, runs, proposed = [], [], 0
         if loom.weaving_mode == SUGGEST:  # offered to the agent's session to weave, not written
@@ -99,7 +99,7 @@ def _work(run: StageRun) -> None:
             proposed = sessions.propose(s, session, [extraction.proposal(item) for item in new], now)
         else:
             threads = [thread for item in new if (thread := memory.write(s, loom, item, now)) is not None]
-            runs = [ledger.request(s, MEMORY_EMBEDDING, t.row_id, t.digest[:16], {}) for t in threads]
+            runs = [ledger.request(s, MEMORY_EMBEDDING, stored(t.row_id), t.digest[:16], {}) for t in threads]
         result = {
             "facts": found,
             "memories": len({t.id for t in threads}),

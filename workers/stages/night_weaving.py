@@ -113,8 +113,10 @@ def _consolidate(run: StageRun, session_id: UUID, read_to: int, episodes, sent) 
         }
         if not committed(s, run, result=result):
             return
-        embedding_runs = [ledger.request(s, MEMORY_EMBEDDING, t.row_id, t.digest[:16], {}) for t in threads]
-        _count(s, weaving_id, run.id, episodes=len(threads), **judged, now=now)
+        embedding_runs = [
+            ledger.request(s, MEMORY_EMBEDDING, stored(t.row_id), t.digest[:16], {}) for t in threads
+        ]
+        _count(s, weaving_id, stored(run.id), episodes=len(threads), **judged, now=now)
     pending = [stored(r.id) for r in embedding_runs if r.status == PENDING]
     if pending:
         outbox.wake(MEMORY_EMBEDDING, pending)
