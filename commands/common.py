@@ -22,19 +22,21 @@ def setup_logging() -> None:
 def call(op: str, body: object) -> dict:
     """The op's JSON answer, called as the operator (admin of every namespace); a refusal is one
     line. An answer that waits on runs is waited for as ``registry.call`` would, showing its progress."""
-    answer = _called(op, body)
+    answer = answered(op, body)
     assert isinstance(answer, dict), f"{op} streams its answer: call it with streamed()"
     return answer
 
 
 def streamed(op: str, body: dict) -> Streamed:
     """The answer of an op that streams it (``erasure.export``), called as ``call`` does."""
-    answer = _called(op, body)
+    answer = answered(op, body)
     assert isinstance(answer, Streamed), f"{op} answers JSON: call it with call()"
     return answer
 
 
-def _called(op: str, body: object) -> dict | Streamed:  # the registry refuses a body not an object
+def answered(op: str, body: object) -> dict | Streamed:  # the registry refuses a body not an object
+    """The op's answer whichever kind it is (``loom op`` takes any op): ``call`` and ``streamed``
+    are for a caller that knows."""
     try:
         return registry.call(
             op, OPERATOR, body, block=lambda wait: progress.block(wait.check, wait.seconds, op)

@@ -2,15 +2,17 @@
 ``loom op`` (any op, as the operator); ``loom search`` is ``commands.search``."""
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from commands.common import call, check_range, connected
+from commands.common import answered, call, check_range, connected
 from commands.console import fail, out
 from ops.errors import OpError
 from ops.limits import parse_body
+from ops.schemas import Streamed
 from pipelines.transcripts import TranscriptError, default_thread_id, parse_transcript
 from workers import broker
 
@@ -106,5 +108,10 @@ def call_op(
     except OpError as exc:
         raise fail(exc.reason) from exc
     with connected():
-        answer = call(name, parsed)
+        answer = answered(name, parsed)
+        if isinstance(answer, Streamed):  # erasure.export: written as it is read
+            for chunk in answer.chunks:
+                sys.stdout.buffer.write(chunk)
+            sys.stdout.buffer.write(b"\n")
+            return
     print(json.dumps(answer, indent=2))

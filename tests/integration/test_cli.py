@@ -274,6 +274,14 @@ def test_any_op_runs_from_the_cli_and_bad_input_is_one_line():
         assert result.stderr.strip().count("\n") == 0 and says in result.stderr, (args, result.stderr)
 
 
+def test_loom_op_writes_an_op_that_streams_its_answer_as_it_comes():
+    enable_logging("opstream")
+    append("opstream", "t", "dana's turn for her export", user_id="dana")
+    exported = loom("op", "erasure.export", '{"namespace": "opstream", "user_id": "dana"}')
+    assert exported.exit_code == 0, exported.output
+    assert "dana's turn for her export" in json.dumps(json.loads(exported.stdout))
+
+
 def test_ingest_hands_the_file_over_at_once_and_wait_needs_a_worker(tmp_path):
     from tests.support.waits import wait_until
     from workers import broker
