@@ -14,7 +14,7 @@ from prometheus_client import Counter, Histogram
 from ops import activity
 from ops.errors import OpError
 
-OUTCOMES = ("stored", "duplicate", "logging_disabled", "deleted", "rejected", "error")
+OUTCOMES = ("stored", "duplicate", "logging_disabled", "deleted", "expired", "rejected", "error")
 APPENDS = Counter(
     "loom_appends",
     "conversation.append calls by outcome (rejected: refused by the op, e.g. a namespace the token "

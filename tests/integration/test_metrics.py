@@ -3,6 +3,7 @@ answers its status to anyone and its per-check details only to an admin token.""
 
 import socket
 import time
+from typing import get_args
 
 import pytest
 from fastapi.testclient import TestClient
@@ -13,6 +14,7 @@ from sqlmodel import func, select
 from models import db
 from models.settings import get_settings
 from models.stage_run import STATUSES, StageRun
+from ops.turns import AppendAnswer
 from services.ports import free_port
 from tests.support.calls import append, enable_logging
 from tests.support.rows import embedding_subject
@@ -68,6 +70,15 @@ def test_metrics_count_appends_by_outcome_and_time_them(client, make_token):
     timed = {part: after[(f"loom_append_duration_seconds_{part}", ())] for part in ("count", "sum")}
     assert timed["count"] - before.get(("loom_append_duration_seconds_count", ()), 0) == 4
     assert timed["sum"] > before.get(("loom_append_duration_seconds_sum", ()), 0)
+
+
+def test_every_outcome_an_append_can_have_is_a_series_before_it_first_happens(client):
+    """A dashboard's rate of a series that appears only once its outcome happens reads nothing,
+    not zero, until then: every reason conversation.append answers with is there from the start."""
+    said, _ = get_args(AppendAnswer.model_fields["reason"].annotation)
+    samples = scrape(client)
+    for outcome in ("stored", *get_args(said), "rejected", "error"):
+        assert ("loom_appends_total", (("outcome", outcome),)) in samples, outcome
 
 
 def test_metrics_show_the_services_up(client):
