@@ -74,7 +74,18 @@ def op_modules(root: Path) -> set[str]:
         if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "OPS"
     )
     assert table is not None
-    return {node.id for node in ast.walk(table) if isinstance(node, ast.Name)}
+    # Short names the registry gave modules (``read, write = conversation_read, conversation_write``).
+    alias = {
+        target.id: value.id
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for targets, values in [(node.targets[0], node.value)]
+        for target, value in zip(
+            getattr(targets, "elts", [targets]), getattr(values, "elts", [values]), strict=False
+        )
+        if isinstance(target, ast.Name) and isinstance(value, ast.Name)
+    }
+    return {alias.get(node.id, node.id) for node in ast.walk(table) if isinstance(node, ast.Name)}
 
 
 def op_imports(tree: ast.AST, ops: set[str]) -> list[str]:
