@@ -45,29 +45,20 @@ def _since(value: str | None) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def _answer(op: str, body: dict) -> dict:
-    """The op's answer (the ledger's ops answer JSON: none streams)."""
-    answer = call(op, body)
-    assert isinstance(answer, dict)
-    return answer
-
-
 def _listed(status: str | None, stage: str | None, since: datetime | None, limit: int) -> list[dict]:
-    """Up to ``limit`` runs, newest first, paged through ``runs.list``. It takes no time, so with
-    ``since`` the pages are read until one holds no run created since then: a run's id and its
-    creation time rise together (both taken as it is requested)."""
+    """Up to ``limit`` runs, newest first, paged through ``runs.list`` (a page holds at most
+    ``PAGE_MAX``)."""
     found: list[dict] = []
     before: int | None = None
     while len(found) < limit:
-        asked = PAGE_MAX if since else min(PAGE_MAX, limit - len(found))
-        body = {"status": status, "stage": stage, "before_id": before, "limit": asked}
-        page = _answer("runs.list", given(body))["runs"]
-        kept = [run for run in page if since is None or datetime.fromisoformat(run["created_at"]) >= since]
-        found += kept
-        if len(page) < asked or not kept:
+        asked = min(PAGE_MAX, limit - len(found))
+        body = {"status": status, "stage": stage, "since": since and since.isoformat(), "before_id": before}
+        page = call("runs.list", given(body | {"limit": asked}))["runs"]
+        found += page
+        if len(page) < asked:
             break
         before = page[-1]["id"]
-    return found[:limit]
+    return found
 
 
 @runs_app.command("list")
@@ -112,7 +103,7 @@ def runs_show(
     """One stage run: where it stands now, then each failed attempt, oldest first."""
     check_range("the run id", run_id, RUN_IDS)
     with services.running(start=services.DATABASE):
-        run = _answer("runs.get", {"run_id": run_id})["run"]
+        run = call("runs.get", {"run_id": run_id})["run"]
     if as_json:
         print(json.dumps(run, indent=2))
         return
@@ -145,8 +136,8 @@ def runs_retry(
     check_choice("--status", status, (FAILED, SKIPPED))
     with connected():
         if run_id is not None:
-            answer = _answer("runs.retry", {"run_id": run_id})
+            answer = call("runs.retry", {"run_id": run_id})
         else:
             check_choice("--stage", stage, tuple(sorted(stages.all_stages())))
-            answer = _answer("runs.retry_stage", given({"stage": stage, "status": status}))
+            answer = call("runs.retry_stage", given({"stage": stage, "status": status}))
         out.print(answer["message"])

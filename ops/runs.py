@@ -7,7 +7,7 @@ act. Their requests name no namespace."""
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import AwareDatetime, ConfigDict, Field
 
 from models.stage_run import FAILED, StageRun, Status
 from ops.caller import Caller
@@ -29,6 +29,9 @@ class RunsRequest(OperatorRequest):
     )
     stage: str | None = Field(
         default=None, min_length=1, max_length=32, description="Only runs of this stage (1-32 characters)."
+    )
+    since: AwareDatetime | None = Field(
+        default=None, description="Only runs requested at or after this time (ISO 8601 with its UTC offset)."
     )
     before_id: RunId | None = Field(
         default=None,
@@ -93,8 +96,9 @@ def list_runs(caller: Caller, req: RunsRequest) -> RunsAnswer:
     """List the stage-run ledger, newest first, with every stage's counts by status.
 
     The background work (embedding, ingest, compaction, extraction, erasure...) as runs, filtered by
-    status and stage and paged by `before_id`. For an operator (a token of every namespace)."""
-    found = ledger.select_runs(req.status, req.stage, limit=req.limit, before_id=req.before_id)
+    status, stage and the time they were requested, and paged by `before_id`. For an operator (a
+    token of every namespace)."""
+    found = ledger.select_runs(req.status, req.stage, req.since, req.limit, req.before_id)
     return RunsAnswer(runs=[run_row(run) for run in found], counts=ledger_stats.counts())
 
 
