@@ -270,11 +270,14 @@ def build(toolset: str = CORE, caller: Caller | None = None) -> MCPServer:
         events: list[dict[str, Any]] | None = None,
         event_cursor: str | None = None,
         if_revision: int | None = None,
+        deterministic_fallback: bool = True,
         namespace: str | None = None,
     ) -> dict[str, Any]:
         """Revise (or start) a session brief from sections you wrote (goal, status, decisions,
         dead_ends, done, open_questions, next_steps, key_files, errors, constraints, pointers)
-        and/or events ({kind, text}). An empty brief_key is auto/<project>/<branch>."""
+        and/or events ({kind, text}). An empty brief_key is auto/<project>/<branch>. With no model
+        configured, events are condensed by the deterministic builder (deterministic_fallback
+        false: they then revise nothing)."""
         body = {
             "namespace": namespace,
             "brief_key": brief_key,
@@ -285,6 +288,7 @@ def build(toolset: str = CORE, caller: Caller | None = None) -> MCPServer:
             "events": events,
             "event_cursor": event_cursor,
             "if_revision": if_revision,
+            "deterministic_fallback": deterministic_fallback,
         }
         return await op(ctx, "session.brief_save", body)
 

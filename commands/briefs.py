@@ -49,6 +49,10 @@ def brief_save(
     ] = None,
     if_revision: Annotated[int | None, typer.Option(help="save only over this revision")] = None,
     wait_seconds: Annotated[float, typer.Option(help="how long to wait for the windows")] = 30,
+    deterministic_fallback: Annotated[
+        bool,
+        typer.Option(help="with no model to call, condense the events with the deterministic builder"),
+    ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="print the JSON answer")] = False,
 ) -> None:
     """session.brief_save: revise (or start) a brief from events, from sections, or both."""
@@ -69,6 +73,7 @@ def brief_save(
         "event_cursor": event_cursor,
         "if_revision": if_revision,
         "wait_seconds": wait_seconds,
+        "deterministic_fallback": deterministic_fallback,
     }
     with connected():
         answer = call("session.brief_save", given(body))

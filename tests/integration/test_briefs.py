@@ -3,15 +3,18 @@ wrote, events condensed by the worker in windows (the model, the deterministic b
 refusal and partial outcome of the document, revisions, compare-and-set, addressing and bounded
 tokens. The llm fixture checks that no prompt held a high event."""
 
+import asyncio
 import json
 import threading
 import uuid
 
 import pytest
+from mcp import Client
 from sqlmodel import col, select
 from typer.testing import CliRunner
 
 import cli
+from api import mcp
 from models import db
 from models.stage_run import StageRun
 from ops.caller import OPERATOR, create_token
@@ -442,3 +445,36 @@ def test_loom_brief_saves_prints_markdown_lists_and_deletes(ns, tmp_path):
     assert bad.exit_code == 2 and bad.output.count("\n") == 1 and "brief_key" in bad.output
     gone = runner.invoke(cli.app, ["brief", "delete", *base, "--key", "auto/billing/ledger"])
     assert gone.exit_code == 0 and "deleted" in gone.output
+
+
+def test_on_a_default_install_a_person_or_agent_saving_events_gets_the_deterministic_brief(
+    ns, worker, loom_env, tmp_path
+):
+    """Issue 36 item 8: the op keeps the document's rule (events alone with no model revise
+    nothing unless the save asks for the fallback); the CLI and MCP's loom_brief_save ask for it
+    as the plugins do, and an option turns it off."""
+    loom_env(LOOM_LLM_PROVIDER="fake")
+    providers_llm.reset_llm()
+    edits = tmp_path / "events.json"
+    edits.write_text(json.dumps([{"kind": "edit", "text": "src/ledger.py", "path": "src/ledger.py"}]))
+    runner, base = CliRunner(), ["brief", "save", "--namespace", ns, "--events", str(edits)]
+    saved = runner.invoke(cli.app, [*base, "--key", "by-hand"])
+    assert saved.exit_code == 0, saved.output
+    assert saved.output.strip() == "by-hand: revised, revision 1, by deterministic; windows 1/1 revised"
+    assert op(ns, "session.brief_get", brief_key="by-hand")["sections"]["key_files"] == ["src/ledger.py"]
+    off = runner.invoke(cli.app, [*base, "--key", "by-hand-off", "--no-deterministic-fallback"])
+    assert off.exit_code == 0 and off.output.strip() == "by-hand-off: not changed (not-revised), revision 0"
+    op_alone = op(ns, "session.brief_save", brief_key="op-alone", events=[{"kind": "edit", "text": "x"}])
+    assert (op_alone["changed"], op_alone["reason"]) == (False, "not-revised")
+
+    async def tool(**args) -> dict:
+        async with Client(mcp.build(caller=OPERATOR)) as client:
+            result = await client.call_tool(
+                "loom_brief_save", {"namespace": ns, "events": [{"kind": "edit", "text": "a.py"}]} | args
+            )
+        assert not result.is_error, result
+        return json.loads(result.content[0].text)
+
+    assert asyncio.run(tool(brief_key="by-agent"))["author"] == "deterministic"
+    unasked = asyncio.run(tool(brief_key="by-agent-off", deterministic_fallback=False))
+    assert (unasked["changed"], unasked["reason"]) == (False, "not-revised")
