@@ -65,6 +65,7 @@ def open_session(s: Session, loom: Loom, where: Where, now: datetime) -> LoomSes
             tenant_id=looms.tenant_id(loom.namespace),
             interaction_process_id=interaction,
             agent_name=where.agent,
+            agent_id=looms.agent_id(loom.namespace, where.agent),
             last_sequence=last,
             last_turn_at=last_at,
             awaiting_night=last > 0,

@@ -20,7 +20,7 @@ from pydantic_core import PydanticCustomError
 from models.conversation import Thread, Turn
 from models.namespace import NAME_MAX, name_problem
 from ops.limits import check_metadata, value_problem
-from pipelines import hybrid
+from pipelines import hybrid, looms
 
 
 def _namespace(name: str) -> str:
@@ -97,7 +97,7 @@ class OpRequest(BaseModel):
         ),
     )
     agent: str = Field(
-        default="default",
+        default=looms.UNNAMED_AGENT,
         min_length=1,
         max_length=128,
         description=(

@@ -266,7 +266,7 @@ def test_the_sessions_route_serves_every_field_of_the_seed_by_name_and_type(clie
     assert set(session) == expected
     assert all(_uuid(session[f]) for f in ("loomId", "interactionProcessId", "tenantId", "id"))
     assert session["interactionProcessId"] == "3f2b8c1e-5d4a-4e6b-9c7d-2a1b0c9d8e7f"  # a uuid run is kept
-    assert session["agentName"] == "route" and session["agentId"] is None
+    assert session["agentName"] == "route" and _uuid(session["agentId"])
     assert session["tapestry"] is None and _moment(session["tapestryWovenAt"])  # its loom is empty
     assert all(isinstance(session[f], list) and all(map(_uuid, session[f])) for f in UUID_LISTS)
     assert session["subjects"] == [] and session["pendingProposals"] == []
@@ -279,6 +279,19 @@ def test_the_sessions_route_serves_every_field_of_the_seed_by_name_and_type(clie
     assert client.get("/looms/by-id/not-a-uuid/sessions", headers=headers).status_code == 422
     paged = client.get(f"/looms/by-id/{loom}/sessions?limit=1", headers=headers).json()
     assert len(paged["sessions"]) == 1
+
+
+def test_a_named_agent_has_one_id_across_its_sessions_and_an_unnamed_caller_none():
+    """Issue 36 item 7: agentId is filled when the agent is known, the same in every session."""
+
+    def agent_id(thread: str, **agent) -> str | None:
+        return op("context.pack", thread_id=thread, **agent)["session"]["agentId"]
+
+    chats = [f"t-{uuid.uuid4().hex[:6]}" for _ in range(2)]
+    first, second = (agent_id(chat, agent="claude-code") for chat in chats)
+    assert _uuid(first) and first == second
+    assert agent_id(chats[0], agent="codex") not in (None, first)
+    assert agent_id(chats[0]) is None  # no agent named: "default" is not an agent Loom knows
 
 
 def test_looms_list_makes_the_default_loom_once():
