@@ -193,8 +193,11 @@ def test_ctrl_c_stops_a_worker_cleanly(loom):
     lines: list[str] = []
     wait_for(lambda: lines.append(worker.stderr.readline()) or "worker up" in lines[-1], 60, "the worker")
     worker.send_signal(signal.SIGINT)
-    code = worker.wait(60)
-    printed = "".join(lines) + worker.stderr.read()
+    # communicate() drains stderr while waiting: a worker logging the shared loom's queued work
+    # would otherwise fill the pipe and block in write(), never reaching its exit.
+    rest = worker.communicate(timeout=60)[1]
+    code = worker.returncode
+    printed = "".join(lines) + rest
     assert code == 0 and "Traceback" not in printed, printed
 
 
