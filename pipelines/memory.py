@@ -18,6 +18,7 @@ from pgvector import Vector
 from sqlalchemy import ColumnElement, func
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import defer
+from sqlalchemy.orm.interfaces import LoaderOption
 from sqlmodel import Session, col, or_, select
 
 from models.base import utcnow
@@ -225,20 +226,29 @@ def heaviest(
     return list(s.exec(query.order_by(*order).limit(limit)))
 
 
+def without_vector() -> LoaderOption:
+    """Threads loaded without their vectors (most of a thread's bytes), for a reader that needs
+    none."""
+    # sqlmodel's col() is typed as a Mapped; defer() takes the instrumented attribute it is
+    return defer(col(MemoryThread.vector))  # type: ignore[arg-type]
+
+
 def live_threads(s: Session, loom_id: UUID, now: datetime) -> list[MemoryThread]:
     """Every live thread of the loom (what a tapestry is woven from), without its vector (a
     tapestry reads none, and the vectors are most of a thread's bytes)."""
     query = select(MemoryThread).where(col(MemoryThread.loom_id) == loom_id, *live(now))
-    # sqlmodel's col() is typed as a Mapped; defer() takes the instrumented attribute it is
-    return list(s.exec(query.options(defer(col(MemoryThread.vector)))))  # type: ignore[arg-type]
+    return list(s.exec(query.options(without_vector())))
 
 
-def cued_threads(s: Session, loom_id: UUID, now: datetime) -> list[MemoryThread]:
-    """The loom's live threads that have cues."""
+def cued_threads(s: Session, loom_id: UUID, said: str, now: datetime) -> list[MemoryThread]:
+    """The loom's live threads that ``said`` may have said a cue of: a cue's first words (its key)
+    are a run of words of the text, found by the cues' index (migration 0038), not by reading every
+    cue. The caller checks the cue whole (``mentions``)."""
+    keys = func.loom_cue_keys(col(MemoryThread.cues))
     query = select(MemoryThread).where(
-        col(MemoryThread.loom_id) == loom_id, func.cardinality(col(MemoryThread.cues)) > 0, *live(now)
+        col(MemoryThread.loom_id) == loom_id, keys.op("&&")(func.loom_said_keys(said)), *live(now)
     )
-    return list(s.exec(query))
+    return list(s.exec(query.options(without_vector())))
 
 
 def still_live(s: Session, ids: list[UUID], now: datetime) -> list[MemoryThread]:

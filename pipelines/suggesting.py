@@ -122,7 +122,7 @@ def suggest(
     cued_before = set(session.cued_thread_ids)
     cues = {
         t.id: (t, cue)
-        for t in memory.cued_threads(s, loom.id, now)
+        for t in memory.cued_threads(s, loom.id, said.text, now)
         if t.id not in cued_before and (cue := cue_of(t, said.text)) is not None
     }
     threads = {i: t for i, (t, _) in cues.items()} | {hit.thread.id: hit.thread for hit in ranked}

@@ -204,3 +204,16 @@ def test_a_later_pack_carries_what_was_pinned_in_the_session():
     later = op("context.pack", user_id="ana", **where)
     assert later["tapestry"] is None  # woven once
     assert [t["id"] for t in later["held"]] == [pinned["id"]]
+
+
+def test_a_cue_is_found_by_its_index_as_whole_words_whatever_its_length_or_case():
+    """No worker: a thread not embedded passes vetting by its words, and only a cue said makes it
+    cued."""
+    host = remember("the staging database host", cues=["pg-stage-04"])
+    long_cue = "when the nightly export to the finance ledger replica runs late again"
+    late = remember("page the data team when the export runs late", cues=[long_cue])
+    word = remember("the pass office is by the gate", cues=["pass"])
+    said = f"is PG-Stage-04 up? {long_cue.upper()}, and what about backstage passes"
+    offered = op("memory.suggest", said=said, **session())["suggestions"]
+    cued = {s["id"] for s in offered if s["cued"]}
+    assert cued == {host["id"], late["id"]} and word["id"] not in cued
