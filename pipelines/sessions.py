@@ -162,6 +162,23 @@ def record_used(s: Session, loom: Loom, where: Where, used: Used, now: datetime)
     return session, len(recalled) + len(seen) + len(held)
 
 
+def held_in_conversation(
+    s: Session, namespace: str, thread_id: str, agent: str, now: datetime
+) -> list[MemoryThread]:
+    """The memory threads the agent's sessions on the conversation hold (pinned in them), still
+    live, oldest session first: what a summary of the conversation must put back."""
+    held = s.exec(
+        select(col(LoomSession.held_thread_ids))
+        .where(
+            col(LoomSession.namespace) == namespace,
+            col(LoomSession.thread_id) == thread_id,
+            col(LoomSession.agent_name) == agent,
+        )
+        .order_by(col(LoomSession.date_created))
+    ).all()
+    return memory.still_live(s, [i for ids in held for i in ids], now)
+
+
 def give(s: Session, loom: Loom, to: Where, thread_id: UUID, now: datetime) -> LoomSession:
     """The thread waits as a gift in the receiving agent's session (``to``) until its next
     context.pack offers it; that session."""
