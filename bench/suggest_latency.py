@@ -2,11 +2,12 @@
 10,000 threads, as a prompt hook calls it).
 
     .venv/bin/python bench/suggest_latency.py [--threads 10000] [--embedded 0.5] [--calls 300]
+                                              [--vocabulary 400]
 
 On a fresh embedded PostgreSQL in a temporary LOOM_HOME (no broker, no worker): ``--threads``
 memory threads are written in one loom through ``pipelines.memory.write`` (what memory.set
-writes), each a sentence of a 400-word vocabulary with one or two cues (two words of it); a share
-``--embedded`` of them get a vector of the local model's width, as that model (random: what is
+writes), each a sentence of a ``--vocabulary``-word vocabulary with one or two cues (two words of
+it); a share ``--embedded`` of them get a vector of the local model's width, as that model (random: what is
 measured is the statements, not the ranking). Then ``--calls`` memory.suggest calls, each what a
 person might type (12 to 30 words of the vocabulary, a cue in one in three), ten to a session, go
 through ``ops.registry.call`` in this process, as HTTP's handler calls it: the time of each is
@@ -34,7 +35,7 @@ NAMESPACE = "bench-suggest"
 SEED = 36
 
 
-def vocabulary(rng: random.Random, size: int = 400) -> list[str]:
+def vocabulary(rng: random.Random, size: int) -> list[str]:
     letters = "abcdefghijklmnopqrstuvwxyz"
     words: set[str] = set()
     while len(words) < size:
@@ -104,9 +105,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=10_000)
     parser.add_argument("--embedded", type=float, default=0.5)
     parser.add_argument("--calls", type=int, default=300)
+    # 400: every word said is in some 400 threads, a worst case for the lexical leg; English
+    # threads share far fewer words once the stop words are out.
+    parser.add_argument("--vocabulary", type=int, default=400)
     args = parser.parse_args()
     rng = random.Random(SEED)
-    words = vocabulary(rng)
+    words = vocabulary(rng, args.vocabulary)
     with embedded_database("suggest"):
         without_broker()
         cues = seed(args.threads, args.embedded, words, rng)
@@ -115,6 +119,7 @@ def main() -> None:
         "threads": args.threads,
         "embedded": args.embedded,
         "calls": args.calls,
+        "vocabulary": args.vocabulary,
         "p50_ms": rounded(percentile(times, 50), 1),
         "p95_ms": rounded(percentile(times, 95), 1),
         "max_ms": rounded(max(times), 1),
