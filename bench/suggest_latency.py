@@ -8,11 +8,12 @@ On a fresh embedded PostgreSQL in a temporary LOOM_HOME (no broker, no worker): 
 memory threads are written in one loom through ``pipelines.memory.write`` (what memory.set
 writes), each a sentence of a ``--vocabulary``-word vocabulary with one or two cues (two words of
 it); a share ``--embedded`` of them get a vector of the local model's width, as that model
-(random: what is measured is the statements, not the ranking). Then ``--calls`` memory.suggest calls, each what a
-person might type (12 to 30 words of the vocabulary, a cue in one in three), ten to a session, go
-through ``ops.registry.call`` in this process, as HTTP's handler calls it: the time of each is
-the server's (the query's embedding by the local model included; HTTP's parsing not). Prints
-p50/p95/max; the last stdout line is one JSON object. Not part of the test suite.
+(random: what is measured is the statements, not the ranking). Then ``--calls`` memory.suggest
+calls, each what a person might type (12 to 30 words of the vocabulary, a cue in one in three),
+ten to a session, go through ``ops.registry.call`` in this process, as HTTP's handler calls it:
+the time of each is the server's (the query's embedding by the local model included; HTTP's
+parsing not). Prints p50/p95/max; the last stdout line is one JSON object. Not part of the test
+suite.
 """
 
 from __future__ import annotations
