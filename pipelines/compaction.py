@@ -20,8 +20,9 @@ from sqlmodel import Session, col, select
 
 from models.base import stored
 from models.conversation import Embedding, Thread, Turn, TurnKey
+from models.memory import MemoryThread
 from models.queries import threads as queries
-from pipelines import contexts, keys, retire, screening
+from pipelines import contexts, keys, retire, screening, tapestry, token_budget
 
 NOTHING_TO_COMPACT = "nothing-to-compact"
 SUMMARY_HIGH = "summary-high-sensitivity"
@@ -36,6 +37,8 @@ INSTRUCTIONS = (
     "earlier summaries are given, fold them in: the result replaces them too."
 )
 SUMMARY_MAX_CHARS = 8_000
+# The section a summary ends with when the agent's sessions on the conversation hold threads.
+HELD_HEADING = "Held (pinned in this session; ids for memory.pin):"
 
 
 class Summary(BaseModel):
@@ -121,10 +124,30 @@ def choose(
     return window
 
 
+def with_held(summary: str, held: list[MemoryThread], max_tokens: int) -> str:
+    """The summary, then the held threads as the tapestry names them (those that fit
+    ``max_tokens``, none that reads as high): a summarised conversation keeps what its agent
+    pinned, where its next turns (and a search) read it."""
+    budget = token_budget.Budget(max_tokens)
+    lines = [
+        tapestry.line(thread)
+        for thread in held
+        if not screening.is_high(thread.content) and budget.take(tapestry.line(thread) + "\n")
+    ]
+    return "\n\n".join([summary, "\n".join([HELD_HEADING, *lines])]) if lines else summary
+
+
+def without_held(summary: str) -> str:
+    """A summary without its held section: the model folds the prose; the section is written
+    anew from what is held then."""
+    return summary.split("\n\n" + HELD_HEADING, 1)[0]
+
+
 def prompt(window: Window, budget: int) -> str:
     parts = []
     if window.folded:
-        parts.append("Earlier summaries:\n" + "\n\n".join(turn.content for turn in window.folded))
+        folded = (without_held(turn.content) for turn in window.folded)
+        parts.append("Earlier summaries:\n" + "\n\n".join(folded))
     parts.append("Turns:\n" + "\n".join(line(turn, budget // 4) for turn in window.turns))
     return "\n\n".join(parts)
 

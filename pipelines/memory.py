@@ -9,6 +9,7 @@ small corpus) and a BM25 leg (``pipelines.lexical``, the loom its own corpus), f
 by ``pipelines.hybrid`` (by thread id). A thread that was cut, or whose ``until`` has
 passed, is neither woven nor returned."""
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID, uuid4
@@ -16,6 +17,8 @@ from uuid import UUID, uuid4
 from pgvector import Vector
 from sqlalchemy import ColumnElement, func
 from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import defer
+from sqlalchemy.orm.interfaces import LoaderOption
 from sqlmodel import Session, col, or_, select
 
 from models.base import utcnow
@@ -122,6 +125,12 @@ def reframe(s: Session, thread: MemoryThread, content: str, now: datetime) -> bo
 # --- finding them ------------------------------------------------------------------------------
 
 
+def mentions(text: str, phrase: str) -> bool:
+    """The phrase appears in the text as whole words, whatever the case (a cue said, a subject
+    named)."""
+    return re.search(rf"(?<!\w){re.escape(phrase.strip())}(?!\w)", text, re.IGNORECASE) is not None
+
+
 @dataclass(frozen=True)
 class Found:
     thread: MemoryThread
@@ -217,22 +226,44 @@ def heaviest(
     return list(s.exec(query.order_by(*order).limit(limit)))
 
 
+def without_vector() -> LoaderOption:
+    """Threads loaded without their vectors (most of a thread's bytes), for a reader that needs
+    none."""
+    # sqlmodel's col() is typed as a Mapped; defer() takes the instrumented attribute it is
+    return defer(col(MemoryThread.vector))  # type: ignore[arg-type]
+
+
 def live_threads(s: Session, loom_id: UUID, now: datetime) -> list[MemoryThread]:
-    """Every live thread of the loom (what a tapestry is woven from)."""
-    return list(s.exec(select(MemoryThread).where(col(MemoryThread.loom_id) == loom_id, *live(now))))
+    """Every live thread of the loom (what a tapestry is woven from), without its vector (a
+    tapestry reads none, and the vectors are most of a thread's bytes)."""
+    query = select(MemoryThread).where(col(MemoryThread.loom_id) == loom_id, *live(now))
+    return list(s.exec(query.options(without_vector())))
 
 
-def cued_threads(s: Session, loom_id: UUID, now: datetime) -> list[MemoryThread]:
-    """The loom's live threads that have cues."""
+def cued_threads(s: Session, loom_id: UUID, said: str, now: datetime) -> list[MemoryThread]:
+    """The loom's live threads that ``said`` may have said a cue of: a cue's first words (its key)
+    are a run of words of the text, found by the cues' index (migration 0038), not by reading every
+    cue. The caller checks the cue whole (``mentions``)."""
+    keys = func.loom_cue_keys(col(MemoryThread.cues))
     query = select(MemoryThread).where(
-        col(MemoryThread.loom_id) == loom_id, func.cardinality(col(MemoryThread.cues)) > 0, *live(now)
+        col(MemoryThread.loom_id) == loom_id, keys.op("&&")(func.loom_said_keys(said)), *live(now)
     )
-    return list(s.exec(query))
+    return list(s.exec(query.options(without_vector())))
 
 
 def still_live(s: Session, ids: list[UUID], now: datetime) -> list[MemoryThread]:
-    """Those of these threads that are live still (a gift cut since it was given is not offered)."""
-    return list(s.exec(select(MemoryThread).where(col(MemoryThread.id).in_(ids), *live(now))))
+    """Those of these threads that are live still, in the order given (a gift cut since it was
+    given is not offered)."""
+    found = {t.id: t for t in s.exec(select(MemoryThread).where(col(MemoryThread.id).in_(ids), *live(now)))}
+    return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+
+def live_of(s: Session, loom_id: UUID, ids: list[UUID], now: datetime) -> set[UUID]:
+    """Which of these ids are live threads of the loom."""
+    query = select(col(MemoryThread.id)).where(
+        col(MemoryThread.loom_id) == loom_id, col(MemoryThread.id).in_(ids), *live(now)
+    )
+    return set(s.exec(query))
 
 
 def search(

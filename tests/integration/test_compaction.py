@@ -18,6 +18,7 @@ from models.stage_run import FAILED, SKIPPED, SUCCEEDED
 from ops.caller import OPERATOR
 from ops.errors import OpError
 from ops.registry import call
+from pipelines import compaction
 from tests.support.calls import append, enable_logging, found_lexically
 from tests.support.rows import context_of, lexemes_of
 from tests.support.waits import settled, wait_until
@@ -404,3 +405,22 @@ def test_a_summary_is_found_by_its_own_text_in_every_mode_ahead_of_turns_with_fe
     hits = call("conversation.search", OPERATOR, body)["hits"]
     # Live turns of the thread share "terraform state locking": the summary holds every word.
     assert hits and hits[0]["msg_id"] == summary_msg_id, [h["msg_id"] for h in hits]
+
+
+def test_a_summary_puts_back_what_the_agents_session_holds(llm, worker):
+    memory = {"namespace": NS, "thread_id": "pinned", "agent": "default"}
+    kept = call("memory.set", OPERATOR, {**memory, "content": "the ledger export runs at two"})["thread"]
+    gone = call("memory.set", OPERATOR, {**memory, "content": "the old host is heron"})["thread"]
+    for thread in (kept, gone):
+        call("memory.pin", OPERATOR, {**memory, "thread": thread["id"]})
+    call("memory.cut", OPERATOR, {"namespace": NS, "thread": gone["id"]})
+    transcript("pinned", 20)
+    assert compact("pinned")["run"]["status"] == SUCCEEDED
+    summary = live("pinned")[0]["content"]
+    held = f"{compaction.HELD_HEADING}\n- the ledger export runs at two [{kept['id']}]"
+    assert summary.endswith("\n\n" + held) and "heron" not in summary
+    transcript("pinned", 4, start=20)
+    assert compact("pinned")["run"]["status"] == SUCCEEDED  # the summary folds in: its section is new
+    assert compaction.HELD_HEADING not in prompts(llm)[-1]
+    assert live("pinned")[0]["content"].count(compaction.HELD_HEADING) == 1
+    assert live("pinned")[0]["content"].endswith(held)

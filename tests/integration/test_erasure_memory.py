@@ -136,7 +136,8 @@ def test_erasure_of_a_namespace_removes_its_memory_plane_and_leaves_others(purge
 def test_a_memory_erasure_that_fails_midway_is_finished_by_the_next_delivery(ns, loom_env, monkeypatch):
     about_carol = [f"Carol's note {i}: she reviews the {topic} docs" for i, topic in enumerate("abc")]
     for content in [*about_carol, OFFICE]:
-        op(ns, "memory.set", content=content, subjects=["carol"] if "Carol" in content else [])
+        written = op(ns, "memory.set", content=content, subjects=["carol"] if "Carol" in content else [])
+    office = written["thread"]["id"]
     woven = op(ns, "context.pack", thread_id="chat", agent="guide")["tapestry"]
     assert all(line in woven for line in about_carol)
     loom_env(LOOM_ERASURE_BATCH="1")
@@ -161,4 +162,6 @@ def test_a_memory_erasure_that_fails_midway_is_finished_by_the_next_delivery(ns,
     stage.erase([run_id])
     run = ledger.get(run_id)
     assert run.status == SUCCEEDED and run.result == {"memory_threads": 3}, run.result
-    assert remembered(ns) == [OFFICE] and session_of(ns)["tapestry"].splitlines()[1:] == [f"- {OFFICE}"]
+    assert remembered(ns) == [OFFICE] and session_of(ns)["tapestry"].splitlines()[1:] == [
+        f"- {OFFICE} [{office}]"  # a line names its thread's id (issue 36)
+    ]

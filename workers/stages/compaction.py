@@ -15,7 +15,7 @@ from models.base import utcnow
 from models.settings import get_settings
 from models.stage_run import SKIPPED, SUCCEEDED, StageRun
 from models.stages import COMPACTION, EMBEDDING
-from pipelines import compaction, embedding, keys, screening
+from pipelines import compaction, embedding, keys, screening, sessions
 from providers import llm
 from providers.embedders import get_embedder
 from workers import ledger
@@ -80,6 +80,9 @@ def _compact(run: StageRun) -> str | None:
     summary = answer.summary.strip()[: compaction.SUMMARY_MAX_CHARS]
     if screening.is_high(summary):
         return compaction.SUMMARY_HIGH  # never embedded; a retry would pay for the same summary
+    with db.session() as s:  # read as the summary is written: a retry reads them again
+        held = sessions.held_in_conversation(s, thread.namespace, thread.thread_id, agent, utcnow())
+    summary = compaction.with_held(summary, held, settings.tapestry_max_tokens)
     embedded_text = embedding.embedding_text(summary, settings.embed_max_chars)
     try:
         embedder = get_embedder()
