@@ -17,7 +17,7 @@ import pytest
 from services.ports import free_port
 from tests.e2e.conftest import Loom, running_loom, wait_for
 from tests.support.claude_code import MARKETPLACE, PLUGIN, Transcript, claude_cli, git_repo, run_hook
-from tests.support.memory_hooks import injected, mcp_tool, tokens
+from tests.support.memory_hooks import FREEZE, FREEZE_CUE, as_claude_code_gives_it, injected, mcp_tool, tokens
 
 pytestmark = pytest.mark.e2e
 
@@ -259,16 +259,6 @@ def test_claude_codes_own_validator_accepts_the_plugin_and_the_marketplace():
 
 # Short enough to fit any tapestry, and about the project: the tapestry takes it first.
 CENTS = "Invoice totals in billing-service are summed in integer cents, never in floats."
-# Longer than the tapestry of a 200-token session start (150 tokens), so only its cue brings it.
-FREEZE = (
-    "During a deploy freeze nothing merges to main: the freeze starts every Friday at 15:00 UTC and "
-    "ends on Monday at 09:00 UTC, announced in the #releases channel by the release captain. An "
-    "urgent fix needs the captain's written approval in the ticket, a second reviewer from the "
-    "platform team, and a rollback plan attached before the merge button is pressed; the staging "
-    "deploy must have run green for at least one hour, the on-call engineer must be told in the "
-    "incident channel, and the change log must name the ticket. Feature flags stay as they are "
-    "during the freeze, and database migrations wait for Monday whatever their size or urgency."
-)
 PASSWORD = "the staging password is hunter2-Xq9vLp3sTz7R"  # what Loom screens as high
 API_KEY = "sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz12"
 
@@ -290,7 +280,14 @@ def remember(live: Loom, token: str, content: str, session: str, **more) -> str:
         live, token, "memory.set", {"content": content, "thread_id": session, "agent": "claude-code"} | more
     )
     assert stored["stored"], stored
-    return stored["thread"]["id"]
+    return embedded(live, stored["thread"]["id"])
+
+
+def embedded(live: Loom, thread: str) -> str:
+    """The thread, once embedded: what is offered is vetted by its similarity from then on."""
+    query = "SELECT 1 FROM memory_threads WHERE id = %s AND embedded_at IS NOT NULL"
+    wait_for(lambda: live.sql(query, thread), 60, "the thread's embedding")
+    return thread
 
 
 def session_of(live: Loom, token: str, session: str) -> dict:
@@ -304,7 +301,7 @@ def test_a_second_session_wakes_up_with_what_the_first_taught_and_is_offered_a_c
     token = env["LOOM_TOKEN"]
     hook("SessionStart", loop, source="startup")
     cents = remember(live, token, CENTS, first.session_id, subjects=["billing-service"])
-    freeze = remember(live, token, FREEZE, first.session_id, cues=["deploy freeze"])
+    freeze = remember(live, token, FREEZE, first.session_id, cues=[FREEZE_CUE])
 
     second = Transcript(first.path.with_name(f"{uuid.uuid4()}.jsonl"), str(uuid.uuid4()), repo, "ledger-move")
     loop = (env, repo, second)
@@ -318,7 +315,7 @@ def test_a_second_session_wakes_up_with_what_the_first_taught_and_is_offered_a_c
     assert CENTS not in offered and tokens(offered) <= 400 and asked.stderr == ""
     again = hook("UserPromptSubmit", loop, prompt="So, the deploy freeze: what does it block?")
     assert again.stdout == "" and again.stderr == ""  # offered once a session
-    unrelated = hook("UserPromptSubmit", loop, prompt="What is a good name for a cat?")
+    unrelated = hook("UserPromptSubmit", loop, prompt="Which cat breed suits a small flat?")
     assert unrelated.stdout == "" and unrelated.stderr == ""
 
     # The agent searches its memory and pins the freeze over MCP; the PostToolUse hook records both.
@@ -327,7 +324,7 @@ def test_a_second_session_wakes_up_with_what_the_first_taught_and_is_offered_a_c
         ("loom_memory_search", {"query": "how are invoice totals summed"}),
         ("loom_memory_pin", {"thread": freeze}),
     ):
-        answer = mcp_tool(url, token, tool, arguments)
+        answer = as_claude_code_gives_it(mcp_tool(url, token, tool, arguments))
         hook("PostToolUse", loop, tool_name=f"mcp__plugin_loom_loom__{tool}", tool_input=arguments,
              tool_response=answer, tool_use_id=f"toolu_{uuid.uuid4().hex[:12]}")  # fmt: skip
     session = wait_for(
