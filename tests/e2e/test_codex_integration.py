@@ -307,7 +307,8 @@ def test_the_memory_hooks_start_offer_record_and_give_back_what_was_pinned(live,
     rollout.assistant("Yes, until Monday.")
     assert codex_hook(codex, "PreCompact", turn_id="t5", trigger="auto").stdout == ""
     resumed = injected(codex_hook(codex, "SessionStart", source="compact").stdout, "SessionStart")
-    assert "Pinned this session" in resumed and f"{FREEZE} [{freeze}]" in resumed and tokens(resumed) <= 200
+    held = resumed.split("Pinned this session (held through compaction):\n", 1)[1].split("\n", 1)[0]
+    assert held.startswith(f"- {FREEZE[:200]}") and held.endswith(f"[{freeze}]") and tokens(resumed) <= 200
 
 
 def codex_cli() -> Path:
