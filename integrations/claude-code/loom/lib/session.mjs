@@ -32,7 +32,7 @@ export async function primer(config, where, seconds) {
   }
   if (!lines.length) return "";
   const heading = `Loom keeps saved state for ${where.project ? `project ${where.project}` : "this namespace"}:`;
-  const how = "Nothing is loaded. When the person asks to resume one, use the loom-session skill to load it.";
+  const how = "No brief is loaded. When the person asks to resume one, use the loom-session skill to load it.";
   return [heading, ...lines, how].join("\n");
 }
 
