@@ -9,7 +9,8 @@
 // person's prompt, where a model could take it for the task), and fits a budget of tokens counted
 // as Loom counts them: ceil(characters / 4).
 
-import { call, clip } from "./loom.mjs";
+import { call } from "./http.mjs";
+import { clip } from "./loom.mjs";
 import { given, primer } from "./session.mjs";
 
 export const READ_SECONDS = 2;
