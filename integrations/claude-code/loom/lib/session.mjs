@@ -3,7 +3,8 @@
 // line of work and its "where was I" note, and those that end a session (its turns to extraction,
 // its tool actions to episodes). The client's hooks turn their transcript into events and messages.
 
-import { call, clip } from "./loom.mjs";
+import { call } from "./http.mjs";
+import { clip } from "./loom.mjs";
 import { whereWasI } from "./transcript.mjs";
 
 const MESSAGES_MAX = 500; // memory.set_from_messages takes at most this many at once
@@ -16,12 +17,13 @@ function day(moment) {
   return String(moment).replace("T", " ").slice(0, 16);
 }
 
-// The primer: this project's saved briefs and working memory, by name and date.
-export async function primer(config, where) {
+// The primer: this project's saved briefs and working memory, by name and date (each call given
+// up after `seconds`).
+export async function primer(config, where, seconds) {
   const scope = given({ project: where.project, limit: 10 });
   const [briefs, blocks] = await Promise.all([
-    call(config, "session.brief_list", scope),
-    call(config, "working_memory.list", given({ ...scope, user_id: config.user })),
+    call(config, "session.brief_list", scope, seconds),
+    call(config, "working_memory.list", given({ ...scope, user_id: config.user }), seconds),
   ]);
   const lines = [];
   for (const brief of briefs.briefs) lines.push(`- brief ${brief.brief_key} (updated ${day(brief.updated_at)})`);
@@ -31,7 +33,7 @@ export async function primer(config, where) {
   }
   if (!lines.length) return "";
   const heading = `Loom keeps saved state for ${where.project ? `project ${where.project}` : "this namespace"}:`;
-  const how = "Nothing is loaded. When the person asks to resume one, use the loom-session skill to load it.";
+  const how = "No brief is loaded. When the person asks to resume one, use the loom-session skill to load it.";
   return [heading, ...lines, how].join("\n");
 }
 
