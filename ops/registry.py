@@ -19,6 +19,7 @@ from ops import (
     looms,
     memory,
     memory_extraction,
+    memory_reflect,
     memory_suggest,
     namespaces,
     observe,
@@ -114,6 +115,9 @@ OPS: dict[str, Op[Any]] = {
     "memory.give": Op("writer", memory.GiveRequest, memory.GiveAnswer, memory.give),
     "memory.suggest": Op(
         "viewer", memory_suggest.SuggestRequest, memory_suggest.SuggestAnswer, memory_suggest.suggest
+    ),
+    "memory.reflect": Op(
+        "viewer", memory_reflect.ReflectRequest, memory_reflect.ReflectAnswer, memory_reflect.reflect
     ),
     "memory.set_from_messages": Op(
         "writer",
