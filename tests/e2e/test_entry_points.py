@@ -52,6 +52,7 @@ CALLS = [
     ("loom_brief_get", {"project": "billing"}),
     ("loom_memory_set", {"content": "The export job reads the ledger every night."}),
     ("loom_memory_search", {"query": "export job ledger", "limit": 5}),
+    ("loom_reflect", {"question": "when does the export job read the ledger?"}),
     (
         "loom_working_memory_set",
         {"project": "billing", "branch": "ledger", "content": "next: the export job"},
