@@ -147,7 +147,9 @@ def night_weave(
         )
     ended = [change for r in runs for change in (r.result or {}).get("superseded", [])]
     for change in ended:  # the night's act on tensions: an older thread a newer one superseded
-        out.print(f"superseded {change['thread']} by {change['by']} (until {change['until']})")
+        out.print(
+            f"superseded {change['thread']} by {change['by']} (until {change['until']})", soft_wrap=True
+        )
 
 
 @night_app.command("list")

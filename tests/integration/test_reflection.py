@@ -10,7 +10,9 @@ import uuid
 
 import pytest
 from sqlalchemy import text
+from typer.testing import CliRunner
 
+import cli
 from models import db
 from models.base import utcnow
 from ops.caller import OPERATOR
@@ -127,6 +129,17 @@ def test_with_a_model_the_answer_is_its_prose_from_screened_threads_only(llm, wo
     assert len(llm.chat_calls) == 1
 
 
+def test_a_question_that_reads_as_high_is_never_sent(llm, worker):
+    older, newer, _ = planted()
+    answer = op("memory.reflect", question=f"When does Ana deploy the billing service? {SECRET}")
+    assert (answer["by"], answer["reason"], answer["run_id"]) == (
+        "threads",
+        "question-high-sensitivity",
+        None,
+    )
+    assert {older, newer} <= set(answer["cited"]) and llm.chat_calls == []
+
+
 def test_an_answer_that_reads_as_high_is_dropped_for_the_threads(llm, worker):
     planted()
     llm.reply = lambda request: {"answer": f"Ana pays with {SECRET}"}
@@ -157,8 +170,9 @@ def test_night_weaving_ends_the_superseded_thread_once_and_says_so(worker):
         subjects=["Ana"],
         thread_id=chat,
     )
-    weave_night()
-    wait_until(settled, what="the night's runs")
+    loom = op("looms.list")["looms"][0]["id"]
+    woven = CliRunner().invoke(cli.app, ["night-weave", "--loom", loom, "--wait", "--timeout", "60"])
+    assert woven.exit_code == 0, woven.output
     with db.session() as s:
         rows = dict(
             s.execute(
@@ -180,6 +194,7 @@ def test_night_weaving_ends_the_superseded_thread_once_and_says_so(worker):
     by = {change["thread"]: change["by"] for change in result["superseded"]}
     assert set(by) == {older, newer}
     assert rows[older] == created[by[older]]
+    assert f"superseded {older} by {by[older]}" in woven.output  # what the operator is told
     assert new_standup["stored"]
     found = op("memory.reflect", question="When does Ana deploy the billing service?")
     assert older not in found["cited"] and newer not in found["cited"]
