@@ -3,7 +3,7 @@
 
 The tools are the document's: ``loom_search`` (the unified search: its conversation, memory and
 briefs sections; the briefs section names them and never loads one), the memory tools
-(``loom_memory_search``, ``loom_memory_set``, ``loom_memory_pin``, ``loom_context_pack``,
+(``loom_memory_search``, ``loom_reflect``, ``loom_memory_set``, ``loom_memory_pin``, ``loom_context_pack``,
 ``loom_working_memory_get`` and ``loom_working_memory_set``), and ``loom_brief_get``, ``loom_brief_save`` and
 ``loom_brief_list``; ``loom_conversation_append`` only in the ``all`` toolset (``/mcp?toolset=all``,
 ``loom mcp --toolset all``), since nothing in the core listing should prompt a model to log turns.
@@ -159,6 +159,22 @@ def build(toolset: str = CORE, caller: Caller | None = None) -> MCPServer:
             {key: hit.get(key) for key in MEMORY_KEYS}
             for hit in (await op(ctx, "memory.search", body))["hits"]
         ]
+
+    @server.tool()
+    async def loom_reflect(
+        question: str, ctx: Context, limit: int = 8, namespace: str | None = None
+    ) -> dict[str, Any]:
+        """Reflect on a question over the namespace's memory: an answer citing the threads it draws
+        on (their ids under cited, the threads with id, content, kind and subjects), the knots
+        (threads that share a subject, cue or evidence) and the tensions (threads that disagree: a
+        newer one superseding an older, an until passed). Where threads disagree, say so and prefer
+        the newer. seen: the ids the knots and tensions show."""
+        answer = await op(
+            ctx, "memory.reflect", {"namespace": namespace, "question": question, "limit": limit}
+        )
+        return {
+            key: answer[key] for key in ("answer", "by", "cited", "seen", "knots", "tensions", "reason")
+        } | {"threads": [{key: t.get(key) for key in MEMORY_KEYS} for t in answer["threads"]]}
 
     @server.tool()
     async def loom_memory_set(

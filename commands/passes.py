@@ -99,20 +99,21 @@ def screening_rescreen(
         _fire(dataclasses.replace(scheduled, run=lambda: rescreen_outdated(namespace)), wait, timeout)
 
 
-def _fire(chosen: Pass, wait: bool, timeout: int) -> None:
-    """Fire a pass as the operator, and with ``wait`` wait for the runs it sent."""
+def _fire(chosen: Pass, wait: bool, timeout: int) -> list[StageRun]:
+    """Fire a pass as the operator, and with ``wait`` wait for the runs it sent (answered)."""
     try:
         sent = fire(chosen, by="operator")
     except PassBusy:
         raise fail(f"the {chosen.name} pass is running now; try again when it has finished") from None
     out.print(f"{chosen.name}: sent {len(sent)} runs")
     if not wait or not sent:
-        return
+        return []
     runs = progress.block(lambda final: _settled(sent, final), timeout, chosen.name)
     if any(r.status in (PENDING, RUNNING) for r in runs):
         raise fail(f"{chosen.name}: runs still pending after {timeout} s")
     counts = Counter(r.status for r in runs)
     out.print(", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+    return runs
 
 
 def _settled(run_ids: list[int], final: bool) -> list[StageRun] | Watch:
@@ -141,7 +142,14 @@ def night_weave(
         raise fail(f"--loom: {loom!r} is not a loom id (a uuid; `loom op looms.list` shows them)") from exc
     with connected():
         scheduled = passes()["night_weaving"]
-        _fire(dataclasses.replace(scheduled, run=lambda: weave_night(loom_id, by="operator")), wait, timeout)
+        runs = _fire(
+            dataclasses.replace(scheduled, run=lambda: weave_night(loom_id, by="operator")), wait, timeout
+        )
+    ended = [change for r in runs for change in (r.result or {}).get("superseded", [])]
+    for change in ended:  # the night's act on tensions: an older thread a newer one superseded
+        out.print(
+            f"superseded {change['thread']} by {change['by']} (until {change['until']})", soft_wrap=True
+        )
 
 
 @night_app.command("list")

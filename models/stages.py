@@ -82,3 +82,6 @@ CONTEXTS = Stage("contexts", "build_contexts", "month", chunk=1)
 ERASURE = Stage("erasure", "erase", "erasure", chunk=1)
 # A coding-session thread's new messages made turns of the conversation plane.
 THREAD_INDEX = Stage("thread_index", "index", "coding_thread", chunk=1)
+# A reflection's answer written by the model from the threads it drew on (memory.reflect); its
+# subject the first thread cited.
+REFLECTION = Stage("reflection", "reflect", "memory_thread", chunk=1)

@@ -19,6 +19,7 @@ from ops import (
     looms,
     memory,
     memory_extraction,
+    memory_reflect,
     memory_suggest,
     namespaces,
     observe,
@@ -121,6 +122,9 @@ OPS: dict[str, Op[Any]] = {
         session_record.SessionRecordRequest,
         session_record.SessionRecordAnswer,
         session_record.session_record,
+    ),
+    "memory.reflect": Op(
+        "viewer", memory_reflect.ReflectRequest, memory_reflect.ReflectAnswer, memory_reflect.reflect
     ),
     "memory.set_from_messages": Op(
         "writer",

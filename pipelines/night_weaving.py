@@ -11,7 +11,12 @@ when, and the key turns). A turn that reads as high is never sent nor quoted.
 Each thread suggested in the session and not judged yet is judged once: used when it was recalled,
 woven or held in the session, and its weight rises by ``REINFORCE`` (to at most 1); unused, and its
 weight is multiplied by ``DECAY`` (to at least 0). A thread held back after vetting and never used is
-not counted as unused: it stays unjudged, and may be used later."""
+not counted as unused: it stays unjudged, and may be used later.
+
+Each night acts on the tensions of the threads its session knew or wove with their neighbours
+(``pipelines.reflecting``): an older thread that a newer one on the same subject and kind
+supersedes ends when the newer was written (its ``until``), kept for history; a pinned one is left
+to the person. What it ended is in the night's record (``superseded``)."""
 
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,7 +28,7 @@ from sqlmodel import Session, col, select
 from models.base import stored
 from models.memory import WEIGHT_MAX, WEIGHT_MIN, LoomSession, MemoryEvidence, MemoryThread
 from models.queries import memory as queries
-from pipelines import extraction, keys, memory, screening
+from pipelines import extraction, keys, memory, reflecting, screening
 
 REINFORCE, DECAY = 0.1, 0.9
 LINE_CHARS = 1_000  # of one turn, in the prompt
@@ -146,6 +151,12 @@ def reweigh(s: Session, used: list[UUID], unused: list[UUID], now: datetime) -> 
     ]
 
 
+def supersede(s: Session, session: LoomSession, woven: list[MemoryThread], now: datetime) -> list[dict]:
+    """End the threads that the session's known and woven threads supersede; what changed."""
+    ids = [*session.known_thread_ids, *(t.id for t in woven)]
+    return reflecting.superseded(s, session.loom_id, memory.still_live(s, ids, now), now)
+
+
 @dataclass(frozen=True)
 class NightChange:
     """What one night did for one session: the episodes it wrote, each judged thread's weight
@@ -156,6 +167,7 @@ class NightChange:
     at: datetime
     episode_ids: list[str]
     reweighed: list[dict]
+    superseded: list[dict]  # each thread a newer one superseded: by which, until when
 
 
 def changes(s: Session, loom_id: UUID, session_ids: list[UUID]) -> list[NightChange]:
@@ -168,6 +180,7 @@ def changes(s: Session, loom_id: UUID, session_ids: list[UUID]) -> list[NightCha
             at,
             list((result or {}).get("episode_ids", [])),
             (result or {}).get("reweighed", []),
+            (result or {}).get("superseded", []),
         )
         for session, night, at, result in rows
     ]

@@ -123,3 +123,16 @@ SELECT count(*) FROM stage_runs
 WHERE stage = '{NIGHT_WEAVING.name}' AND params->>'night_weaving_id' = :id
   AND status IN ('pending', 'running') AND id <> :me
 """)
+
+
+# A reflection's close neighbours (``pipelines.reflecting``): the loom's threads, not cut, sharing a
+# subject (case folded), a cue or an evidence id with the cited ones (:ids), heaviest and newest
+# first. Those past their until are read too: the caller names them as expired tensions.
+NEIGHBOURS = text("""
+SELECT id FROM memory_threads
+WHERE loom_id = :loom AND cut_at IS NULL AND NOT (id = ANY(CAST(:ids AS uuid[])))
+  AND (EXISTS (SELECT 1 FROM unnest(subjects) AS s(v) WHERE lower(s.v) = ANY(CAST(:subjects AS text[])))
+       OR cues && CAST(:cues AS text[]) OR evidence_ids && CAST(:evidence AS bigint[]))
+ORDER BY weight DESC, created_at DESC, id
+LIMIT :limit
+""")

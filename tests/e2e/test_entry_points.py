@@ -55,6 +55,7 @@ CALLS: list[tuple[str, dict | Callable[[dict], dict]]] = [
     ("loom_memory_set", {"content": "The export job reads the ledger every night."}),
     ("loom_memory_search", {"query": "export job ledger", "limit": 5}),
     ("loom_memory_pin", lambda answers: {"thread": answers["loom_memory_set"]["id"]}),
+    ("loom_reflect", {"question": "when does the export job read the ledger?"}),
     (
         "loom_working_memory_set",
         {"project": "billing", "branch": "ledger", "content": "next: the export job"},

@@ -16,6 +16,7 @@ from loom import (
     Memory,
     Pack,
     Recalled,
+    Reflection,
     Remembered,
     SearchResult,
     SyncAgent,
@@ -124,6 +125,22 @@ def test_memory_search_context_and_working_memory_answer_typed_results(live):
     assert (
         isinstance(recalled[0], Recalled) and recalled[0].thread_id == "typed" and recalled[0].role == "user"
     )
+
+
+def test_memory_reflect_answers_a_typed_reflection_with_its_tensions(live):
+    async def calls():
+        async with Agent("dev", "local", "support-bot", base_url=url(live), token=token(live)) as bot:
+            older = await bot.memory.set("Ana deploys the ledger on Tuesdays.", subjects=["ana"])
+            newer = await bot.memory.set("Ana deploys the ledger on Fridays.", subjects=["ana"])
+            reflection = await bot.memory.reflect("when does Ana deploy the ledger?", thread_id="reflecting")
+            return older.memory.id, newer.memory.id, reflection
+
+    older, newer, reflection = asyncio.run(calls())
+    assert isinstance(reflection, Reflection) and reflection.by == "model" and reflection.answer
+    assert {older, newer} <= set(reflection.cited) and all(isinstance(m, Memory) for m in reflection.memories)
+    assert {"type": "supersedes", "threads": [older, newer], "newer": newer} in [
+        {key: t[key] for key in ("type", "threads", "newer")} for t in reflection.tensions
+    ]
 
 
 def test_the_sync_client_flushes_every_n_turns_and_says_when_nothing_is_recorded(live):

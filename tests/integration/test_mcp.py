@@ -144,6 +144,27 @@ def test_loom_memory_pin_pins_a_thread_by_its_id(live_api):
     assert refused.is_error and "403" in refused.content[0].text
 
 
+def test_loom_reflect_answers_with_the_ids_a_hook_records(live_api, said):
+    older = call(
+        "memory.set", OPERATOR, {"namespace": NS, "content": "Ana deploys on Tuesdays", "subjects": ["Ana"]}
+    )
+    newer = call(
+        "memory.set", OPERATOR, {"namespace": NS, "content": "Ana deploys on Fridays", "subjects": ["Ana"]}
+    )
+
+    async def session():
+        async with over_http(live_api, create_token([NS], "viewer")) as client:
+            return payload(await client.call_tool("loom_reflect", {"question": "when does Ana deploy"}))
+
+    reflected = asyncio.run(session())
+    ids = [older["thread"]["id"], newer["thread"]["id"]]
+    assert set(ids) <= set(reflected["cited"]) and set(ids) <= set(reflected["seen"])
+    assert reflected["by"] == "threads" and reflected["reason"] == "no-llm-provider"
+    [tension] = reflected["tensions"]
+    assert (tension["type"], tension["threads"], tension["newer"]) == ("supersedes", ids, ids[1])
+    assert {t["id"] for t in reflected["threads"]} >= set(ids)
+
+
 # The stateless protocol: a session is a token's calls; the handshake: each client's own session.
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_the_all_toolset_appends_with_each_sessions_implicit_run(live_api, said, mode):

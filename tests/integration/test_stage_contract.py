@@ -193,6 +193,23 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
                 )
             ).one()
 
+    def reflection_run(name: str) -> int:
+        llm.reply = lambda request: {"answer": f"{name} runs the billing export [t:00000000]"}
+        for content in (f"{name} runs the billing export at two", f"{name} runs the billing export at four"):
+            call("memory.set", OPERATOR, {"namespace": NS, "content": content, "subjects": [name]})
+        body = {"namespace": NS, "question": f"when does {name} run the billing export", "wait_seconds": 0}
+        return call("memory.reflect", OPERATOR, body)["run_id"]
+
+    def reflection_state(name: str) -> tuple:
+        with db.session() as s:
+            return tuple(
+                s.exec(
+                    select(StageRun.result).where(
+                        StageRun.stage == "reflection", StageRun.params["question"].astext.contains(name)
+                    )
+                ).all()
+            )
+
     def brief_window_run(name: str) -> int:
         llm.reply = lists_reply(name)
         events = [{"kind": "user", "text": f"move the billing export to four ({name})"}]
@@ -414,6 +431,7 @@ def scenarios(llm, monkeypatch) -> dict[str, Scenario]:
         "extraction": Scenario(extraction_run, extraction_state, lambda: len(llm.chat_calls)),
         "night_weaving": Scenario(night_weaving_run, night_state, lambda: len(llm.chat_calls)),
         "brief_window": Scenario(brief_window_run, brief_state, lambda: len(llm.chat_calls)),
+        "reflection": Scenario(reflection_run, reflection_state, lambda: len(llm.chat_calls)),
         "thread_index": Scenario(thread_index_run, thread_index_state, lambda: len(indexed)),
         "compaction": Scenario(compaction_run, turns_state, lambda: len(llm.chat_calls) + len(embedded)),
         "title": Scenario(title_run, turns_state, lambda: len(llm.chat_calls)),

@@ -8,6 +8,7 @@ CORE_TOOLS = [
     "loom_memory_pin",
     "loom_memory_search",
     "loom_memory_set",
+    "loom_reflect",
     "loom_search",
     "loom_working_memory_get",
     "loom_working_memory_set",

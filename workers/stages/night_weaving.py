@@ -94,6 +94,7 @@ def _consolidate(run: StageRun, session_id: UUID, read_to: int, episodes, sent) 
         threads = night_weaving.woven(s, session, episodes, sent, loom, now)
         used, unused = night_weaving.judge(session)
         reweighed = night_weaving.reweigh(s, used, unused, now)
+        superseded = night_weaving.supersede(s, session, threads, now)
         weaving_id = UUID(run.params["night_weaving_id"])
         session.judged_thread_ids = [*session.judged_thread_ids, *used, *unused]
         session.consolidated_up_to_sequence = read_to
@@ -103,13 +104,15 @@ def _consolidate(run: StageRun, session_id: UUID, read_to: int, episodes, sent) 
         s.add(session)
         judged = {"judged": len(used) + len(unused), "used": len(used)}
         # What the night changed for this session, kept with the run (the dashboard's Memory page
-        # shows it): the episodes it wrote and each judged thread's weight before and after.
+        # shows it): the episodes it wrote, each judged thread's weight before and after, and the
+        # threads it ended as superseded.
         result = {
             "episodes": len(threads),
             **judged,
             "consolidated_up_to": read_to,
             "episode_ids": [str(t.id) for t in threads],
             "reweighed": reweighed,
+            "superseded": superseded,
         }
         if not committed(s, run, result=result):
             return

@@ -21,7 +21,16 @@ from loom.errors import (
     Unauthorized,
     Unavailable,
 )
-from loom.results import Hit, Memory, Pack, Recalled, Remembered, SearchResult, WorkingMemory
+from loom.results import (
+    Hit,
+    Memory,
+    Pack,
+    Recalled,
+    Reflection,
+    Remembered,
+    SearchResult,
+    WorkingMemory,
+)
 
 __all__ = [
     "Agent",
@@ -38,6 +47,7 @@ __all__ = [
     "NotFound",
     "Pack",
     "Recalled",
+    "Reflection",
     "Remembered",
     "Resumed",
     "SearchResult",

@@ -284,6 +284,18 @@ class Memories:
             _typed("memory.search", body, lambda a: [results.Memory.from_answer(h) for h in a["hits"]])
         )
 
+    def reflect(self, question: str, limit: int = 8, **fields):
+        """Reflect on ``question``: a ``results.Reflection`` (the answer, the memories it cites, the
+        knots and the tensions among them); ``thread_id`` (and ``run_id``) records them in that
+        session::
+
+            reflection = await bot.memory.reflect("when does Ana deploy?", thread_id="thread-42")
+            for tension in reflection.tensions:
+                print(tension["type"], tension["newer"])
+        """
+        body = self.agent.scoped({"question": question, "limit": limit, **fields})
+        return self.agent._run(_typed("memory.reflect", body, results.Reflection.from_answer))
+
     def recall(
         self,
         query: str | None = None,

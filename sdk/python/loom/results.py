@@ -106,6 +106,37 @@ class Remembered:
 
 
 @dataclass(frozen=True)
+class Reflection:
+    """``bot.memory.reflect``: the answer (``by`` the model, or the threads themselves when there
+    is none: ``reason`` says why), the ids it cites and shows, the memories, and the knots (what
+    ties them) and tensions (where they disagree, and which is newer) as the op answers them."""
+
+    answer: str
+    by: str
+    reason: str | None
+    cited: list[str]
+    seen: list[str]
+    memories: list[Memory]
+    knots: list[dict]
+    tensions: list[dict]
+    raw: dict = field(repr=False)
+
+    @classmethod
+    def from_answer(cls, answer: dict) -> "Reflection":
+        return cls(
+            answer["answer"],
+            answer["by"],
+            answer.get("reason"),
+            list(answer["cited"]),
+            list(answer["seen"]),
+            [Memory.from_answer(t) for t in answer["threads"]],
+            list(answer["knots"]),
+            list(answer["tensions"]),
+            answer,
+        )
+
+
+@dataclass(frozen=True)
 class Recalled:
     """A message extraction read, as ``bot.memory.recall`` finds it again."""
 
