@@ -19,7 +19,7 @@ supersedes ends when the newer was written (its ``until``), kept for history; a 
 to the person. What it ended is in the night's record (``superseded``)."""
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from uuid import UUID
 
 from pydantic import BaseModel, Field
@@ -28,7 +28,7 @@ from sqlmodel import Session, col, select
 from models.base import stored
 from models.memory import WEIGHT_MAX, WEIGHT_MIN, LoomSession, MemoryEvidence, MemoryThread
 from models.queries import memory as queries
-from pipelines import extraction, keys, memory, reflecting, screening
+from pipelines import extraction, keys, memory, prose, reflecting, screening
 
 REINFORCE, DECAY = 0.1, 0.9
 LINE_CHARS = 1_000  # of one turn, in the prompt
@@ -103,28 +103,56 @@ def prompt(turns: list[Turn], budget: int) -> tuple[str, list[Turn]]:
 
 
 def built(session: LoomSession, turns: list[Turn]) -> Episodes:
-    """The deterministic builder's episode: who, when, and the key turns (the first and last thing
-    the user said, the agent's last answer), none that reads as high."""
-    if not turns:
+    """The deterministic builder's episode, one sentence: who took part, when, how many turns, and
+    the key turns quoted (the first and last thing a user said, the agent's last answer), none that
+    reads as high; none when no turn says anything."""
+    said = [t for t in turns if _cut(t.content)]
+    if not said:
         return Episodes()
     people = list(dict.fromkeys(t.user_id for t in turns if t.user_id))
-    users = [t for t in turns if t.role == "user"]
-    answers = [t for t in turns if t.role == "assistant"]
-    key = list(dict.fromkeys([*users[:1], *users[-1:], *answers[-1:]]))
-    quoted = "; ".join(f'{t.role}: "{_cut(t.content)}"' for t in sorted(key, key=lambda t: t.seq))
-    when = f"{turns[0].ts:%Y-%m-%d %H:%M}" + (
-        f" to {turns[-1].ts:%Y-%m-%d %H:%M}" if turns[-1].ts != turns[0].ts else ""
-    )
-    who = session.agent_name + (f" with {', '.join(people)}" if people else "")
-    content = f"{when} (UTC): {who}, {len(turns)} turns. Key turns: {quoted}."
-    return Episodes(
-        episodes=[Episode(content=content, subjects=people, lines=[turns.index(t) + 1 for t in key])]
-    )
+    agent = "the agent" if session.agent_name == "default" else session.agent_name
+    users = [t for t in said if t.role == "user"]
+    answers = [t for t in said if t.role == "assistant"]
+    quoted = []
+    if users:
+        first, last = users[0], users[-1]
+        if first is last:
+            quoted.append(f"{_speaker(first)} said {_quote(first)}")
+        else:
+            again = "" if _speaker(first) == _speaker(last) else f"{_speaker(last)} "
+            quoted.append(f"{_speaker(first)} first said {_quote(first)} and {again}last said {_quote(last)}")
+    if answers:
+        verb = ("" if len(answers) == 1 else "last ") + ("answered" if users else "said")
+        quoted.append(f"{agent} {verb} {_quote(answers[-1])}")
+    who = agent + (f" with {prose.joined(people)}" if people else "")
+    turned = prose.counted(len(turns), "turn")
+    content = prose.ended(f"In a conversation of {who} {_when(turns)} ({turned}), {'; '.join(quoted)}")
+    key = [*users[:1], *users[-1:], *answers[-1:]]
+    lines = sorted({turns.index(t) + 1 for t in key})
+    return Episodes(episodes=[Episode(content=content, subjects=people, lines=lines)])
+
+
+def _speaker(turn: Turn) -> str:
+    return turn.user_id or "the user"
+
+
+def _when(turns: list[Turn]) -> str:
+    """``on 2026-11-01 at 10:00 UTC``, ``on 2026-11-01 from 10:00 to 11:30 UTC``, or ``from
+    2026-11-01 10:00 to 2026-11-02 09:00 UTC``."""
+    first, last = turns[0].ts.astimezone(UTC), turns[-1].ts.astimezone(UTC)
+    if first.date() != last.date():
+        return f"from {first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M} UTC"
+    if f"{first:%H:%M}" == f"{last:%H:%M}":
+        return f"on {first:%Y-%m-%d} at {first:%H:%M} UTC"
+    return f"on {first:%Y-%m-%d} from {first:%H:%M} to {last:%H:%M} UTC"
 
 
 def _cut(content: str) -> str:
-    flat = " ".join(content.split())
-    return flat if len(flat) <= KEY_TURN_CHARS else flat[:KEY_TURN_CHARS] + " …"
+    return prose.clipped(content, KEY_TURN_CHARS)
+
+
+def _quote(turn: Turn) -> str:
+    return f'"{_cut(turn.content)}"'
 
 
 def judge(session: LoomSession) -> tuple[list[UUID], list[UUID]]:

@@ -133,6 +133,19 @@ def test_without_a_provider_the_builder_records_who_when_and_the_key_turns(worke
     assert "4111" not in content
 
 
+def test_without_a_provider_a_one_turn_session_weaves_one_grammatical_sentence(worker):
+    ns, chat = namespace(), "one-turn"
+    conversation(ns, chat, [("user", "Remember that the staging bucket moved to eu-west-2.")])
+    session_of(ns, chat)
+    night()
+    [episode] = op(ns, "memory.inspect", kinds=["Episodic"])["threads"]
+    assert episode["content"] == (
+        "In a conversation of guide with dana on 2026-11-01 at 10:00 UTC (1 turn), dana said "
+        '"Remember that the staging bucket moved to eu-west-2."'
+    )
+    assert len(episode["evidenceIds"]) == 1 and episode["subjects"] == ["dana"]
+
+
 def test_each_suggested_thread_is_judged_once_used_reinforced_unused_decayed_held_back_left(llm, worker):
     llm.reply = lambda request: {"episodes": []}
     ns, chat = namespace(), "judged"

@@ -18,7 +18,8 @@ from tests.support.calls import enable_logging
 from tests.support.waits import settled, wait_until
 from workers import ledger, stages
 
-SECRET = "the deploy key is sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz12 for OPS-7731"
+KEY = "sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz12"
+SECRET = f"the deploy key is {KEY} for OPS-7731"
 
 
 @pytest.fixture
@@ -102,7 +103,12 @@ def test_without_a_model_the_builder_writes_the_sessions_episodes_with_their_evi
     assert answer["run"]["status"] == SUCCEEDED, answer["run"]
     threads = op(ns, "memory.inspect")["threads"]
     assert {t["kind"] for t in threads} == {"Episodic"} and len(threads) == 2
-    batch = next(t for t in threads if "tool actions" in t["content"])
+    batch = next(t for t in threads if "the agent edited" in t["content"])
+    assert batch["content"] == (
+        "On 2026-11-30, in session s1 on billing/ledger-move, the agent edited src/ledger.py and "
+        "src/export.py, and ran `pytest -q tests/test_ledger.py` (failed, then succeeded after an edit to "
+        "src/export.py)."
+    )
     assert "billing/ledger-move" in batch["content"] and "src/ledger.py" in batch["content"]
     assert len(batch["evidenceIds"]) == 5 and set(batch["subjects"]) == {"src/ledger.py", "src/export.py"}
     failure = next(t for t in threads if t is not batch)
@@ -116,6 +122,46 @@ def test_without_a_model_the_builder_writes_the_sessions_episodes_with_their_evi
     nothing = op(ns, "observe.crystallize", session_id="s1")
     assert nothing["run"] is None and nothing["actions"] == 0
     assert len(op(ns, "memory.inspect")["threads"]) == 2
+
+
+READS = [
+    action(1, "src/ledger.py", files=["src/ledger.py"], tool="Read"),
+    action(2, "ls -la src"),
+    action(3, "git status && git diff --stat"),
+    action(4, "TODO", tool="Grep"),
+    action(5, "grep -rn totals_v2 src", "error", error="exit 1"),  # a grep that matched nothing
+]
+
+
+@pytest.mark.parametrize("with_model", [False, True], ids=["builder", "model"])
+def test_a_session_with_nothing_worth_remembering_writes_no_episode(ns, worker, request, with_model):
+    llm = request.getfixturevalue("llm") if with_model else None
+    op(ns, "observe.record", session_id="s1", actions=READS)
+    answer = op(ns, "observe.crystallize", session_id="s1", defer=False)
+    assert answer["actions"] == 5
+    assert (answer["run"]["status"], answer["run"]["reason"]) == ("skipped", "nothing-worth-remembering")
+    assert op(ns, "memory.inspect")["threads"] == []
+    assert llm is None or llm.chat_calls == []  # no model asked
+    assert op(ns, "memory.recall", query="totals_v2")["hits"]  # the actions stay evidence
+
+
+def test_no_secret_of_a_command_or_an_error_reaches_an_episode(ns, worker):
+    leaky = f"Traceback (most recent call last):\nRuntimeError: login refused, {SECRET}"
+    actions = [
+        action(1, "src/deploy.py", files=["src/deploy.py"], tool="Edit"),
+        action(2, f"curl -H 'Authorization: Bearer {KEY}' https://ops.example.com"),  # high: kept out
+        action(3, "make deploy", "error", error=leaky),  # its first line is plain; the rest is not
+        action(4, "make deploy", "error", error=f"exit 1: {SECRET}"),  # high: kept out
+    ]
+    assert op(ns, "observe.record", session_id="s1", actions=actions)["high"] == 2
+    run = op(ns, "observe.crystallize", session_id="s1", defer=False)["run"]
+    assert run["status"] == SUCCEEDED, run
+    (episode,) = op(ns, "memory.inspect")["threads"]
+    assert episode["content"] == (
+        "On 2026-11-30, in session s1, the agent edited src/deploy.py, and ran `make deploy` (failed, not "
+        "fixed)."
+    )
+    assert len(episode["evidenceIds"]) == 2
 
 
 def test_the_model_writes_episodes_and_never_reads_a_high_action(ns, llm, worker):

@@ -3,8 +3,10 @@ session's observations handed over by observe.crystallize (``episodes``), its su
 first evidence row, its version the digest of all of them. The work is ``pipelines.extraction``'s
 (``pipelines.episodes``' for observations); the model is asked outside any transaction. Without a
 provider a batch of messages is skipped (the stock fake provider extracts nothing), and a batch of
-observations gets the deterministic builder's episodes. In a loom that weaves in ``Suggest`` mode
-the memories are proposed to the agent's session (``pendingProposals``) instead of written."""
+observations gets the deterministic builder's episodes; a batch of observations with nothing worth
+remembering (``episodes.worth_remembering``) is skipped either way, with no model asked. In a loom
+that weaves in ``Suggest`` mode the memories are proposed to the agent's session
+(``pendingProposals``) instead of written."""
 
 import logging
 from dataclasses import replace
@@ -63,6 +65,8 @@ def _work(run: StageRun) -> None:
     with db.session() as s:
         evidence = extraction.load(s, run.params["evidence_ids"])
         batch = episodes.batch(s, evidence) if run.params.get("episodes") else None
+    if batch is not None and not episodes.worth_remembering(batch.actions):
+        return close(run, SKIPPED, reason="nothing-worth-remembering")  # no model asked, no episode
     instructions = extraction.INSTRUCTIONS if batch is None else episodes.INSTRUCTIONS
     budget = get_settings().llm_prompt_max_chars - len(instructions) - 200
     prompt, sent = extraction.prompt(evidence, budget)
