@@ -86,7 +86,8 @@ class Model:
         return words_reply(request)
 
     def extracted(self, prompt: str, schema: dict) -> list[dict]:
-        fact_schema = next(iter(schema.get("$defs", {}).values()), {}).get("properties", {})
+        defs: dict = schema.get("$defs") or {}
+        fields = {name for d in defs.values() for name in d.get("properties", {})}
         found = []
         for n, role, text in _lines(prompt):
             if role != "user":
@@ -99,7 +100,7 @@ class Model:
                         "subjects": fact.subjects,
                         "lines": [n],
                     }
-                    if "cues" in fact_schema:
+                    if "cues" in fields:
                         answer["cues"] = fact.cues
                     found.append(answer)
         return found

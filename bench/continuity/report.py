@@ -27,6 +27,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from client import HookRun
@@ -77,7 +78,7 @@ def _share(part: int, whole: int) -> float | None:
     return round(part / whole, 3) if whole else None
 
 
-def _spread(values: list[float], digits: int = 1) -> dict:
+def _spread(values: Sequence[float], digits: int = 1) -> dict:
     return {
         "n": len(values),
         "mean": rounded(sum(values) / len(values), digits) if values else None,

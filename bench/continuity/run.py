@@ -2,14 +2,15 @@
 session that needs it? (issue 36, "Measure it"; the method and the figures: README.md here.)
 
     .venv/bin/python bench/continuity/run.py [--scenarios a,b] [--nights after-each|none]
-        [--recall always|never] [--out FILE] [--keep-home]
+        [--recall always|never] [--shared-namespace] [--out FILE] [--keep-home]
 
 It starts `loom up` (embedded servers, a fresh LOOM_HOME, the default local embedder) with the
-LLM on ``fake_model.py``'s server, gives each scenario its own namespace (one person's memory),
-writer token and machine (HOME, CLAUDE_PLUGIN_DATA, a git repository or a plain folder), and
-plays the scenarios' sessions day by day: on day d every scenario plays its session d through the
-plugin's hooks as Claude Code runs them (``client.py``); then the runner waits until the hooks'
-spools are empty and no stage run is pending, and (``--nights after-each``) weaves the night with
+LLM on ``fake_model.py``'s server, gives each scenario its own namespace (one person's memory;
+``--shared-namespace``: one for all, as one person's memory of all their work), writer token and
+machine (HOME, CLAUDE_PLUGIN_DATA, a git repository or a plain folder), and plays the scenarios'
+sessions day by day: on day d every scenario plays its session d through the plugin's hooks as
+Claude Code runs them (``client.py``); then the runner waits until the hooks' spools are empty
+and no stage run is pending, and (``--nights after-each``) weaves the night with
 `loom night-weave --wait`.
 
 A session: SessionStart (source startup); for each prompt, UserPromptSubmit (when hooks.json has
@@ -47,9 +48,9 @@ SETTLE_TIMEOUT_S = 600
 class Person:
     """A scenario's person: namespace, token, machine and Claude Code."""
 
-    def __init__(self, loom: Loom, scenario: Scenario, root: Path) -> None:
+    def __init__(self, loom: Loom, scenario: Scenario, root: Path, namespace: str | None) -> None:
         self.scenario = scenario
-        self.namespace = f"cont-{scenario.name.replace('_', '-')}"
+        self.namespace = namespace or f"cont-{scenario.name.replace('_', '-')}"
         self.token = loom.cli(
             "tokens", "create", "--namespace", self.namespace, "--role", "writer", "--recording"
         )
@@ -225,6 +226,11 @@ def main() -> None:
     parser.add_argument("--scenarios", help="comma-separated names (default: all)")
     parser.add_argument("--nights", choices=("after-each", "none"), default="after-each")
     parser.add_argument("--recall", choices=("always", "never"), default="always")
+    parser.add_argument(
+        "--shared-namespace",
+        action="store_true",
+        help="one namespace (one loom) for every scenario, as one person's memory of all their work",
+    )
     parser.add_argument("--out", type=Path, help="also write the JSON report here")
     parser.add_argument("--keep-home", action="store_true")
     args = parser.parse_args()
@@ -239,7 +245,8 @@ def main() -> None:
             tempfile.TemporaryDirectory(prefix="loom-continuity-") as root,
             Loom(args.keep_home, llm) as loom,
         ):
-            people = [Person(loom, s, Path(root)) for s in scenarios]
+            shared = "continuity" if args.shared_namespace else None
+            people = [Person(loom, s, Path(root), shared) for s in scenarios]
             for day in range(max(len(s.sessions) for s in scenarios)):
                 for person in people:
                     if day < len(person.scenario.sessions):
@@ -265,7 +272,7 @@ def main() -> None:
             ]
         ),
         model_asked=model.asked,
-        options={"nights": args.nights, "recall": args.recall},
+        options={"nights": args.nights, "recall": args.recall, "shared_namespace": args.shared_namespace},
         wall_s=round(time.perf_counter() - started, 1),
     )
     print(render(out))
