@@ -3,8 +3,8 @@
 
 The tools are the document's: ``loom_search`` (the unified search: its conversation, memory and
 briefs sections; the briefs section names them and never loads one), the memory tools
-(``loom_memory_search``, ``loom_memory_set``, ``loom_context_pack``, ``loom_working_memory_get``
-and ``loom_working_memory_set``), and ``loom_brief_get``, ``loom_brief_save`` and
+(``loom_memory_search``, ``loom_memory_set``, ``loom_memory_pin``, ``loom_context_pack``,
+``loom_working_memory_get`` and ``loom_working_memory_set``), and ``loom_brief_get``, ``loom_brief_save`` and
 ``loom_brief_list``; ``loom_conversation_append`` only in the ``all`` toolset (``/mcp?toolset=all``,
 ``loom mcp --toolset all``), since nothing in the core listing should prompt a model to log turns.
 Each tool is a thin call of the ops (``ops.registry.call``) as the request's caller; a write a
@@ -42,7 +42,8 @@ TOOLSETS = (CORE, ALL)
 STDIO = "stdio"
 INSTRUCTIONS = (
     "Loom keeps this team's conversations, memories and session briefs. Use loom_search to find "
-    "what was said or remembered; remember a durable fact with loom_memory_set; keep your own "
+    "what was said or remembered; remember a durable fact with loom_memory_set, and pin one that "
+    "must stay in view (by its id) with loom_memory_pin; keep your own "
     "'where was I' note with loom_working_memory_set. Load a brief with loom_brief_get only when "
     "the person asks to resume a line of work, and save one with loom_brief_save at a milestone."
 )
@@ -174,6 +175,14 @@ def build(toolset: str = CORE, caller: Caller | None = None) -> MCPServer:
         answer = await op(ctx, "memory.set", body)
         thread = answer.get("thread") or {}
         return {"stored": answer["stored"], "reason": answer.get("reason"), "id": thread.get("id")}
+
+    @server.tool()
+    async def loom_memory_pin(thread: str, ctx: Context, namespace: str | None = None) -> dict[str, Any]:
+        """Pin a remembered thread by its id (as a tapestry line, a search hit or a suggestion
+        names it): it comes first in every tapestry from now, and this session keeps it through
+        compaction. Needs a writer's token. Answers the thread's id, content and pinned."""
+        answer = await op(ctx, "memory.pin", {"namespace": namespace, "thread": thread})
+        return {key: answer["thread"][key] for key in ("id", "content", "pinned")}
 
     @server.tool()
     async def loom_context_pack(

@@ -126,8 +126,11 @@ class Settings(BaseSettings):
     conversation_titler_max_threads_per_pass: int = Field(default=10, ge=1, le=10_000)
 
     # --- memory (looms, memory threads, sessions) -----------------------------------------------
-    # A session's tapestry (what its agent wakes up knowing) holds at most this many characters.
-    tapestry_max_chars: int = Field(default=4_000, ge=200, le=100_000)
+    # A session's tapestry (what its agent wakes up knowing) holds at most this many tokens
+    # (pipelines.token_budget's count), unless its first context.pack names its own budget; and
+    # what one memory.suggest offers, this many.
+    tapestry_max_tokens: int = Field(default=1_000, ge=50, le=8_000)
+    suggest_max_tokens: int = Field(default=400, ge=20, le=4_000)
     # memory.suggest offers a thread only when it is at least this similar to what was said (a
     # thread without a vector yet: when it shares a word); the rest are held back.
     memory_suggest_min_similarity: float = Field(default=0.30, ge=-1, le=1)

@@ -1,7 +1,8 @@
 """context.pack: the memory to put in an agent's context. It opens the agent's session (by
-thread, run and agent), weaves its tapestry on the first call (``pipelines.tapestry``), offers
-once what waits for it (``pipelines.sessions.offer``: gifts, proposals) and, for a (user, session)
-scope, brings the user's working memory."""
+thread, run and agent), weaves its tapestry on the first call (``pipelines.tapestry``, within a
+budget of tokens), offers once what waits for it (``pipelines.sessions.offer``: gifts, proposals),
+answers the threads the session holds (pinned in it: what a compacted conversation must get back)
+and, for a (user, session) scope, brings the user's working memory."""
 
 from typing import Annotated
 
@@ -9,6 +10,7 @@ from pydantic import ConfigDict, Field
 
 from models import db
 from models.base import utcnow
+from models.settings import get_settings
 from ops.caller import Caller
 from ops.errors import invalid
 from ops.schemas import ActedIn, Answer
@@ -25,7 +27,7 @@ from ops.schemas.memory import (
     shown,
     the_loom,
 )
-from pipelines import sessions, tapestry, working_memory
+from pipelines import memory, sessions, tapestry, working_memory
 
 
 class PackRequest(LoomOp):
@@ -85,6 +87,15 @@ class PackRequest(LoomOp):
             )
         ),
     ] = BlockName
+    max_tokens: int | None = Field(
+        default=None,
+        ge=50,
+        le=8_000,
+        description=(
+            "The most tokens the tapestry may take (50-8,000; a token is ceil(characters / 4)); default "
+            "LOOM_TAPESTRY_MAX_TOKENS (1,000). Only the call that weaves it (the session's first) counts."
+        ),
+    )
 
 
 class PackAnswer(Answer):
@@ -92,6 +103,12 @@ class PackAnswer(Answer):
     session: SessionObject = Field(description="The agent's session (opened by this call if new).")
     tapestry: str | None = Field(
         description="The memory woven for the session, as text to put in the agent's context."
+    )
+    held: list[ThreadShape] = Field(
+        description=(
+            "The threads pinned in this session (memory.pin, memory.session_record's held), still live: "
+            "what to put back after the conversation is summarised."
+        )
     )
     gifts: list[ThreadShape] = Field(description="Threads another agent of the run gave, offered now (once).")
     proposals: list[ProposedThread] = Field(
@@ -115,9 +132,10 @@ def pack(caller: Caller, req: PackRequest) -> PackAnswer:
     """Get the memory to put in an agent's context for this conversation.
 
     Call it at the start of an agent's turn: it opens the agent's session (by thread, run and agent),
-    weaves its tapestry from the loom's threads on the first call and answers the same tapestry after,
-    and offers once what waits for it (gifts from other agents, proposals from extraction). With a
-    `user_id` (and `project`, `branch`) it brings that user's working memory too.
+    weaves its tapestry from the loom's threads on the first call (within `max_tokens`; each line names
+    its thread's id) and answers the same tapestry after, answers the threads pinned in the session
+    (`held`), and offers once what waits for it (gifts from other agents, proposals from extraction).
+    With a `user_id` (and `project`, `branch`) it brings that user's working memory too.
 
     Errors: 404 for a loom not in this namespace; 422 for a subject over 200 characters."""
     if any(not 1 <= len(subject) <= 200 for subject in req.subjects):
@@ -126,7 +144,9 @@ def pack(caller: Caller, req: PackRequest) -> PackAnswer:
     with db.session() as s:
         loom = the_loom(s, caller, req)
         session = sessions.open_session(s, loom, sessions.Where(req.thread_id, req.run_id, req.agent), now)
-        tapestry.weave(s, loom, session, tapestry.Subjects(req.thread_id, req.user_id, req.subjects), now)
+        about = tapestry.Subjects(req.thread_id, req.user_id, req.subjects)
+        tapestry.weave(s, loom, session, about, req.max_tokens or get_settings().tapestry_max_tokens, now)
+        held = memory.still_live(s, session.held_thread_ids, now)
         gifts, proposals = sessions.offer(s, session, now)
         name = working_memory.Name(loom.namespace, req.user_id or "", req.project, req.branch)
         block = working_memory.written(s, name)
@@ -134,6 +154,7 @@ def pack(caller: Caller, req: PackRequest) -> PackAnswer:
             namespace=loom.namespace,
             session=session_object(session),
             tapestry=session.tapestry,
+            held=[shown(thread) for thread in held],
             gifts=[shown(thread) for thread in gifts],
             proposals=[proposed(proposal) for proposal in proposals],
             working_memory=None if block is None else block_answer(block, block),

@@ -26,6 +26,7 @@ from ops import (
     runs,
     saved_messages,
     search,
+    session_record,
     threads,
     turns,
     waiting,
@@ -114,6 +115,12 @@ OPS: dict[str, Op[Any]] = {
     "memory.give": Op("writer", memory.GiveRequest, memory.GiveAnswer, memory.give),
     "memory.suggest": Op(
         "viewer", memory_suggest.SuggestRequest, memory_suggest.SuggestAnswer, memory_suggest.suggest
+    ),
+    "memory.session_record": Op(
+        "writer",
+        session_record.SessionRecordRequest,
+        session_record.SessionRecordAnswer,
+        session_record.session_record,
     ),
     "memory.set_from_messages": Op(
         "writer",

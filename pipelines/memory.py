@@ -231,8 +231,18 @@ def cued_threads(s: Session, loom_id: UUID, now: datetime) -> list[MemoryThread]
 
 
 def still_live(s: Session, ids: list[UUID], now: datetime) -> list[MemoryThread]:
-    """Those of these threads that are live still (a gift cut since it was given is not offered)."""
-    return list(s.exec(select(MemoryThread).where(col(MemoryThread.id).in_(ids), *live(now))))
+    """Those of these threads that are live still, in the order given (a gift cut since it was
+    given is not offered)."""
+    found = {t.id: t for t in s.exec(select(MemoryThread).where(col(MemoryThread.id).in_(ids), *live(now)))}
+    return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+
+def live_of(s: Session, loom_id: UUID, ids: list[UUID], now: datetime) -> set[UUID]:
+    """Which of these ids are live threads of the loom."""
+    query = select(col(MemoryThread.id)).where(
+        col(MemoryThread.loom_id) == loom_id, col(MemoryThread.id).in_(ids), *live(now)
+    )
+    return set(s.exec(query))
 
 
 def search(

@@ -136,6 +136,32 @@ def record_in(
         record(s, open_session(s, loom, where, now), lists, now)
 
 
+@dataclass(frozen=True)
+class Used:
+    """Threads an agent recalled, saw or held where no op could name its session."""
+
+    recalled: list[UUID]
+    seen: list[UUID]
+    held: list[UUID]
+
+
+def record_used(s: Session, loom: Loom, where: Where, used: Used, now: datetime) -> tuple[LoomSession, int]:
+    """Record into the session ``where`` names (opened if new) those of the ids that are live
+    threads of the loom, skipping any other: recalled, seen, and held as memory.pin records it
+    (held and woven). The session, and how many ids were recorded (list by list)."""
+    live = memory.live_of(s, loom.id, [*used.recalled, *used.seen, *used.held], now)
+    recalled, seen, held = ([i for i in dict.fromkeys(ids) if i in live] for ids in vars(used).values())
+    session = open_session(s, loom, where, now)
+    lists = {
+        "recalled_thread_ids": recalled,
+        "seen_thread_ids": seen,
+        "held_thread_ids": held,
+        "woven_thread_ids": held,
+    }
+    record(s, session, lists, now)
+    return session, len(recalled) + len(seen) + len(held)
+
+
 def give(s: Session, loom: Loom, to: Where, thread_id: UUID, now: datetime) -> LoomSession:
     """The thread waits as a gift in the receiving agent's session (``to``) until its next
     context.pack offers it; that session."""

@@ -4,7 +4,10 @@ Candidates come two ways: the loom's hybrid search over the words said, and cues
 said as a whole word brings it back, once a session). Each candidate is then vetted against what
 was said: it passes when its vector is at least ``floor`` similar to the words' (when the thread
 has no vector yet, when the lexical leg found it). A candidate that fails is held back: the agent
-never sees it, and it may come up again. A thread already offered in the session is not offered
+never sees it, and it may come up again. A thread already offered in the session, or woven into
+its tapestry, is not offered again. What is offered fits a budget of tokens, each suggestion
+counted as the line an agent is shown (``line``: the thread's tapestry line and its receipt, the
+one line that says why it was offered); one that does not fit is passed over, and may come up
 again."""
 
 import re
@@ -15,7 +18,7 @@ from uuid import UUID
 from sqlmodel import Session
 
 from models.memory import Loom, LoomSession, MemoryThread
-from pipelines import hybrid, memory, sessions
+from pipelines import hybrid, memory, sessions, tapestry, token_budget
 
 
 def cue_said(cue: str, said: str) -> bool:
@@ -23,12 +26,38 @@ def cue_said(cue: str, said: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(cue.strip())}(?!\w)", said, re.IGNORECASE) is not None
 
 
+def cue_of(thread: MemoryThread, said: str) -> str | None:
+    """The first of the thread's cues that was said, if any."""
+    return next((cue for cue in thread.cues if cue_said(cue, said)), None)
+
+
 @dataclass(frozen=True)
 class Candidate:
     thread: MemoryThread
     similarity: float | None  # to what was said; None without vectors
     lexical: bool  # the lexical leg found it
-    cued: bool  # a cue of it was said (and it was not cued before in the session)
+    cue: str | None  # the cue of it that was said (when it was not cued before in the session)
+
+    @property
+    def cued(self) -> bool:
+        return self.cue is not None
+
+    @property
+    def receipt(self) -> str:
+        """Why it is offered, in one line: the cue said, or its similarity and the legs."""
+        why = []
+        if self.cue is not None:
+            why.append(f'cue "{self.cue}" was said')
+        if self.similarity is not None:
+            why.append(f"similarity {self.similarity:.2f} to what was said")
+        if self.lexical:
+            why.append("words in common")
+        return ", ".join(why)
+
+
+def line(candidate: Candidate) -> str:
+    """The suggestion as an agent is shown it (and as its budget counts it)."""
+    return f"{tapestry.line(candidate.thread)} ({candidate.receipt})"
 
 
 @dataclass(frozen=True)
@@ -37,18 +66,32 @@ class Choice:
     held_back: list[Candidate]
 
 
-def vet(candidates: list[Candidate], floor: float, already: set[UUID], limit: int) -> Choice:
-    """Split the candidates (best first) into those offered, at most ``limit``, and those held
-    back; a thread offered before in the session is neither."""
+@dataclass(frozen=True)
+class Bounds:
+    """How much one suggest may offer: at most ``limit`` threads within ``max_tokens``."""
+
+    floor: float
+    limit: int
+    max_tokens: int
+
+
+def vet(candidates: list[Candidate], bounds: Bounds, already: set[UUID]) -> Choice:
+    """Split the candidates (best first) into those offered, at most ``limit`` within the budget,
+    and those held back; a thread the session already knows of this way (``already``: offered,
+    or in its tapestry) is neither, nor is one that passes but does not fit."""
     offered: list[Candidate] = []
     held_back: list[Candidate] = []
+    budget = token_budget.Budget(bounds.max_tokens)
     for candidate in candidates:
         if candidate.thread.id in already:
             continue
-        close = candidate.similarity >= floor if candidate.similarity is not None else candidate.lexical
+        if candidate.similarity is not None:
+            close = candidate.similarity >= bounds.floor
+        else:
+            close = candidate.lexical
         if not close:
             held_back.append(candidate)
-        elif len(offered) < limit:
+        elif len(offered) < bounds.limit and budget.take(line(candidate) + "\n"):
             offered.append(candidate)
     return Choice(offered, held_back)
 
@@ -69,13 +112,13 @@ class Said:
 
 
 def suggest(
-    s: Session, loom: Loom, where: sessions.Where, said: Said, limit: int, floor: float, now: datetime
+    s: Session, loom: Loom, where: sessions.Where, said: Said, bounds: Bounds, now: datetime
 ) -> tuple[LoomSession, Choice]:
-    """The session's threads that what was just ``said`` touches, vetted against ``floor`` and
+    """The session's threads that what was just ``said`` touches, vetted within ``bounds`` and
     recorded in it: offered ones as suggested (those a cue brought also as cued), the rest as held
     back."""
     vector, model = said.vector, said.model
-    pool = max(4 * limit, 20)
+    pool = max(4 * bounds.limit, 20)
     session = sessions.open_session(s, loom, where, now)
     # Every candidate of both legs, fused with no floor: vetting (below) judges their similarity.
     corpus = memory.corpus(s, loom.id, now)
@@ -83,20 +126,22 @@ def suggest(
     found = corpus.by_lexical(said.text, pool)
     ranked = hybrid.fuse(semantic, found, hybrid.LEXICAL_WEIGHT, pool, key=corpus.key)
     cued_before = set(session.cued_thread_ids)
-    cued = [
-        t
+    cues = {
+        t.id: (t, cue)
         for t in memory.cued_threads(s, loom.id, now)
-        if t.id not in cued_before and any(cue_said(c, said.text) for c in t.cues)
-    ]
-    threads = {t.id: t for t in cued} | {hit.thread.id: hit.thread for hit in ranked}
+        if t.id not in cued_before and (cue := cue_of(t, said.text)) is not None
+    }
+    threads = {i: t for i, (t, _) in cues.items()} | {hit.thread.id: hit.thread for hit in ranked}
     similar = {}
     if vector is not None and model and threads:
         similar = memory.similarities(s, list(threads), vector, model)
     lexical = {hit.thread.id for hit in found}
-    cued_ids = {t.id for t in cued}
-    order = [*cued_ids, *(i for i in threads if i not in cued_ids)]
-    candidates = [Candidate(threads[i], similar.get(i), i in lexical, i in cued_ids) for i in order]
-    choice = vet(candidates, floor, set(session.suggested_thread_ids), limit)
+    order = [*cues, *(i for i in threads if i not in cues)]
+    candidates = [
+        Candidate(threads[i], similar.get(i), i in lexical, cues[i][1] if i in cues else None) for i in order
+    ]
+    already = {*session.suggested_thread_ids, *session.tapestry_thread_ids}
+    choice = vet(candidates, bounds, already)
     offered = {
         "suggested_thread_ids": [c.thread.id for c in choice.offered],
         "cued_thread_ids": [c.thread.id for c in choice.offered if c.cued],

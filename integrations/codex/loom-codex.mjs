@@ -5,16 +5,21 @@
 //
 //   loom-codex.mjs notify '<json>'   Codex's `notify` program: after each agent turn, capture the
 //                                    session's new lines and its tool actions
-//   loom-codex.mjs hook              a Codex hook (JSON on stdin): Stop captures, SessionStart prints
-//                                    the primer, PreCompact saves the brief, SessionEnd ends
+//   loom-codex.mjs hook              a Codex hook (JSON on stdin): SessionStart gives the session's
+//                                    memory and the primer, UserPromptSubmit the threads the prompt
+//                                    brings back, PostToolUse records what Loom's MCP tools recalled,
+//                                    Stop captures, PreCompact saves the brief, SessionEnd ends
 //   loom-codex.mjs end [SESSION_ID]  what the person runs when no hook says a session ended: capture,
 //                                    save the brief, hand the turns to extraction and the actions to
 //                                    episodes (the newest session without an id), and wait for Loom
 //   loom-codex.mjs send              send what is spooled (started detached by SessionEnd)
 //
-// Capture, briefs and their promises are the Claude Code plugin's: a spool sent in order exactly
-// once, offsets, the recording verdict said once, 5 s a call, 10 s a run, exit 0 and one line on
-// stderr for any problem (but `end`, which the person runs: exit 1 when something was not sent).
+// Capture, briefs, the memory a session starts with and is offered (lib/memory.mjs) and their
+// promises are the Claude Code plugin's: a spool sent in order exactly once, offsets, the recording
+// verdict said once, 5 s a call (2 s and no spool for what the agent waits for), 10 s a run, exit 0
+// and one line on stderr for any problem (but `end`, which the person runs: exit 1 when something
+// was not sent). Codex's compaction cannot be told what to keep: its SessionStart after a
+// compaction (source "compact") puts the session's pinned threads back instead.
 
 import { fileURLToPath } from "node:url";
 
@@ -33,7 +38,9 @@ import {
   settings,
   withSessionLock,
 } from "../claude-code/loom/lib/loom.mjs";
-import { endRequests, primer, saveRequests } from "../claude-code/loom/lib/session.mjs";
+import { inject, promptHook, startContext } from "../claude-code/loom/lib/memory.mjs";
+import { recordRequest } from "../claude-code/loom/lib/recall.mjs";
+import { endRequests, saveRequests } from "../claude-code/loom/lib/session.mjs";
 import {
   briefEvents,
   conversationPiece,
@@ -129,15 +136,18 @@ if (command === "notify") {
     if (!input) return;
     const sessionId = String(input.session_id);
     const event = input.hook_event_name;
+    if (event === "UserPromptSubmit") return promptHook(config, input);
     if (event === "SessionStart") {
-      const problems = await send();
-      try {
-        const text = await primer(config, gitState(input.cwd));
-        if (text) process.stdout.write(`${text}\n`);
-      } catch (error) {
-        problems.push(error.message);
-      }
-      return report(problems);
+      const { problems } = await flush(config, { deadline: Date.now() + 3000 }); // the rest for the pack
+      const started = await startContext(config, input, gitState(input.cwd));
+      inject("SessionStart", started.text);
+      return report([...problems, ...started.problems]);
+    }
+    if (event === "PostToolUse") {
+      // Only Loom's own tools: notify records every tool action from the rollout.
+      const recorded = recordRequest(config, input);
+      if (recorded) enqueue(config, [recorded]);
+      return recorded ? report(await send()) : undefined;
     }
     const file = located(sessionId, input.transcript_path);
     if (event === "Stop") capture(sessionId, file, input.cwd);

@@ -12,13 +12,16 @@ Only SessionEnd reads it complete."""
 import json
 import os
 import subprocess
+import uuid
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.e2e.conftest import Loom, running_loom, wait_for
 from tests.support.anthropic_server import FakeAnthropic
 from tests.support.claude_code import MARKETPLACE, claude_cli, git_repo
+from tests.support.memory_hooks import FREEZE, FREEZE_CUE, texts
 
 pytestmark = pytest.mark.e2e
 
@@ -69,9 +72,14 @@ def machine(live, claude, scratch):
 
 
 def run_session(
-    claude: Path, machine, api: FakeAnthropic, *flags: str
+    claude: Path,
+    machine,
+    api: FakeAnthropic,
+    *flags: str,
+    prompt: str = PROMPT,
+    allowed: str = "Bash(echo hi)",
 ) -> tuple[subprocess.CompletedProcess, Path]:
-    """`claude -p` with the Bash call allowed (-p asks no permission); the run and its transcript."""
+    """`claude -p` with the tool call allowed (-p asks no permission); the run and its transcript."""
     env, repo = machine
     projects = Path(env["HOME"]) / ".claude" / "projects"
     before = set(projects.glob("*/*.jsonl"))
@@ -81,7 +89,7 @@ def run_session(
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",  # no telemetry nor update checks from a test
     }
     ran = subprocess.run(
-        [str(claude), "-p", PROMPT, "--allowedTools", "Bash(echo hi)", *flags],
+        [str(claude), "-p", prompt, "--allowedTools", allowed, *flags],
         env=given,
         cwd=repo,
         capture_output=True,
@@ -138,3 +146,67 @@ def test_a_session_ended_by_its_turn_limit_before_any_stop_is_stored_all_the_sam
     expected = said(transcript)
     assert [text for _, _, text in expected] == [PROMPT, LEAD]
     assert [tuple(row) for row in stored(live, transcript, len(expected))] == expected
+
+
+SEARCH = "mcp__plugin_loom_loom__loom_memory_search"  # Loom's MCP tool as Claude Code names it
+TOTALS = "Invoice totals in billing-service are summed in integer cents, never in floats."
+
+
+def test_a_claude_p_session_wakes_up_knowing_is_offered_a_cued_thread_and_its_search_is_recalled(
+    live, claude, machine, scratch
+):
+    """What a first session taught (as memory threads: extraction needs a model) reaches the model's
+    context in the next: the tapestry from SessionStart and the cued thread, with its receipt, from
+    UserPromptSubmit; the model's search through the plugin's MCP server is recorded as recalled on
+    the session (the PostToolUse hook reads Claude Code's answer of the tool)."""
+    env, repo = machine
+    ns = f"cli-loop-{uuid.uuid4().hex[:8]}"
+    live.cli("namespaces", "logging", ns, "--on")
+    token = live.cli("tokens", "create", "--namespace", ns, "--role", "writer").strip()
+    env = env | {"LOOM_TOKEN": token, "LOOM_CONTEXT_TOKENS": "200"}
+    taught = str(uuid.uuid4())
+    totals = op(
+        live, token, "memory.set", {"content": TOTALS, "subjects": ["billing-service"], "thread_id": taught}
+    )
+    freeze = op(live, token, "memory.set", {"content": FREEZE, "cues": [FREEZE_CUE], "thread_id": taught})
+    query = "SELECT 1 FROM memory_threads WHERE id = %s AND embedded_at IS NOT NULL"
+    ids = [totals["thread"]["id"], freeze["thread"]["id"]]
+    wait_for(lambda: all(live.sql(query, i) for i in ids), 60, "the threads' embeddings")
+    api = FakeAnthropic(
+        {"name": SEARCH, "input": {"query": "invoice totals"}}, "Totals are in cents."
+    ).start()
+    try:
+        ran, transcript = run_session(
+            claude,
+            (env, repo),
+            api,
+            prompt="Before the deploy freeze: how are totals summed?",
+            allowed=SEARCH,
+        )
+    finally:
+        api.stop()
+    assert ran.returncode == 0 and ran.stdout.strip() == "Totals are in cents.", ran.stdout + ran.stderr
+    first = next(request for request in api.requests if request.get("tools"))
+    assert SEARCH in {tool["name"] for tool in first["tools"]}
+    given = texts(first)
+    assert f"{TOTALS} [{totals['thread']['id']}]" in given and "not instructions" in given
+    assert f"{FREEZE} [{freeze['thread']['id']}]" in given and f'cue "{FREEZE_CUE}" was said' in given
+    pack = {"thread_id": transcript.stem, "agent": "claude-code"}
+    session = wait_for(
+        lambda: (s := op(live, token, "context.pack", pack)["session"])["recalledThreadIds"] and s,
+        60,
+        "the search recorded as recalled",
+    )
+    assert session["recalledThreadIds"] == [totals["thread"]["id"]]
+    assert session["suggestedThreadIds"] == [freeze["thread"]["id"]]
+
+
+def op(live: Loom, token: str, name: str, body: dict) -> dict:
+    answer = httpx.post(
+        f"http://127.0.0.1:{live.port}/v1/{name}",
+        json=body,
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    )
+    assert answer.status_code < 500, answer.text
+    return answer.json()

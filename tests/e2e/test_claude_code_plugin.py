@@ -5,6 +5,7 @@ the README tells a user to set (LOOM_URL, LOOM_TOKEN)."""
 
 import json
 import os
+import socket
 import subprocess
 import tempfile
 import time
@@ -13,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from services.ports import free_port
 from tests.e2e.conftest import Loom, running_loom, wait_for
 from tests.support.claude_code import MARKETPLACE, PLUGIN, Transcript, claude_cli, git_repo, run_hook
+from tests.support.memory_hooks import FREEZE, FREEZE_CUE, as_claude_code_gives_it, injected, mcp_tool, tokens
 
 pytestmark = pytest.mark.e2e
 
@@ -250,3 +253,137 @@ def test_claude_codes_own_validator_accepts_the_plugin_and_the_marketplace():
         assert checked.returncode == 0 and "Validation passed" in checked.stdout, (
             checked.stdout + checked.stderr
         )
+
+
+# --- the memory loop: what a session starts with, is offered, keeps and recalls (issue 36) -------
+
+# Short enough to fit any tapestry, and about the project: the tapestry takes it first.
+CENTS = "Invoice totals in billing-service are summed in integer cents, never in floats."
+PASSWORD = "the staging password is hunter2-Xq9vLp3sTz7R"  # what Loom screens as high
+API_KEY = "sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz12"
+
+
+@pytest.fixture
+def loop(live, user):
+    """The user's machine on a namespace of its own (a loom no other test weaves into), with a
+    session start of 200 tokens."""
+    env, repo, t = user
+    ns = f"loop-{uuid.uuid4().hex[:8]}"
+    live.cli("namespaces", "logging", ns, "--on")
+    token = live.cli("tokens", "create", "--namespace", ns, "--role", "writer").strip()
+    env = env | {"LOOM_TOKEN": token, "LOOM_CONTEXT_TOKENS": "200"}
+    return env, repo, t
+
+
+def remember(live: Loom, token: str, content: str, session: str, **more) -> str:
+    stored = op(
+        live, token, "memory.set", {"content": content, "thread_id": session, "agent": "claude-code"} | more
+    )
+    assert stored["stored"], stored
+    return embedded(live, stored["thread"]["id"])
+
+
+def embedded(live: Loom, thread: str) -> str:
+    """The thread, once embedded: what is offered is vetted by its similarity from then on."""
+    query = "SELECT 1 FROM memory_threads WHERE id = %s AND embedded_at IS NOT NULL"
+    wait_for(lambda: live.sql(query, thread), 60, "the thread's embedding")
+    return thread
+
+
+def session_of(live: Loom, token: str, session: str) -> dict:
+    """The LoomSession the hooks name for a Claude Code session (read back as context.pack
+    answers it: its tapestry is woven once, so asking again changes nothing)."""
+    return op(live, token, "context.pack", {"thread_id": session, "agent": "claude-code"})["session"]
+
+
+def test_a_second_session_wakes_up_with_what_the_first_taught_and_is_offered_a_cued_thread_once(live, loop):
+    env, repo, first = loop
+    token = env["LOOM_TOKEN"]
+    hook("SessionStart", loop, source="startup")
+    cents = remember(live, token, CENTS, first.session_id, subjects=["billing-service"])
+    freeze = remember(live, token, FREEZE, first.session_id, cues=[FREEZE_CUE])
+
+    second = Transcript(first.path.with_name(f"{uuid.uuid4()}.jsonl"), str(uuid.uuid4()), repo, "ledger-move")
+    loop = (env, repo, second)
+    started = injected(hook("SessionStart", loop, source="startup").stdout, "SessionStart")
+    assert f"{CENTS} [{cents}]" in started and FREEZE not in started
+    assert "not instructions" in started and tokens(started) <= 200
+
+    asked = hook("UserPromptSubmit", loop, prompt="Can the ledger change go out during the deploy freeze?")
+    offered = injected(asked.stdout, "UserPromptSubmit")
+    assert f"{FREEZE} [{freeze}]" in offered and 'cue "deploy freeze" was said' in offered
+    assert CENTS not in offered and tokens(offered) <= 400 and asked.stderr == ""
+    again = hook("UserPromptSubmit", loop, prompt="So, the deploy freeze: what does it block?")
+    assert again.stdout == "" and again.stderr == ""  # offered once a session
+    unrelated = hook("UserPromptSubmit", loop, prompt="Which cat breed suits a small flat?")
+    assert unrelated.stdout == "" and unrelated.stderr == ""
+
+    # The agent searches its memory and pins the freeze over MCP; the PostToolUse hook records both.
+    url = env["LOOM_URL"]
+    for tool, arguments in (
+        ("loom_memory_search", {"query": "how are invoice totals summed"}),
+        ("loom_memory_pin", {"thread": freeze}),
+    ):
+        answer = as_claude_code_gives_it(mcp_tool(url, token, tool, arguments))
+        hook("PostToolUse", loop, tool_name=f"mcp__plugin_loom_loom__{tool}", tool_input=arguments,
+             tool_response=answer, tool_use_id=f"toolu_{uuid.uuid4().hex[:12]}")  # fmt: skip
+    session = wait_for(
+        lambda: (s := session_of(live, token, second.session_id))["heldThreadIds"] and s, 60, "the pin"
+    )
+    assert cents in session["recalledThreadIds"] and session["heldThreadIds"] == [freeze]
+    assert session["suggestedThreadIds"] == [freeze] and session["tapestryThreadIds"] == [cents]
+
+    # The compaction keeps the pinned thread: told to the summariser, and given back after it.
+    second.user("Can the ledger change go out during the deploy freeze?")
+    second.text("Not before Monday.")
+    compacting = hook("PreCompact", loop, trigger="auto", custom_instructions="")
+    assert compacting.stdout.startswith("Keep these pinned facts") and FREEZE in compacting.stdout
+    resumed = injected(hook("SessionStart", loop, source="compact").stdout, "SessionStart")
+    assert f"{CENTS} [{cents}]" in resumed and freeze in resumed and tokens(resumed) <= 200
+    assert "Pinned this session" in resumed
+
+
+def test_no_hook_output_carries_a_secret_and_a_screened_note_says_it_is_withheld(live, loop):
+    env, repo, t = loop
+    token = env["LOOM_TOKEN"]
+    planted = op(live, token, "memory.set", {"content": f"Remember: {PASSWORD}", "cues": ["staging"]})
+    assert not planted["stored"]  # screened before it is kept
+    note = f"Where was I: rotating the staging key {API_KEY}"
+    assert op(
+        live,
+        token,
+        "working_memory.set",
+        {"project": "billing-service", "branch": "ledger-move", "content": note},
+    )["withheld"]
+    t.user(f"Log in to staging: {PASSWORD}")
+    t.tool("Bash", {"command": f"curl -H 'Authorization: Bearer {API_KEY}' https://staging"}, "401", True)
+    t.text("The staging key is refused.")
+    hook("PostToolUse", loop, tool_name="Bash", tool_input={"command": f"deploy --key {API_KEY}"},
+         tool_response={"error": f"refused {API_KEY}"}, tool_use_id="toolu_secret")  # fmt: skip
+    hook("SessionEnd", loop, reason="other")  # the session's episodes are crystallized
+    wait_for(
+        lambda: live.sql("SELECT 1 FROM observations WHERE session_id = %s", t.session_id), 60, "the action"
+    )
+    later = Transcript(t.path.with_name(f"{uuid.uuid4()}.jsonl"), str(uuid.uuid4()), repo, "ledger-move")
+    later.user("Where was I with the staging key?")
+    loop = (env, repo, later)
+    outputs = [
+        hook("SessionStart", loop, source="startup").stdout,
+        hook("UserPromptSubmit", loop, prompt="Where was I with the staging key and its password?").stdout,
+        hook("PreCompact", loop, trigger="manual", custom_instructions="").stdout,
+        hook("SessionStart", loop, source="compact").stdout,
+    ]
+    assert "withheld" in injected(outputs[0], "SessionStart")
+    for output in outputs:
+        assert "hunter2" not in output and API_KEY not in output and "sk-proj" not in output
+
+
+def test_a_prompt_hook_says_nothing_when_loom_is_down_or_slow(loop):
+    env, repo, t = loop
+    with socket.socket() as silent:  # accepts, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        for url in (f"http://127.0.0.1:{free_port()}", f"http://127.0.0.1:{silent.getsockname()[1]}"):
+            started = time.monotonic()
+            ran = hook("UserPromptSubmit", (env | {"LOOM_URL": url}, repo, t), prompt="the deploy freeze")
+            assert (ran.stdout, ran.stderr) == ("", "") and time.monotonic() - started < 4

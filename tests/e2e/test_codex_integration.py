@@ -17,6 +17,7 @@ import pytest
 from tests.e2e.conftest import Loom, running_loom, wait_for
 from tests.support.claude_code import git_repo
 from tests.support.codex.responses_server import FakeResponses
+from tests.support.memory_hooks import FREEZE, FREEZE_CUE, injected, mcp_tool, texts, tokens
 
 pytestmark = pytest.mark.e2e
 
@@ -231,6 +232,84 @@ def test_the_session_start_hook_prints_the_primer(live, codex):
     assert "auto/ledger-api/primer" in started.stdout and "secret goal" not in started.stdout
 
 
+# Short, and about the project: any tapestry of the repository takes it first.
+TOTALS = "In ledger-api, invoice totals are rounded half-even to whole cents."
+
+
+def loop_env(live: Loom, env: dict) -> dict:
+    """The environment on a namespace of its own (a loom no other test weaves into), with a session
+    start of 200 tokens."""
+    ns = f"codex-loop-{uuid.uuid4().hex[:8]}"
+    live.cli("namespaces", "logging", ns, "--on")
+    token = live.cli("tokens", "create", "--namespace", ns, "--role", "writer").strip()
+    return env | {"LOOM_TOKEN": token, "LOOM_CONTEXT_TOKENS": "200"}
+
+
+def teach(live: Loom, codex, session: str) -> tuple[str, str]:
+    """What a first session taught, as memory threads (extraction needs a model): the ids of TOTALS
+    and of FREEZE (cued), once embedded (what is offered is vetted by its similarity from then on)."""
+    ids = []
+    for content, more in ((TOTALS, {"subjects": ["ledger-api"]}), (FREEZE, {"cues": [FREEZE_CUE]})):
+        stored = op(codex, "memory.set", {"content": content, "thread_id": session, "agent": "codex"} | more)
+        assert stored["stored"], stored
+        ids.append(stored["thread"]["id"])
+    query = "SELECT 1 FROM memory_threads WHERE id = %s AND embedded_at IS NOT NULL"
+    wait_for(lambda: all(live.sql(query, thread) for thread in ids), 60, "the threads' embeddings")
+    return ids[0], ids[1]
+
+
+def codex_hook(codex, event: str, **fields) -> subprocess.CompletedProcess:
+    """The hook command of the README as Codex runs it: its input (Codex's fields) on stdin."""
+    _, repo, rollout = codex
+    given = {"session_id": rollout.session, "transcript_path": str(rollout.path), "cwd": str(repo),
+             "hook_event_name": event, "model": "gpt-5.1-codex", "permission_mode": "default"}  # fmt: skip
+    return run(codex, "hook", stdin=json.dumps(given | fields))
+
+
+def test_the_memory_hooks_start_offer_record_and_give_back_what_was_pinned(live, codex):
+    env, repo, rollout = codex
+    codex = (loop_env(live, env), repo, rollout)
+    totals, freeze = teach(live, codex, str(uuid.uuid4()))
+
+    started = injected(codex_hook(codex, "SessionStart", source="startup").stdout, "SessionStart")
+    assert f"{TOTALS} [{totals}]" in started and FREEZE not in started and tokens(started) <= 200
+    asked = codex_hook(codex, "UserPromptSubmit", turn_id="t1", prompt="Is the deploy freeze on today?")
+    offered = injected(asked.stdout, "UserPromptSubmit")
+    assert f"{FREEZE} [{freeze}]" in offered and f'cue "{FREEZE_CUE}" was said' in offered
+    assert codex_hook(codex, "UserPromptSubmit", turn_id="t2", prompt="The deploy freeze again?").stdout == ""
+    assert (
+        codex_hook(
+            codex, "UserPromptSubmit", turn_id="t3", prompt="Which cat breed suits a small flat?"
+        ).stdout
+        == ""
+    )
+
+    # Codex names an MCP tool mcp__<server>__<tool>; its answer is handed over as the MCP result.
+    url, token = codex[0]["LOOM_URL"], codex[0]["LOOM_TOKEN"]
+    for tool, arguments in (
+        ("loom_memory_search", {"query": "invoice rounding"}),
+        ("loom_memory_pin", {"thread": freeze}),
+    ):
+        result = mcp_tool(url, token, tool, arguments)
+        called = {"tool_name": f"mcp__loom__{tool}", "tool_input": arguments, "tool_response": result}
+        ran = codex_hook(
+            codex, "PostToolUse", turn_id="t4", tool_use_id=f"call_{uuid.uuid4().hex[:8]}", **called
+        )
+        assert ran.stdout == "" and ran.stderr == ""
+    pack = {"thread_id": rollout.session, "agent": "codex"}
+    session = wait_for(
+        lambda: (s := op(codex, "context.pack", pack)["session"])["heldThreadIds"] and s, 60, "the pin"
+    )
+    assert totals in session["recalledThreadIds"] and session["heldThreadIds"] == [freeze]
+
+    # Codex's compaction cannot be steered: PreCompact adds nothing, the start after it gives it back.
+    rollout.user("Is the deploy freeze on today?")
+    rollout.assistant("Yes, until Monday.")
+    assert codex_hook(codex, "PreCompact", turn_id="t5", trigger="auto").stdout == ""
+    resumed = injected(codex_hook(codex, "SessionStart", source="compact").stdout, "SessionStart")
+    assert "Pinned this session" in resumed and f"{FREEZE} [{freeze}]" in resumed and tokens(resumed) <= 200
+
+
 def codex_cli() -> Path:
     """The ``codex`` command from the npm registry, kept in the user's cache between runs; the test
     is skipped where npm is missing."""
@@ -328,3 +407,43 @@ def test_a_real_codex_exec_session_is_stored_once_through_notify_and_the_session
     ]
     actions = live.sql("SELECT tool, summary FROM observations WHERE session_id = %s", session)
     assert actions == [("exec_command", "echo hi")]
+
+
+def test_a_real_codex_exec_session_starts_with_the_tapestry_and_is_offered_the_cued_thread(live, scratch):
+    """`codex exec` set up as the README says, on a loom a first session taught: the model's first
+    request carries the tapestry (SessionStart) and the thread the prompt's cue brings back, with its
+    receipt (UserPromptSubmit)."""
+    codex_bin = codex_cli()
+    api = FakeResponses("echo hi", "The shell works: echo printed hi.").start()
+    repo = git_repo(scratch / "ledger-api", "https://github.com/acme/ledger-api.git", "real-memory")
+    home = scratch / "codex-home"
+    home.mkdir()
+    provider = (
+        f'[model_providers.local]\nname = "local"\nbase_url = "{api.url}"\nenv_key = "OPENAI_API_KEY"\n'
+    )
+    config = readme_block("toml").replace("http://127.0.0.1:7777", f"http://127.0.0.1:{live.port}")
+    (home / "config.toml").write_text(
+        f'model = "gpt-5.1-codex"\nmodel_provider = "local"\n{config}\n{provider}'
+    )
+    (home / "hooks.json").write_text(readme_block("json"))
+    base = {"PATH": os.environ["PATH"], "HOME": str(scratch), "CODEX_HOME": str(home),
+            "LOOM_URL": f"http://127.0.0.1:{live.port}", "OPENAI_API_KEY": "sk-test"}  # fmt: skip
+    env = loop_env(live, base)
+    totals, freeze = teach(live, (env, repo, None), str(uuid.uuid4()))
+    prompt = "Before the deploy freeze, check that the shell works: print hi."
+    try:
+        ran = subprocess.run(
+            [str(codex_bin), "exec", "-s", "danger-full-access", "--dangerously-bypass-hook-trust", prompt],
+            env=env,
+            cwd=repo,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    finally:
+        api.stop()
+    assert ran.returncode == 0 and ran.stdout.strip() == "The shell works: echo printed hi.", ran.stderr
+    given = texts(api.requests[0])
+    assert f"{TOTALS} [{totals}]" in given and "not instructions" in given
+    assert f"{FREEZE} [{freeze}]" in given and f'cue "{FREEZE_CUE}" was said' in given

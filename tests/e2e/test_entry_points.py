@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -45,13 +46,15 @@ def users_env(loom: Loom) -> dict[str, str]:
     return {"PATH": os.environ["PATH"], "HOME": str(home), "LOOM_HOME": str(loom.home)}
 
 
-# One call of every core tool, in an order where each finds what an earlier one wrote.
-CALLS = [
+# One call of every core tool, in an order where each finds what an earlier one wrote (a call's
+# arguments a function of the answers so far, when it names what one of them wrote).
+CALLS: list[tuple[str, dict | Callable[[dict], dict]]] = [
     ("loom_brief_save", {"project": "billing", "branch": "ledger", "sections": {"goal": "Move invoices"}}),
     ("loom_brief_list", {"project": "billing"}),
     ("loom_brief_get", {"project": "billing"}),
     ("loom_memory_set", {"content": "The export job reads the ledger every night."}),
     ("loom_memory_search", {"query": "export job ledger", "limit": 5}),
+    ("loom_memory_pin", lambda answers: {"thread": answers["loom_memory_set"]["id"]}),
     (
         "loom_working_memory_set",
         {"project": "billing", "branch": "ledger", "content": "next: the export job"},
@@ -65,11 +68,12 @@ CALLS = [
 async def every_tool(client: Client) -> tuple[list[str], dict[str, str]]:
     """The tools listed, and each call's error text (none when every call answered)."""
     tools = sorted(tool.name for tool in (await client.list_tools()).tools)
-    errors = {}
+    errors, answers = {}, {}
     for name, arguments in CALLS:
-        result = await client.call_tool(name, arguments)
+        result = await client.call_tool(name, arguments(answers) if callable(arguments) else arguments)
         if result.is_error:
             errors[name] = result.content[0].text
+        answers[name] = result.structured_content
     return tools, errors
 
 

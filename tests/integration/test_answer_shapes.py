@@ -100,6 +100,7 @@ def answers(worker, llm) -> dict[str, object]:
     op("memory.give", {"namespace": ns, "thread_id": "t", "thread": thread, "to_agent": "planner"})
     wait_until(settled, what="the reframed memory's embedding")
     op("memory.suggest", {"namespace": ns, "thread_id": "t", "said": "which hotel again?"})
+    op("memory.session_record", {"namespace": ns, "thread_id": "t3", "recalled": [thread]})
     op("memory.cut", {"namespace": ns, "thread": thread})
     op(
         "memory.set_from_messages",

@@ -122,6 +122,28 @@ def test_the_memory_tools_remember_search_pack_and_keep_the_working_memory(live_
     assert refused.is_error and "403" in refused.content[0].text
 
 
+def test_loom_memory_pin_pins_a_thread_by_its_id(live_api):
+    token, viewer = create_token([NS], "writer"), create_token([NS], "viewer")
+
+    async def session():
+        async with over_http(live_api, token) as client:
+            kept = payload(
+                await client.call_tool("loom_memory_set", {"content": "Deploys freeze on Fridays."})
+            )
+            pinned = payload(await client.call_tool("loom_memory_pin", {"thread": kept["id"]}))
+            unknown = await client.call_tool("loom_memory_pin", {"thread": str(uuid.uuid4())})
+            malformed = await client.call_tool("loom_memory_pin", {"thread": "not-an-id"})
+        async with over_http(live_api, viewer) as client:
+            refused = await client.call_tool("loom_memory_pin", {"thread": kept["id"]})
+        return kept, pinned, unknown, malformed, refused
+
+    kept, pinned, unknown, malformed, refused = asyncio.run(session())
+    assert pinned == {"id": kept["id"], "content": "Deploys freeze on Fridays.", "pinned": True}
+    assert unknown.is_error and "404" in unknown.content[0].text
+    assert malformed.is_error and "422" in malformed.content[0].text
+    assert refused.is_error and "403" in refused.content[0].text
+
+
 # The stateless protocol: a session is a token's calls; the handshake: each client's own session.
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_the_all_toolset_appends_with_each_sessions_implicit_run(live_api, said, mode):

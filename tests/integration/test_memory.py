@@ -123,7 +123,7 @@ def test_the_tapestry_is_woven_once_pinned_first_then_fixed(worker):
 
 
 def test_a_small_budget_weaves_what_fits(worker, loom_env):
-    loom_env(LOOM_TAPESTRY_MAX_CHARS="200")
+    loom_env(LOOM_TAPESTRY_MAX_TOKENS="50")  # ceil(characters / 4): at most 200 characters
     for i in range(6):
         remember(f"fact number {i}: " + "x" * 60)
     packed = op("context.pack", thread_id=f"t-{uuid.uuid4().hex[:6]}", agent="small")

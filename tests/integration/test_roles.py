@@ -77,6 +77,7 @@ BODIES: dict[str, Callable[[str], dict]] = {
     },
     "memory.recall": lambda unique: {"query": unique},
     "memory.suggest": lambda unique: {"thread_id": "t", "said": f"what about {unique}"},
+    "memory.session_record": lambda unique: {"thread_id": "t", "held": [memory_thread(unique)]},
     "memory.give": lambda unique: {"thread": memory_thread(unique), "thread_id": "t", "to_agent": unique},
     "session.brief_save": lambda unique: {"brief_key": unique, "sections": {"goal": f"goal {unique}"}},
     "session.brief_get": lambda unique: {"brief_key": a_brief(unique)},

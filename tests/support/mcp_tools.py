@@ -5,6 +5,7 @@ CORE_TOOLS = [
     "loom_brief_list",
     "loom_brief_save",
     "loom_context_pack",
+    "loom_memory_pin",
     "loom_memory_search",
     "loom_memory_set",
     "loom_search",

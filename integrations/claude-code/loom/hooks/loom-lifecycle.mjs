@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // SessionStart, PreCompact and SessionEnd.
 //
-// SessionStart prints the primer Claude reads: the names and dates of this project's saved briefs
-// and working memory, never their contents (the person loads one with the loom-session skill).
-// PreCompact and SessionEnd first capture the session's new conversation lines as Stop does (the
-// one capture of lib/capture.mjs, from the same offset: Claude Code may have written the last
-// lines after the last Stop read the file). Then they save the brief of this line of work from the
+// SessionStart gives Claude the session's memory (lib/memory.mjs: the tapestry, the threads held
+// through a compaction, the "where was I" note) and the primer: the names and dates of this
+// project's saved briefs, never their contents (the person loads one with the loom-session skill).
+// PreCompact tells Claude Code's summariser the pinned facts to keep (its stdout is appended to the
+// summariser's instructions). PreCompact and SessionEnd first capture the session's new
+// conversation lines as Stop does (the one capture of lib/capture.mjs, from the same offset:
+// Claude Code may have written the last lines after the last Stop read the file). Then they save the brief of this line of work from the
 // transcript's events since the last save (session.brief_save, the key left empty:
 // auto/<project>/<branch> from the git state of the session's directory; event_cursor, so a
 // repeated hook writes nothing) and write the "where was I" note (working_memory.set). SessionEnd
@@ -30,7 +32,8 @@ import {
   settings,
 } from "../lib/loom.mjs";
 import { capture } from "../lib/capture.mjs";
-import { endRequests, primer, saveRequests } from "../lib/session.mjs";
+import { inject, keepInSummary, startContext } from "../lib/memory.mjs";
+import { endRequests, saveRequests } from "../lib/session.mjs";
 import { briefEvents, messages, readFrom } from "../lib/transcript.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -59,16 +62,14 @@ hook(async () => {
   if (event === "SessionStart") {
     state.write({ ...known, where });
     const { problems } = await flush(config, { deadline: Date.now() + 3000 });
-    try {
-      const text = await primer(config, where);
-      if (text) process.stdout.write(`${text}\n`);
-    } catch (error) {
-      problems.push(error.message);
-    }
-    return report(problems);
+    const started = await startContext(config, input, where);
+    inject("SessionStart", started.text);
+    return report([...problems, ...started.problems]);
   }
   if (event !== "PreCompact" && event !== "SessionEnd") return say(`not a hook of this script: ${event}`);
   if (!input.transcript_path) return say("hook input has no transcript_path");
+  // Asked first: what the summariser must keep cannot wait for the spool.
+  const kept = event === "PreCompact" ? keepInSummary(config, input, where).catch((error) => ({ error })) : null;
   let planned;
   try {
     if (config.capture && capture(config, String(input.session_id), input.transcript_path).off) sayRecordingOff(config);
@@ -79,7 +80,10 @@ hook(async () => {
   enqueue(config, planned.requests);
   state.write({ ...state.read(), where, ...planned.state });
   if (event === "SessionEnd") return sendLater(path.join(ROOT, "hooks", "loom-send.mjs"));
+  const keep = await kept;
+  if (typeof keep === "string" && keep) process.stdout.write(`${keep}\n`);
   const { problems } = await flush(config);
+  if (keep?.error) problems.unshift(keep.error.message);
   sayRecordingOff(config);
   report(problems);
 });

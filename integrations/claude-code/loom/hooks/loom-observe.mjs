@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // PostToolUse: the tool action as an observation (observe.record): the tool, a sha256 of its
 // input, one line of what it did (the command, or the file), the outcome, the files it touched
-// and the error. Loom screens it; the session's actions become Episodic memories at its end.
+// and the error. Loom screens it; the session's actions become Episodic memories at its end. After
+// one of Loom's own MCP tools it also records in the session what the agent recalled, saw or
+// pinned through it (lib/recall.mjs: memory.session_record).
 
 import {
   digest,
@@ -15,6 +17,7 @@ import {
   sessionState,
   settings,
 } from "../lib/loom.mjs";
+import { recordRequest } from "../lib/recall.mjs";
 import { actionLine, filesOf } from "../lib/transcript.mjs";
 
 function failure(response) {
@@ -53,6 +56,7 @@ hook(async () => {
     ...(where.branch ? { branch: where.branch } : {}),
     ...(config.user ? { user_id: config.user } : {}),
   };
-  enqueue(config, [{ op: "observe.record", body }]);
+  const recorded = recordRequest(config, input);
+  enqueue(config, [{ op: "observe.record", body }, ...(recorded ? [recorded] : [])]);
   report((await flush(config)).problems);
 });

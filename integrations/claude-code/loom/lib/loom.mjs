@@ -41,12 +41,22 @@ export function settings(env = process.env, client = "claude-code") {
     agent: env.LOOM_AGENT || client,
     user: env.LOOM_USER || null,
     capture: !off.includes((env.LOOM_CAPTURE_CONVERSATIONS || "true").trim().toLowerCase()),
+    // The tokens (ceil(characters / 4), Loom's rule) a session start and a prompt may add to the
+    // agent's context, within the bounds context.pack and memory.suggest take.
+    contextTokens: bounded(env.LOOM_CONTEXT_TOKENS, 1000, 50, 8000),
+    suggestTokens: bounded(env.LOOM_SUGGEST_TOKENS, 400, 20, 4000),
     // Offsets, verdicts and the spool belong to one Loom URL and namespace.
     state: path.join(
       env.LOOM_HOOK_STATE_DIR || data || path.join(home, ".cache", "loom", client),
       digest(`${url}\n${namespace || ""}`).slice(0, 16),
     ),
   };
+}
+
+// A whole number setting within [low, high]; the default when unset or not a number.
+function bounded(value, fallback, low, high) {
+  const number = Number.parseInt(value ?? "", 10);
+  return Number.isFinite(number) ? Math.min(high, Math.max(low, number)) : fallback;
 }
 
 export function digest(text) {
@@ -315,7 +325,8 @@ export class CallError extends Error {
   }
 }
 
-export async function call(config, op, body) {
+// `seconds`: how long to wait for the answer (a read-path hook waits less: lib/memory.mjs).
+export async function call(config, op, body, seconds = CALL_SECONDS) {
   const url = `${config.url}/v1/${op}`;
   const headers = { "content-type": "application/json" };
   if (config.token) headers.authorization = `Bearer ${config.token}`;
@@ -326,10 +337,10 @@ export async function call(config, op, body) {
       method: "POST",
       headers,
       body: JSON.stringify(scoped),
-      signal: AbortSignal.timeout(CALL_SECONDS * 1000),
+      signal: AbortSignal.timeout(seconds * 1000),
     });
   } catch (error) {
-    const reason = error.name === "TimeoutError" ? `no answer in ${CALL_SECONDS} s` : error.cause?.code || error.message;
+    const reason = error.name === "TimeoutError" ? `no answer in ${seconds} s` : error.cause?.code || error.message;
     throw new CallError(`cannot reach ${url}: ${reason}`);
   }
   const text = await response.text();

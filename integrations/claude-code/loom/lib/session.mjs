@@ -16,12 +16,13 @@ function day(moment) {
   return String(moment).replace("T", " ").slice(0, 16);
 }
 
-// The primer: this project's saved briefs and working memory, by name and date.
-export async function primer(config, where) {
+// The primer: this project's saved briefs and working memory, by name and date (each call given
+// up after `seconds`).
+export async function primer(config, where, seconds) {
   const scope = given({ project: where.project, limit: 10 });
   const [briefs, blocks] = await Promise.all([
-    call(config, "session.brief_list", scope),
-    call(config, "working_memory.list", given({ ...scope, user_id: config.user })),
+    call(config, "session.brief_list", scope, seconds),
+    call(config, "working_memory.list", given({ ...scope, user_id: config.user }), seconds),
   ]);
   const lines = [];
   for (const brief of briefs.briefs) lines.push(`- brief ${brief.brief_key} (updated ${day(brief.updated_at)})`);

@@ -1,0 +1,164 @@
+"""The memory loop's contract (issue 36): the tapestry within a budget of tokens, naming each
+thread's id, woven once; the threads a session holds; memory.suggest's receipts, budget and once a
+session (never a thread of the tapestry); memory.session_record; and the MCP tool that pins."""
+
+import uuid
+
+import pytest
+
+from ops.caller import OPERATOR
+from ops.errors import OpError
+from ops.registry import call
+from pipelines.token_budget import tokens
+from tests.support.calls import enable_logging
+from tests.support.waits import settled, wait_until
+
+NS = "loop"
+
+
+@pytest.fixture(autouse=True)
+def namespace(database):
+    global NS
+    NS = f"loop-{uuid.uuid4().hex[:8]}"
+    enable_logging(NS)
+
+
+def op(op_name: str, **body) -> dict:
+    return call(op_name, OPERATOR, {"namespace": NS, **body})
+
+
+def remember(content: str, **body) -> dict:
+    answer = op("memory.set", content=content, **body)
+    assert answer["stored"], answer
+    return answer["thread"]
+
+
+def session(**body) -> dict:
+    return {"thread_id": f"t-{uuid.uuid4().hex[:6]}", "agent": "claude-code", **body}
+
+
+def test_tokens_are_a_quarter_of_the_characters_rounded_up():
+    assert [tokens(""), tokens("abc"), tokens("abcd"), tokens("abcde")] == [0, 1, 1, 2]
+
+
+def test_the_tapestry_fits_the_first_calls_budget_and_names_each_threads_id():
+    threads = [remember(f"fact {i}: the build server number {i} runs " + "words " * 10) for i in range(12)]
+    where = session()
+    first = op("context.pack", max_tokens=120, **where)
+    assert tokens(first["tapestry"]) <= 120
+    woven = first["session"]["tapestryThreadIds"]
+    assert 0 < len(woven) < len(threads)
+    lines = first["tapestry"].splitlines()[1:]
+    assert [line.rsplit("[", 1)[1].rstrip("]") for line in lines] == woven
+    again = op("context.pack", max_tokens=8000, **where)  # woven once: the first call's budget holds
+    assert again["tapestry"] == first["tapestry"]
+
+
+def test_the_default_budget_is_the_setting(loom_env):
+    loom_env(LOOM_TAPESTRY_MAX_TOKENS="60")
+    for i in range(8):
+        remember(f"the deploy note {i} says " + "more " * 12)
+    assert tokens(op("context.pack", **session())["tapestry"]) <= 60
+
+
+@pytest.mark.parametrize("max_tokens", [49, 8001])
+def test_a_budget_out_of_bounds_is_refused(max_tokens):
+    with pytest.raises(OpError) as refused:
+        op("context.pack", max_tokens=max_tokens, **session())
+    assert refused.value.status == 422
+
+
+def test_context_pack_answers_the_threads_the_session_holds_while_they_live():
+    where = session()
+    kept = remember("the release branch is frozen until the audit ends")
+    gone = remember("the old staging host is heron")
+    op("memory.pin", thread=kept["id"], **where)
+    op("memory.pin", thread=gone["id"], **where)
+    assert [t["id"] for t in op("context.pack", **where)["held"]] == [kept["id"], gone["id"]]
+    op("memory.cut", thread=gone["id"])
+    assert [t["id"] for t in op("context.pack", **where)["held"]] == [kept["id"]]
+    assert op("context.pack", **session())["held"] == []  # another session holds nothing
+
+
+def test_a_suggestion_says_why_it_was_offered(worker):
+    falcon = remember("Project Falcon ships on the ninth of May", cues=["Project Falcon"])
+    staging = remember("the staging database is called pg-stage-04")
+    wait_until(settled, what="the embeddings")
+    where = session()
+    cued = op("memory.suggest", said="what about project falcon?", **where)["suggestions"]
+    assert cued[0]["id"] == falcon["id"]
+    assert cued[0]["receipt"].startswith('cue "Project Falcon" was said')
+    found = op("memory.suggest", said="which staging database do the tests use?", **where)["suggestions"]
+    [hit] = [s for s in found if s["id"] == staging["id"]]
+    assert hit["receipt"].startswith(f"similarity {hit['similarity']:.2f} to what was said")
+    assert "words in common" in hit["receipt"]
+
+
+def test_a_thread_not_embedded_yet_is_offered_for_its_words():
+    """No worker: the thread has no vector, so the lexical leg alone vouches for it."""
+    thread = remember("the quarterly audit needs the ledger export")
+    [offered] = op("memory.suggest", said="when is the quarterly audit?", **session())["suggestions"]
+    assert offered["id"] == thread["id"] and offered["similarity"] is None
+    assert offered["receipt"] == "words in common"
+
+
+def test_suggestions_fit_their_budget_and_what_does_not_fit_may_come_later():
+    for i in range(6):
+        remember(f"the invoice export job number {i} " + "detail " * 30)
+    where = session()
+    small = op("memory.suggest", said="the invoice export job", max_tokens=100, **where)["suggestions"]
+    assert len(small) == 1  # each is some 70 tokens: one fits
+    later = op("memory.suggest", said="the invoice export job", max_tokens=4000, **where)["suggestions"]
+    assert len(later) == 5 and small[0]["id"] not in {s["id"] for s in later}
+
+
+def test_a_thread_of_the_tapestry_is_never_suggested(loom_env):
+    loom_env(LOOM_SUGGEST_MAX_TOKENS="20")  # the setting is the default budget: nothing fits
+    woven = remember("the nightly backup runs at two in the morning")
+    where = session()
+    assert op("memory.suggest", said="the nightly backup", **where)["suggestions"] == []
+    assert op("context.pack", **where)["session"]["tapestryThreadIds"] == [woven["id"]]
+    assert op("memory.suggest", said="the nightly backup", max_tokens=4000, **where)["suggestions"] == []
+
+
+@pytest.mark.parametrize("max_tokens", [19, 4001])
+def test_a_suggest_budget_out_of_bounds_is_refused(max_tokens):
+    with pytest.raises(OpError) as refused:
+        op("memory.suggest", said="anything", max_tokens=max_tokens, **session())
+    assert refused.value.status == 422
+
+
+def test_session_record_records_live_threads_of_the_loom_and_skips_the_rest():
+    recalled = remember("the API rate limit is 600 requests a minute")
+    seen = remember("the on-call rota changes on Mondays")
+    held = remember("never run migrations by hand on production")
+    cut = remember("the cache warms at boot")
+    op("memory.cut", thread=cut["id"])
+    other_loom = op("looms.create", name="elsewhere")["loom"]["id"]
+    foreign = op("memory.set", content="a thread of another loom", loom_id=other_loom)["thread"]["id"]
+    where = session()
+    answer = op(
+        "memory.session_record",
+        recalled=[recalled["id"], str(uuid.uuid4()), foreign],
+        seen=[seen["id"], cut["id"]],
+        held=[held["id"]],
+        **where,
+    )
+    assert answer["recorded"] == 3
+    packed = op("context.pack", **where)
+    state = packed["session"]
+    assert state["id"] == answer["session"]
+    assert (state["recalledThreadIds"], state["seenThreadIds"]) == ([recalled["id"]], [seen["id"]])
+    assert state["heldThreadIds"] == [held["id"]] == state["wovenThreadIds"]
+    assert {recalled["id"], seen["id"], held["id"]} <= set(state["knownThreadIds"])
+    assert [t["id"] for t in packed["held"]] == [held["id"]]
+    assert op("memory.session_record", recalled=[recalled["id"]], **where)["recorded"] == 1  # once
+
+
+def test_session_record_bounds_its_lists():
+    with pytest.raises(OpError) as refused:
+        op("memory.session_record", recalled=[str(uuid.uuid4()) for _ in range(101)], **session())
+    assert refused.value.status == 422
+    with pytest.raises(OpError) as not_an_id:
+        op("memory.session_record", seen=["not-a-uuid"], **session())
+    assert not_an_id.value.status == 422
