@@ -146,6 +146,14 @@ class Client:
         self.runs.extend(runs)
         return runs
 
+    def send_spool(self) -> None:
+        """The plugin's sender (what SessionEnd starts detached) run once, to its end."""
+        sender = self.plugin / "hooks" / "loom-send.mjs"
+        env = {**self.env, "CLAUDE_PLUGIN_ROOT": str(self.plugin)}
+        subprocess.run(
+            ["node", str(sender)], env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=60
+        )
+
 
 class Session:
     """A Claude Code session: its id, directory and transcript (tests/support/claude_code's

@@ -27,6 +27,7 @@ from tests.support.openai_server import FakeOpenAI, words_reply
 # "[n] role: text" (extraction, episodes) or "[n] YYYY-MM-DD HH:MM role: text" (the night).
 LINE = re.compile(r"^\[(\d+)\] (?:\d{4}-\d\d-\d\d \d\d:\d\d )?(\w+): (.*)$")
 EPISODE_CHARS = 300
+LOOM_TOOL = re.compile(r"^mcp__\S*loom_")  # an observation of one of Loom's own MCP tools
 
 
 def _lines(prompt: str) -> list[tuple[int, str, str]]:
@@ -106,13 +107,15 @@ class Model:
         return found
 
     def action_episode(self, prompt: str) -> list[dict]:
-        lines = _lines(prompt)
+        """One episode naming the actions; none when the agent only searched Loom (nothing worth
+        remembering, as the instructions say)."""
+        lines = [line for line in _lines(prompt) if not LOOM_TOOL.search(line[2])]
         if not lines:
             return []
         did = "; ".join(text for _, _, text in lines[:4])[:EPISODE_CHARS]
         return [
             {
-                "content": f"The agent worked through {len(lines)} tool actions: {did}.",
+                "content": f"The agent ran {len(lines)} tool action{'s' if len(lines) > 1 else ''}: {did}.",
                 "kind": "Episodic",
                 "lines": [n for n, _, _ in lines],
             }

@@ -158,6 +158,22 @@ def offers(p: Played) -> dict:
     return {"offered": offered, "recalled": recalled, "offered_and_recalled": both}
 
 
+def suggestion_use(p: Played) -> dict:
+    """Threads suggested per prompt (server side) and how many were a fact the session needed."""
+    ids = {t["id"]: _norm(t["content"]) for t in p.threads}
+    suggested = needed = 0
+    for played in p.sessions:
+        wanted = {
+            _norm(p.scenario.facts[n].content)
+            for prompt in p.scenario.sessions[played.day]
+            for n in prompt.needs
+        }
+        mine = p.loom_sessions.get(played.session_id, {}).get("suggested_thread_ids", [])
+        suggested += len(mine)
+        needed += sum(1 for t in mine if ids.get(t) in wanted)
+    return {"suggested": suggested, "needed": needed}
+
+
 def nights_summary(nights: list[dict]) -> list[dict]:
     out = []
     for n in nights:
@@ -177,6 +193,23 @@ def nights_summary(nights: list[dict]) -> list[dict]:
             }
         )
     return out
+
+
+def examples(people: list[Played], chars: int = 4000) -> dict:
+    """What reached the agent, to read: each scenario's last session start and every prompt's
+    suggestions that were not empty."""
+    return {
+        p.scenario.name: {
+            "last_session_start": _context(p.sessions[-1].start)[:chars] if p.sessions else "",
+            "suggestions": [
+                {"session": s.day + 1, "prompt": j + 1, "context": _context(runs)[:chars]}
+                for s in p.sessions
+                for j, runs in enumerate(s.prompts)
+                if _context(runs)
+            ],
+        }
+        for p in people
+    }
 
 
 def summary(people: list[Played], nights: list[dict]) -> dict:
@@ -209,6 +242,11 @@ def summary(people: list[Played], nights: list[dict]) -> dict:
         "offered_by_server": _share(sum(r["offered_by_server"] for r in rows), len(rows)),
         "found_by_agent_search": _share(sum(r["searched"] for r in rows), len(rows)),
         "stale_shown": _share(sum(r["older_shown"] for r in stales), len(stales)),
+        "suggestions": {
+            "offered": (offered := sum(suggestion_use(p)["suggested"] for p in people)),
+            "of_a_needed_fact": (useful := sum(suggestion_use(p)["needed"] for p in people)),
+            "precision": _share(useful, offered),
+        },
         "offered_then_recalled": {"offered": o, "recalled_of_them": b, "share": _share(b, o)},
         "tokens_session_start": _spread(start_tokens),
         "tokens_per_prompt": _spread(prompt_tokens),
@@ -229,6 +267,7 @@ def summary(people: list[Played], nights: list[dict]) -> dict:
         },
         "needs": rows,
         "stale": stales,
+        "examples": examples(people),
     }
 
 
@@ -250,7 +289,7 @@ def render(out: dict) -> str:
         f"reached unprompted {out['reached_unprompted']} (tapestry {out['reached_by_tapestry']}, suggestion "
         f"{out['reached_by_suggestion']}); offered by the server {out['offered_by_server']}; found by the "
         f"agent's search {out['found_by_agent_search']}; stale shown {out['stale_shown']}",
-        f"offered then recalled: {out['offered_then_recalled']}",
+        f"offered then recalled: {out['offered_then_recalled']}; suggestions: {out['suggestions']}",
         f"tokens at session start {out['tokens_session_start']}",
         f"tokens per prompt {out['tokens_per_prompt']} ({out['prompts_with_injection']} prompts with any)",
         "",

@@ -27,9 +27,12 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -42,7 +45,8 @@ from report import Played, SessionPlayed, render, summary  # noqa: E402
 from scenario import Scenario, load  # noqa: E402
 
 SEARCH_LIMIT = 5
-SETTLE_TIMEOUT_S = 600
+SPOOL_STUCK_S = 20
+SETTLE_TIMEOUT_S = float(os.environ.get("CONTINUITY_SETTLE_TIMEOUT_S", 600))
 
 
 class Person:
@@ -79,8 +83,11 @@ class Person:
         )
         self.played = Played(scenario=scenario, namespace=self.namespace, runs=self.client.runs)
 
+    def spool(self) -> list[Path]:
+        return sorted(self.plugin_data.glob("*/spool/*.json"))
+
     def spooled(self) -> int:
-        return sum(1 for _ in self.plugin_data.glob("*/spool/*.json"))
+        return len(self.spool())
 
 
 def searched(loom: Loom, token: str, query: str) -> tuple[list[dict], list]:
@@ -152,9 +159,13 @@ def play_session(loom: Loom, person: Person, day: int, recall: bool) -> SessionP
     return played
 
 
-def settle(loom: Loom, people: list[Person]) -> float:
-    """Wait until every hook's spool is sent and no stage run is pending or running."""
+def settle(loom: Loom, people: list[Person]) -> dict:
+    """Wait until every hook's spool is sent and no stage run is pending or running. A spool left
+    with nothing running for SPOOL_STUCK_S (a call of the detached sender timed out on a loaded
+    machine: the plugin keeps it for its next hook run) is sent by the plugin's own sender, as the
+    person's next hook would; those resends are counted."""
     started = time.monotonic()
+    quiet_since, resends = None, 0
     with loom.connect() as conn:
         while True:
             spooled = sum(p.spooled() for p in people)
@@ -162,10 +173,20 @@ def settle(loom: Loom, people: list[Person]) -> float:
                 "SELECT count(*) FROM stage_runs WHERE status IN ('pending', 'running')"
             ).fetchone()[0]
             if spooled == 0 and live == 0:
-                return time.monotonic() - started
-            if time.monotonic() - started > SETTLE_TIMEOUT_S:
+                return {"seconds": round(time.monotonic() - started, 1), "resends": resends}
+            now = time.monotonic()
+            quiet_since = (quiet_since or now) if live == 0 else None
+            if quiet_since is not None and now - quiet_since > SPOOL_STUCK_S:
+                for p in people:
+                    if p.spooled():
+                        log(f"{p.scenario.name}: {p.spooled()} requests left in the spool; sending them")
+                        p.client.send_spool()
+                        resends += 1
+                quiet_since = None
+            if now - started > SETTLE_TIMEOUT_S:
+                left = [f.name for p in people for f in p.spool()]
                 raise TimeoutError(
-                    f"not settled after {SETTLE_TIMEOUT_S} s: {spooled} spooled, {live} runs live"
+                    f"not settled after {SETTLE_TIMEOUT_S} s: {live} runs live, still spooled: {left}"
                 )
             time.sleep(0.3)
 
@@ -221,6 +242,19 @@ def collect(loom: Loom, people: list[Person]) -> None:
             }
 
 
+@contextmanager
+def scratch(keep: bool) -> Iterator[str]:
+    """The people's machines (homes, plugin data, transcripts); kept with ``--keep-home``."""
+    root = tempfile.mkdtemp(prefix="loom-continuity-")
+    try:
+        yield root
+    finally:
+        if keep:
+            log(f"kept the people's machines in {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenarios", help="comma-separated names (default: all)")
@@ -240,9 +274,10 @@ def main() -> None:
     llm = {"LOOM_LLM_PROVIDER": "openai", "LOOM_LLM_BASE_URL": model.base_url, "LOOM_LLM_MAX_RETRIES": "0"}
     started = time.perf_counter()
     nights: list[dict] = []
+    settled: list[dict] = []
     try:
         with (
-            tempfile.TemporaryDirectory(prefix="loom-continuity-") as root,
+            scratch(args.keep_home) as root,
             Loom(args.keep_home, llm) as loom,
         ):
             shared = "continuity" if args.shared_namespace else None
@@ -254,11 +289,11 @@ def main() -> None:
                         person.played.sessions.append(
                             play_session(loom, person, day, args.recall == "always")
                         )
-                waited = settle(loom, people)
-                log(f"day {day + 1}: settled after {waited:.1f} s")
+                settled.append(settle(loom, people))
+                log(f"day {day + 1}: settled {settled[-1]}")
                 if args.nights == "after-each":
                     nights.append({"after_day": day + 1, **night(loom)})
-                    settle(loom, people)
+                    settled.append(settle(loom, people))
                     log(f"night {day + 1}: {nights[-1]['said']!r}")
             collect(loom, people)
     finally:
@@ -272,6 +307,7 @@ def main() -> None:
             ]
         ),
         model_asked=model.asked,
+        spool_resends=sum(x["resends"] for x in settled),
         options={"nights": args.nights, "recall": args.recall, "shared_namespace": args.shared_namespace},
         wall_s=round(time.perf_counter() - started, 1),
     )
