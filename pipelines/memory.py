@@ -9,6 +9,7 @@ small corpus) and a BM25 leg (``pipelines.lexical``, the loom its own corpus), f
 by ``pipelines.hybrid`` (by thread id). A thread that was cut, or whose ``until`` has
 passed, is neither woven nor returned."""
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID, uuid4
@@ -16,6 +17,7 @@ from uuid import UUID, uuid4
 from pgvector import Vector
 from sqlalchemy import ColumnElement, func
 from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import defer
 from sqlmodel import Session, col, or_, select
 
 from models.base import utcnow
@@ -122,6 +124,12 @@ def reframe(s: Session, thread: MemoryThread, content: str, now: datetime) -> bo
 # --- finding them ------------------------------------------------------------------------------
 
 
+def mentions(text: str, phrase: str) -> bool:
+    """The phrase appears in the text as whole words, whatever the case (a cue said, a subject
+    named)."""
+    return re.search(rf"(?<!\w){re.escape(phrase.strip())}(?!\w)", text, re.IGNORECASE) is not None
+
+
 @dataclass(frozen=True)
 class Found:
     thread: MemoryThread
@@ -218,8 +226,11 @@ def heaviest(
 
 
 def live_threads(s: Session, loom_id: UUID, now: datetime) -> list[MemoryThread]:
-    """Every live thread of the loom (what a tapestry is woven from)."""
-    return list(s.exec(select(MemoryThread).where(col(MemoryThread.loom_id) == loom_id, *live(now))))
+    """Every live thread of the loom (what a tapestry is woven from), without its vector (a
+    tapestry reads none, and the vectors are most of a thread's bytes)."""
+    query = select(MemoryThread).where(col(MemoryThread.loom_id) == loom_id, *live(now))
+    # sqlmodel's col() is typed as a Mapped; defer() takes the instrumented attribute it is
+    return list(s.exec(query.options(defer(col(MemoryThread.vector)))))  # type: ignore[arg-type]
 
 
 def cued_threads(s: Session, loom_id: UUID, now: datetime) -> list[MemoryThread]:

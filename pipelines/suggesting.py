@@ -10,7 +10,6 @@ counted as the line an agent is shown (``line``: the thread's tapestry line and 
 one line that says why it was offered); one that does not fit is passed over, and may come up
 again."""
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
@@ -21,14 +20,9 @@ from models.memory import Loom, LoomSession, MemoryThread
 from pipelines import hybrid, memory, sessions, tapestry, token_budget
 
 
-def cue_said(cue: str, said: str) -> bool:
-    """The cue appears in what was said as whole words, whatever the case."""
-    return re.search(rf"(?<!\w){re.escape(cue.strip())}(?!\w)", said, re.IGNORECASE) is not None
-
-
 def cue_of(thread: MemoryThread, said: str) -> str | None:
-    """The first of the thread's cues that was said, if any."""
-    return next((cue for cue in thread.cues if cue_said(cue, said)), None)
+    """The first of the thread's cues that was said (as whole words, whatever the case), if any."""
+    return next((cue for cue in thread.cues if memory.mentions(said, cue)), None)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ import { fileURLToPath } from "node:url";
 import {
   enqueue,
   flush,
-  gitState,
   hook,
   hookInput,
   recordingOffUntil,
@@ -38,6 +37,7 @@ import {
   settings,
   withSessionLock,
 } from "../claude-code/loom/lib/loom.mjs";
+import { gitState } from "../claude-code/loom/lib/git.mjs";
 import { inject, promptHook, startContext } from "../claude-code/loom/lib/memory.mjs";
 import { recordRequest } from "../claude-code/loom/lib/recall.mjs";
 import { endRequests, saveRequests } from "../claude-code/loom/lib/session.mjs";

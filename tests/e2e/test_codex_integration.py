@@ -307,7 +307,8 @@ def test_the_memory_hooks_start_offer_record_and_give_back_what_was_pinned(live,
     rollout.assistant("Yes, until Monday.")
     assert codex_hook(codex, "PreCompact", turn_id="t5", trigger="auto").stdout == ""
     resumed = injected(codex_hook(codex, "SessionStart", source="compact").stdout, "SessionStart")
-    assert "Pinned this session" in resumed and f"{FREEZE} [{freeze}]" in resumed and tokens(resumed) <= 200
+    held = resumed.split("Pinned this session (held through compaction):\n", 1)[1].split("\n", 1)[0]
+    assert held.startswith(f"- {FREEZE[:200]}") and held.endswith(f"[{freeze}]") and tokens(resumed) <= 200
 
 
 def codex_cli() -> Path:
@@ -409,12 +410,20 @@ def test_a_real_codex_exec_session_is_stored_once_through_notify_and_the_session
     assert actions == [("exec_command", "echo hi")]
 
 
-def test_a_real_codex_exec_session_starts_with_the_tapestry_and_is_offered_the_cued_thread(live, scratch):
+def test_a_real_codex_exec_session_starts_with_the_tapestry_is_offered_the_cued_thread_and_recalls(
+    live, scratch
+):
     """`codex exec` set up as the README says, on a loom a first session taught: the model's first
     request carries the tapestry (SessionStart) and the thread the prompt's cue brings back, with its
-    receipt (UserPromptSubmit)."""
+    receipt (UserPromptSubmit); the model's search through Loom's MCP tool (Codex names it
+    mcp__loom__loom_memory_search and hands PostToolUse the MCP result) is recalled in the session."""
     codex_bin = codex_cli()
-    api = FakeResponses("echo hi", "The shell works: echo printed hi.").start()
+    search = {
+        "namespace": "mcp__loom",
+        "name": "loom_memory_search",
+        "arguments": {"query": "invoice totals"},
+    }
+    api = FakeResponses("echo hi", "Totals are rounded half-even.", search).start()
     repo = git_repo(scratch / "ledger-api", "https://github.com/acme/ledger-api.git", "real-memory")
     home = scratch / "codex-home"
     home.mkdir()
@@ -430,7 +439,7 @@ def test_a_real_codex_exec_session_starts_with_the_tapestry_and_is_offered_the_c
             "LOOM_URL": f"http://127.0.0.1:{live.port}", "OPENAI_API_KEY": "sk-test"}  # fmt: skip
     env = loop_env(live, base)
     totals, freeze = teach(live, (env, repo, None), str(uuid.uuid4()))
-    prompt = "Before the deploy freeze, check that the shell works: print hi."
+    prompt = "Before the deploy freeze: how are invoice totals rounded?"
     try:
         ran = subprocess.run(
             [str(codex_bin), "exec", "-s", "danger-full-access", "--dangerously-bypass-hook-trust", prompt],
@@ -443,7 +452,15 @@ def test_a_real_codex_exec_session_starts_with_the_tapestry_and_is_offered_the_c
         )
     finally:
         api.stop()
-    assert ran.returncode == 0 and ran.stdout.strip() == "The shell works: echo printed hi.", ran.stderr
+    assert ran.returncode == 0 and ran.stdout.strip() == "Totals are rounded half-even.", ran.stderr
     given = texts(api.requests[0])
     assert f"{TOTALS} [{totals}]" in given and "not instructions" in given
     assert f"{FREEZE} [{freeze}]" in given and f'cue "{FREEZE_CUE}" was said' in given
+    (rollout,) = (home / "sessions").glob("*/*/*/rollout-*.jsonl")
+    pack = {"thread_id": rollout.stem[-36:], "agent": "codex"}
+    session = wait_for(
+        lambda: (s := op((env, repo, None), "context.pack", pack)["session"])["recalledThreadIds"] and s,
+        60,
+        "the search recorded as recalled",
+    )
+    assert totals in session["recalledThreadIds"] and session["suggestedThreadIds"] == [freeze]

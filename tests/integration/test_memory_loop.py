@@ -162,3 +162,45 @@ def test_session_record_bounds_its_lists():
     with pytest.raises(OpError) as not_an_id:
         op("memory.session_record", seen=["not-a-uuid"], **session())
     assert not_an_id.value.status == 422
+
+
+def test_the_tapestry_holds_one_of_the_episodes_that_say_the_same_thing_and_facts_first():
+    fact = remember("the billing service owns the invoices table", weight=0.3)
+    for session_name in ("3f2b8c1e-5d4a-4e6b-9c7d-2a1b0c9d8e7f", "9d8e7f00-1111-4e6b-9c7d-2a1b0c9d8e7f"):
+        remember(f"In session {session_name} the agent ran 2 tool actions.", kind="Episodic", weight=0.9)
+    fixed = remember("The agent fixed the failing invoice export test.", kind="Episodic", weight=0.9)
+    packed = op("context.pack", **session())
+    lines = packed["tapestry"].splitlines()[1:]
+    assert lines[0] == f"- {fact['content']} [{fact['id']}]"  # a fact before heavier episodes
+    assert sum("tool actions" in text for text in lines) == 1 and fixed["id"] in packed["tapestry"]
+
+
+def test_no_secret_reaches_a_pack_from_memory_episodes_or_working_memory(worker):
+    secret = "my card is 4111 1111 1111 1111, exp 12/29"
+    assert not op("memory.set", content=f"remember {secret}")["stored"]
+    remember("the team ships on Tuesdays", subjects=["ana"])
+    block = {"user_id": "ana", "project": "billing", "branch": "main"}
+    op("working_memory.set", content=f"next: pay with {secret}", **block)
+    actions = [
+        {"tool": "Bash", "input_sha256": "1" * 64, "summary": f"echo '{secret}'", "outcome": "error"},
+        {"tool": "Bash", "input_sha256": "2" * 64, "summary": "pytest -q", "outcome": "ok"},
+    ]
+    op("observe.record", session_id="s-secret", actions=actions, **block)
+    op("observe.crystallize", session_id="s-secret")
+    wait_until(settled, what="the episodes")
+    where = session(subjects=["billing", "main"], **block)
+    packs = [op("context.pack", **where), op("context.pack", **where)]
+    text = repr(packs)
+    assert "4111" not in text and "the team ships on Tuesdays" in packs[0]["tapestry"]
+    assert packs[0]["working_memory"]["withheld"] is True
+
+
+def test_a_later_pack_carries_what_was_pinned_in_the_session():
+    where = session()
+    first = op("context.pack", user_id="ana", **where)
+    assert first["tapestry"] is None and first["held"] == []
+    pinned = remember("the audit ends on the thirtieth")
+    op("memory.pin", thread=pinned["id"], **where)
+    later = op("context.pack", user_id="ana", **where)
+    assert later["tapestry"] is None  # woven once
+    assert [t["id"] for t in later["held"]] == [pinned["id"]]

@@ -52,11 +52,7 @@ def mcp_tool(url: str, token: str, tool: str, arguments: dict) -> dict:
         async with Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client:
             result = await client.call_tool(tool, arguments)
         assert not result.is_error, result.content
-        return {
-            "content": [{"type": "text", "text": block.text} for block in result.content],
-            "structuredContent": result.structured_content,
-            "isError": False,
-        }
+        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     return asyncio.run(call())
 

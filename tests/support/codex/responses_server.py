@@ -55,8 +55,10 @@ def _events(response_id: str, model: str, item: dict) -> list[dict]:
 
 
 class FakeResponses:
-    def __init__(self, command: str, answer: str) -> None:
-        self.command, self.answer = command, answer
+    def __init__(self, command: str, answer: str, tool: dict | None = None) -> None:
+        """``tool``: the call the first answer makes instead of the shell call (the function call
+        item's ``name``, ``arguments`` and, for an MCP tool, its ``namespace``: ``mcp__<server>``)."""
+        self.command, self.answer, self.tool = command, answer, tool
         self.requests: list[dict] = []
         self._server = LocalServer(self._handler())
 
@@ -78,9 +80,10 @@ class FakeResponses:
             content = [{"type": "output_text", "text": self.answer, "annotations": []}]
             return {"type": "message", "id": f"msg_{uuid.uuid4().hex}", "status": "completed",
                     "role": "assistant", "content": content}  # fmt: skip
+        call = self.tool or {"name": "exec_command", "arguments": {"cmd": self.command}}
         return {"type": "function_call", "id": f"fc_{uuid.uuid4().hex}", "status": "completed",
-                "call_id": f"call_{uuid.uuid4().hex[:24]}", "name": "exec_command",
-                "arguments": json.dumps({"cmd": self.command})}  # fmt: skip
+                "call_id": f"call_{uuid.uuid4().hex[:24]}", **call,
+                "arguments": json.dumps(call["arguments"])}  # fmt: skip
 
     def _handler(self):
         server = self

@@ -21,7 +21,6 @@ import { fileURLToPath } from "node:url";
 import {
   enqueue,
   flush,
-  gitState,
   hook,
   hookInput,
   report,
@@ -31,6 +30,7 @@ import {
   sessionState,
   settings,
 } from "../lib/loom.mjs";
+import { gitState } from "../lib/git.mjs";
 import { capture } from "../lib/capture.mjs";
 import { inject, keepInSummary, startContext } from "../lib/memory.mjs";
 import { endRequests, saveRequests } from "../lib/session.mjs";

@@ -9,7 +9,6 @@ import {
   digest,
   enqueue,
   flush,
-  gitState,
   hook,
   hookInput,
   report,
@@ -17,6 +16,7 @@ import {
   sessionState,
   settings,
 } from "../lib/loom.mjs";
+import { gitState } from "../lib/git.mjs";
 import { recordRequest } from "../lib/recall.mjs";
 import { actionLine, filesOf } from "../lib/transcript.mjs";
 

@@ -1,6 +1,6 @@
 // What every hook of the Loom plugin shares: its settings (from the environment), its state
-// directory, the spool every request to Loom goes through, the HTTP call, the recording verdict,
-// and the git state of a session's directory. Node 18 or newer, no dependencies.
+// directory, the spool every request to Loom goes through (sent by ./http.mjs), and the recording
+// verdict (the git state of a session's directory is ./git.mjs). Node 18 or newer, no dependencies.
 //
 // A hook never breaks nor slows the client: a call to Loom times out after CALL_SECONDS, a hook
 // run stops sending after RUN_SECONDS, every failure is at most one line on stderr, and the exit
@@ -8,13 +8,14 @@
 // Loom has answered it, so what a hook could not send (Loom down, a hook killed) goes at a later
 // run, in order, exactly once (a request sent twice is answered "duplicate" or changes nothing).
 
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-export const CALL_SECONDS = 5;
+import { call } from "./http.mjs";
+
 export const RUN_SECONDS = 10;
 // A cached "recording is off" holds this long: turning recording on is noticed within a minute.
 export const VERDICT_SECONDS = 60;
@@ -315,50 +316,6 @@ export function sendLater(script, args = []) {
   child.unref();
 }
 
-// --- HTTP ----------------------------------------------------------------------------------------
-
-export class CallError extends Error {
-  constructor(message, status = null, field = null) {
-    super(message);
-    this.status = status;
-    this.field = field;
-  }
-}
-
-// `seconds`: how long to wait for the answer (a read-path hook waits less: lib/memory.mjs).
-export async function call(config, op, body, seconds = CALL_SECONDS) {
-  const url = `${config.url}/v1/${op}`;
-  const headers = { "content-type": "application/json" };
-  if (config.token) headers.authorization = `Bearer ${config.token}`;
-  const scoped = config.namespace ? { namespace: config.namespace, ...body } : body;
-  let response;
-  try {
-    response = await fetch(url, {
-      method: "POST",
-      headers,
-      body: JSON.stringify(scoped),
-      signal: AbortSignal.timeout(seconds * 1000),
-    });
-  } catch (error) {
-    const reason = error.name === "TimeoutError" ? `no answer in ${seconds} s` : error.cause?.code || error.message;
-    throw new CallError(`cannot reach ${url}: ${reason}`);
-  }
-  const text = await response.text();
-  let answer = null;
-  try {
-    answer = JSON.parse(text);
-  } catch {
-    // reported below
-  }
-  if (!response.ok) {
-    const hint = response.status === 401 || response.status === 403 ? " (check LOOM_TOKEN)" : "";
-    const reason = answer?.error || text.slice(0, 200);
-    throw new CallError(`HTTP ${response.status} from ${url}${hint}: ${reason}`, response.status, answer?.field ?? null);
-  }
-  if (!answer || typeof answer !== "object") throw new CallError(`unexpected answer from ${url}`);
-  return answer;
-}
-
 // --- the recording verdict -----------------------------------------------------------------------
 
 function verdictFile(config) {
@@ -386,31 +343,6 @@ export function sayRecordingOff(config) {
 
 export function heardRecordingOn(config) {
   fs.rmSync(verdictFile(config), { force: true });
-}
-
-// --- where the session works ---------------------------------------------------------------------
-
-function git(cwd, args) {
-  try {
-    return execFileSync("git", args, { cwd, timeout: 2000, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-  } catch {
-    return "";
-  }
-}
-
-// The project (the repository's name, from its remote, else its top directory) and the branch of
-// a session's directory; nulls outside a repository.
-export function gitState(cwd) {
-  if (!cwd || !fs.existsSync(cwd)) return { project: null, branch: null };
-  const top = git(cwd, ["rev-parse", "--show-toplevel"]);
-  if (!top) return { project: null, branch: null };
-  const remote = git(cwd, ["config", "--get", "remote.origin.url"]);
-  const fromRemote = remote.replace(/\.git$/, "").split(/[/:]/).filter(Boolean).pop();
-  const branch = git(cwd, ["rev-parse", "--abbrev-ref", "HEAD"]);
-  return {
-    project: clip(fromRemote || path.basename(top), 128),
-    branch: branch && branch !== "HEAD" ? clip(branch, 128) : null,
-  };
 }
 
 // --- output --------------------------------------------------------------------------------------

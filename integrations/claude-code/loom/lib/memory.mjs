@@ -9,7 +9,8 @@
 // person's prompt, where a model could take it for the task), and fits a budget of tokens counted
 // as Loom counts them: ceil(characters / 4).
 
-import { call, clip } from "./loom.mjs";
+import { call } from "./http.mjs";
+import { clip } from "./loom.mjs";
 import { given, primer } from "./session.mjs";
 
 export const READ_SECONDS = 2;
@@ -35,6 +36,15 @@ export function inject(event, text) {
   process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } })}\n`);
 }
 
+// A line's end that names its thread (" [<uuid>]", and a suggestion's "(receipt)"): kept whole when
+// the line is clipped, so what is shown can still be pinned or cited.
+const NAMED = / \[[0-9a-f-]{36}\](?: \(.*\))?$/;
+
+function clipped(line, chars) {
+  const tail = line.match(NAMED)?.[0] ?? "";
+  return chars - tail.length >= 40 ? clip(line.slice(0, line.length - tail.length), chars - tail.length) + tail : null;
+}
+
 // Sections' lines kept while the text stays within `budget` tokens, the sections taken in the
 // order given (the most needed first) and shown in their `at` order. A section's heading (if any)
 // is shown only with one of its lines; a line too long for what is left is clipped when a useful
@@ -45,7 +55,7 @@ export function fit(budget, sections) {
     const lines = [];
     for (const line of section.lines) {
       const extra = 1 + (lines.length || !section.heading ? 0 : section.heading.length + 1);
-      const part = line.length + extra <= room ? line : room - extra >= 40 ? clip(line, room - extra) : null;
+      const part = line.length + extra <= room ? line : clipped(line, room - extra);
       if (part === null) continue;
       if (!lines.length && section.heading) lines.push(section.heading);
       lines.push(part);

@@ -1,7 +1,8 @@
 // What an agent recalled through Loom's MCP tools, for its session (memory.session_record). The
 // MCP server is never told the client's session id; the client's PostToolUse hook is, and sees
-// the tool's answer: the memory threads it returned (recalled), a reflection's knots and tensions
-// (seen), the thread pinned (held).
+// the tool's answer: the memory threads it returned (recalled: loom_memory_search, loom_search's
+// memory section, the threads loom_reflect cites), those a reflection only showed in its knots and
+// tensions (seen), the thread pinned (held: loom_memory_pin).
 
 import { sessionOf } from "./memory.mjs";
 
@@ -34,12 +35,16 @@ function parsed(response) {
   return response;
 }
 
-// The thread ids anywhere in `value` (or, given `keys`, under those keys only).
-function idsIn(value, keys = null, out = new Set()) {
-  if (typeof value === "string" && UUID.test(value) && !keys) out.add(value.toLowerCase());
-  else if (Array.isArray(value)) for (const item of value) idsIn(item, keys, out);
+// The thread ids in `value` (or, given `keys`, under those keys only): the strings that are uuids
+// held by a key naming threads (a hit's subjects may be uuids too: those are not threads).
+const THREAD_KEYS = new Set(["id", "thread", "threads", "cited", "seen", "newer", "older"]);
+
+function idsIn(value, keys = null, out = new Set(), key = null) {
+  if (typeof value === "string") {
+    if (!keys && (key === null || THREAD_KEYS.has(key)) && UUID.test(value)) out.add(value.toLowerCase());
+  } else if (Array.isArray(value)) for (const item of value) idsIn(item, keys, out, key);
   else if (value && typeof value === "object") {
-    for (const [key, inner] of Object.entries(value)) idsIn(inner, keys && !keys.includes(key) ? keys : null, out);
+    for (const [inner, held] of Object.entries(value)) idsIn(held, keys && !keys.includes(inner) ? keys : null, out, inner);
   }
   return out;
 }
@@ -54,8 +59,9 @@ export function recordRequest(config, input) {
   if (tool === "loom_memory_search") idsIn(answer, null, lists.recalled);
   else if (tool === "loom_search") idsIn(answer, ["memory"], lists.recalled);
   else if (tool === "loom_reflect") {
-    idsIn(answer, ["cited", "threads"], lists.recalled);
-    idsIn(answer, ["knots", "tensions"], lists.seen);
+    // As memory.reflect records them itself: the cited threads recalled, the others shown seen.
+    idsIn(answer, ["cited"], lists.recalled);
+    for (const id of idsIn(answer, ["seen", "knots", "tensions"])) if (!lists.recalled.has(id)) lists.seen.add(id);
   } else if (tool === "loom_memory_pin") idsIn(input.tool_input?.thread ?? answer, null, lists.held);
   const body = Object.fromEntries(Object.entries(lists).map(([name, ids]) => [name, [...ids].slice(0, MOST)]));
   if (!body.recalled.length && !body.seen.length && !body.held.length) return null;

@@ -3,7 +3,8 @@
 // line of work and its "where was I" note, and those that end a session (its turns to extraction,
 // its tool actions to episodes). The client's hooks turn their transcript into events and messages.
 
-import { call, clip } from "./loom.mjs";
+import { call } from "./http.mjs";
+import { clip } from "./loom.mjs";
 import { whereWasI } from "./transcript.mjs";
 
 const MESSAGES_MAX = 500; // memory.set_from_messages takes at most this many at once
@@ -32,7 +33,7 @@ export async function primer(config, where, seconds) {
   }
   if (!lines.length) return "";
   const heading = `Loom keeps saved state for ${where.project ? `project ${where.project}` : "this namespace"}:`;
-  const how = "Nothing is loaded. When the person asks to resume one, use the loom-session skill to load it.";
+  const how = "No brief is loaded. When the person asks to resume one, use the loom-session skill to load it.";
   return [heading, ...lines, how].join("\n");
 }
 
