@@ -129,7 +129,15 @@ def test_memory_search_context_and_working_memory_answer_typed_results(live):
 
 def test_memory_reflect_answers_a_typed_reflection_with_its_tensions(live):
     async def calls():
-        async with Agent("dev", "local", "support-bot", base_url=url(live), token=token(live)) as bot:
+        # A namespace of its own: its threads about Ana are not the memory test's to find.
+        agent = Agent(
+            "reflecting",
+            "local",
+            "support-bot",
+            base_url=url(live),
+            token=token(live, namespace="reflecting"),
+        )
+        async with agent as bot:
             older = await bot.memory.set("Ana deploys the ledger on Tuesdays.", subjects=["ana"])
             newer = await bot.memory.set("Ana deploys the ledger on Fridays.", subjects=["ana"])
             reflection = await bot.memory.reflect("when does Ana deploy the ledger?", thread_id="reflecting")
