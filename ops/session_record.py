@@ -30,6 +30,7 @@ class SessionRecordRequest(LoomOp):
     held: Ids = Field(
         description="Threads the agent pinned (at most 100): heldThreadIds and wovenThreadIds, as memory.pin."
     )
+    woven: Ids = Field(description="Threads the agent set (at most 100): wovenThreadIds, as memory.set.")
 
 
 class SessionRecordAnswer(Answer):
@@ -45,11 +46,11 @@ def session_record(caller: Caller, req: SessionRecordRequest) -> SessionRecordAn
 
     For a client whose agent used Loom's memory through a way that did not name the session (MCP
     tools): the ids of live threads of the loom are recorded (recalled as recalledThreadIds, seen as
-    seenThreadIds, held as heldThreadIds and wovenThreadIds) and known to the session; unknown ids
-    are skipped. Nothing about the threads themselves changes.
+    seenThreadIds, held as heldThreadIds and wovenThreadIds, woven as wovenThreadIds) and known to
+    the session; unknown ids are skipped. Nothing about the threads themselves changes.
 
     Errors: 404 for a loom not in this namespace; 422 for more than 100 ids in a list."""
-    used = sessions.Used(req.recalled, req.seen, req.held)
+    used = sessions.Used(req.recalled, req.seen, req.held, req.woven)
     with db.session() as s:
         loom = the_loom(s, caller, req)
         where = sessions.Where(req.thread_id, req.run_id, req.agent)

@@ -6,7 +6,7 @@ interaction run, agent). Appends move ``lastSequence``, ``lastTurnAt`` and ``awa
 (``models.queries.turns.APPEND_TURN``); the ops record thread ids into its lists (``record``); night
 weaving consolidates it. Transcripts are not mined on their own: only a session's turns are."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID, uuid4
 
@@ -139,28 +139,31 @@ def record_in(
 
 @dataclass(frozen=True)
 class Used:
-    """Threads an agent recalled, saw or held where no op could name its session."""
+    """Threads an agent recalled, saw, held or wove where no op could name its session."""
 
     recalled: list[UUID]
     seen: list[UUID]
     held: list[UUID]
+    woven: list[UUID] = field(default_factory=list)
 
 
 def record_used(s: Session, loom: Loom, where: Where, used: Used, now: datetime) -> tuple[LoomSession, int]:
     """Record into the session ``where`` names (opened if new) those of the ids that are live
-    threads of the loom, skipping any other: recalled, seen, and held as memory.pin records it
-    (held and woven). The session, and how many ids were recorded (list by list)."""
-    live = memory.live_of(s, loom.id, [*used.recalled, *used.seen, *used.held], now)
-    recalled, seen, held = ([i for i in dict.fromkeys(ids) if i in live] for ids in vars(used).values())
+    threads of the loom, skipping any other: recalled, seen, held as memory.pin records it (held
+    and woven), and woven (a thread the agent set). The session, and how many ids were recorded (list
+    by list)."""
+    live = memory.live_of(s, loom.id, [*used.recalled, *used.seen, *used.held, *used.woven], now)
+    kept = ([i for i in dict.fromkeys(ids) if i in live] for ids in vars(used).values())
+    recalled, seen, held, woven = kept
     session = open_session(s, loom, where, now)
     lists = {
         "recalled_thread_ids": recalled,
         "seen_thread_ids": seen,
         "held_thread_ids": held,
-        "woven_thread_ids": held,
+        "woven_thread_ids": list(dict.fromkeys([*held, *woven])),
     }
     record(s, session, lists, now)
-    return session, len(recalled) + len(seen) + len(held)
+    return session, len(recalled) + len(seen) + len(held) + len(woven)
 
 
 def held_in_conversation(

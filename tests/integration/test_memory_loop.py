@@ -132,6 +132,7 @@ def test_session_record_records_live_threads_of_the_loom_and_skips_the_rest():
     recalled = remember("the API rate limit is 600 requests a minute")
     seen = remember("the on-call rota changes on Mondays")
     held = remember("never run migrations by hand on production")
+    set_ = remember("the staging database is reset on Sundays")
     cut = remember("the cache warms at boot")
     op("memory.cut", thread=cut["id"])
     other_loom = op("looms.create", name="elsewhere")["loom"]["id"]
@@ -142,15 +143,17 @@ def test_session_record_records_live_threads_of_the_loom_and_skips_the_rest():
         recalled=[recalled["id"], str(uuid.uuid4()), foreign],
         seen=[seen["id"], cut["id"]],
         held=[held["id"]],
+        woven=[set_["id"], cut["id"]],
         **where,
     )
-    assert answer["recorded"] == 3
+    assert answer["recorded"] == 4
     packed = op("context.pack", **where)
     state = packed["session"]
     assert state["id"] == answer["session"]
     assert (state["recalledThreadIds"], state["seenThreadIds"]) == ([recalled["id"]], [seen["id"]])
-    assert state["heldThreadIds"] == [held["id"]] == state["wovenThreadIds"]
-    assert {recalled["id"], seen["id"], held["id"]} <= set(state["knownThreadIds"])
+    assert state["heldThreadIds"] == [held["id"]]
+    assert state["wovenThreadIds"] == [held["id"], set_["id"]]
+    assert {recalled["id"], seen["id"], held["id"], set_["id"]} <= set(state["knownThreadIds"])
     assert [t["id"] for t in packed["held"]] == [held["id"]]
     assert op("memory.session_record", recalled=[recalled["id"]], **where)["recorded"] == 1  # once
 

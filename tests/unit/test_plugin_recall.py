@@ -72,5 +72,12 @@ def test_a_pin_is_held_and_other_tools_record_nothing():
         recorded("mcp__loom__loom_memory_search", {"content": [], "structuredContent": {"result": []}})
         is None
     )
+    refused = {"stored": False, "reason": "sensitive", "id": None}
+    assert recorded("mcp__loom__loom_memory_set", refused) is None
     assert recorded("Bash", {"stdout": A}) is None
     assert recorded("mcp__other__search", json.dumps({"id": A})) is None
+
+
+def test_a_thread_the_agent_set_is_woven():
+    request = recorded("mcp__plugin_loom_loom__loom_memory_set", json.dumps({"stored": True, "id": A}))
+    assert lists(request) == ([], [], []) and request["body"]["woven"] == [A]

@@ -2,7 +2,8 @@
 // MCP server is never told the client's session id; the client's PostToolUse hook is, and sees
 // the tool's answer: the memory threads it returned (recalled: loom_memory_search, loom_search's
 // memory section, the threads loom_reflect cites), those a reflection only showed in its knots and
-// tensions (seen), the thread pinned (held: loom_memory_pin).
+// tensions (seen), the thread pinned (held: loom_memory_pin), the thread set (woven:
+// loom_memory_set).
 
 import { sessionOf } from "./memory.mjs";
 
@@ -55,7 +56,7 @@ export function recordRequest(config, input) {
   const tool = loomTool(input.tool_name);
   if (!tool) return null;
   const answer = parsed(input.tool_response);
-  const lists = { recalled: new Set(), seen: new Set(), held: new Set() };
+  const lists = { recalled: new Set(), seen: new Set(), held: new Set(), woven: new Set() };
   if (tool === "loom_memory_search") idsIn(answer, null, lists.recalled);
   else if (tool === "loom_search") idsIn(answer, ["memory"], lists.recalled);
   else if (tool === "loom_reflect") {
@@ -63,7 +64,8 @@ export function recordRequest(config, input) {
     idsIn(answer, ["cited"], lists.recalled);
     for (const id of idsIn(answer, ["seen", "knots", "tensions"])) if (!lists.recalled.has(id)) lists.seen.add(id);
   } else if (tool === "loom_memory_pin") idsIn(input.tool_input?.thread ?? answer, null, lists.held);
+  else if (tool === "loom_memory_set") idsIn(answer, ["id"], lists.woven);
   const body = Object.fromEntries(Object.entries(lists).map(([name, ids]) => [name, [...ids].slice(0, MOST)]));
-  if (!body.recalled.length && !body.seen.length && !body.held.length) return null;
+  if (Object.values(body).every((ids) => !ids.length)) return null;
   return { op: "memory.session_record", body: { ...sessionOf(config, input.session_id), ...body } };
 }
