@@ -6,6 +6,12 @@ run for the batch. The stage numbers the messages that may be sent (never one th
 nor a line that would read as high as cut), asks the LLM for typed facts citing those numbers, and
 writes each fact as an ``Extracted`` memory thread with the evidence it cites. A fact is keyed by
 its loom and text (``source_key``), so extracting the same batch twice writes each fact once.
+
+The prompt also lists what the loom already holds on the matter (``known``: its live facts and
+procedures closest to the lines by their words, labelled m1, m2 …), and a fact names the labels of
+those it makes untrue (``replaces``): a decision reversed, a value changed. Those stop being true
+when the fact is written (their ``until``, graphiti's edge invalidation), so the next tapestry
+carries the new fact without the old one beside it.
 memory.recall finds the evidence again by its words (``recalled``: BM25, the loom its corpus)."""
 
 from dataclasses import dataclass
@@ -17,7 +23,7 @@ from pydantic import BaseModel, Field
 from sqlmodel import Session, col, select
 
 from models.base import stored
-from models.memory import Loom, MemoryEvidence
+from models.memory import Loom, MemoryEvidence, MemoryThread
 from models.queries import memory as queries
 from models.queries import search as search_queries
 from pipelines import keys, lexical, memory, screening
@@ -27,9 +33,15 @@ INSTRUCTIONS = (
     "who the people are, what they prefer, plan, decided, did or own, and how to do things that "
     "were worked out. Write each fact as one short self-contained sentence that names who it is "
     "about. Cite the numbers of the lines each fact comes from. Leave out greetings, questions and "
-    "anything the lines do not state. Return no facts when there are none."
+    "anything the lines do not state. Return no facts when there are none. Give each fact the "
+    "short phrases someone would say when it matters again (cues). When a fact makes one of the "
+    "already remembered facts untrue (a decision reversed, a value changed), name that one's label "
+    "in replaces; a fact that only adds to one replaces nothing."
 )
 LINE_CHARS = 2_000  # of one message, in the prompt
+KNOWN = 12  # already remembered threads listed in the prompt, at most
+KNOWN_QUERY_CHARS = 4_000  # of the lines, as the words that find them
+CUES, CUE_CHARS = 8, 100  # a fact's cues kept, at most, and their length
 
 
 class Fact(BaseModel):
@@ -39,6 +51,12 @@ class Fact(BaseModel):
     )
     subjects: list[str] = Field(default_factory=list, description="the people and things it is about")
     lines: list[int] = Field(default_factory=list, description="the numbers of the lines it comes from")
+    cues: list[str] = Field(
+        default_factory=list, description="short phrases that, said later, should bring the fact back"
+    )
+    replaces: list[str] = Field(
+        default_factory=list, description="labels (m1, m2 …) of remembered facts this one makes untrue"
+    )
 
 
 class Facts(BaseModel):
@@ -103,6 +121,38 @@ def prompt(evidence: list[MemoryEvidence], budget: int) -> tuple[str, list[Memor
     return "\n".join(lines), sent
 
 
+def known(s: Session, loom_id: UUID, lines: str, now: datetime) -> dict[str, MemoryThread]:
+    """What the loom already holds on the lines' matter, by label: its live facts and procedures
+    the lines' words find (BM25, the loom its corpus), none pinned (a pin is the person's choice)
+    nor reading as high (never sent)."""
+    found = memory.by_lexical(s, loom_id, lines[:KNOWN_QUERY_CHARS], KNOWN * 2, now)
+    threads = [
+        f.thread
+        for f in found
+        if f.thread.kind in ("Semantic", "Procedural")
+        and not f.thread.pinned
+        and not screening.is_high(f.thread.content)
+    ]
+    return {f"m{n}": thread for n, thread in enumerate(threads[:KNOWN], 1)}
+
+
+def known_section(labelled: dict[str, MemoryThread]) -> str:
+    """The prompt's list of what is already remembered ('' when nothing is)."""
+    if not labelled:
+        return ""
+    lines = (f"[{label}] {thread.content}" for label, thread in labelled.items())
+    return "\n\nAlready remembered:\n" + "\n".join(lines)
+
+
+def replaced(facts: Facts, labelled: dict[str, MemoryThread]) -> list[MemoryThread]:
+    """The known threads the facts name as made untrue (a fact dropped as high replaces nothing)."""
+    out: dict[UUID, MemoryThread] = {}
+    for fact in facts.facts:
+        if " ".join(fact.content.split()) and not screening.is_high(fact.content):
+            out.update({labelled[label].id: labelled[label] for label in fact.replaces if label in labelled})
+    return list(out.values())
+
+
 def memories(loom_id: UUID, facts: Facts, sent: list[MemoryEvidence], agent: str, run_id: str | None):
     """The facts as memory threads to write: each screened (one that reads as high is dropped),
     with the evidence its line numbers cite."""
@@ -119,6 +169,7 @@ def memories(loom_id: UUID, facts: Facts, sent: list[MemoryEvidence], agent: str
                 weight=0.5,
                 basis="Extracted",
                 subjects=[subject[:200] for subject in fact.subjects if subject.strip()][:32],
+                cues=[" ".join(cue.split())[:CUE_CHARS] for cue in fact.cues if cue.strip()][:CUES],
                 agent=agent,
                 run_id=run_id,
                 evidence_ids=cited,

@@ -215,6 +215,13 @@ def cut(s: Session, thread: MemoryThread, now: datetime) -> None:
     s.add(thread)
 
 
+def end(s: Session, thread: MemoryThread, until: datetime, now: datetime) -> None:
+    """The thread stops being true at ``until`` (a newer one superseded it): from then on it is
+    neither woven nor returned, and stays for history."""
+    thread.until, thread.updated_at = until, now
+    s.add(thread)
+
+
 def heaviest(
     s: Session, loom_id: UUID, kinds: list[Kind] | None, limit: int, now: datetime
 ) -> list[MemoryThread]:

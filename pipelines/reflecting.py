@@ -324,7 +324,6 @@ def superseded(s: Session, loom_id: UUID, threads: list[MemoryThread], now: date
     changed = []
     for older_id, newer in sorted(ends.items(), key=lambda item: str(item[0])):
         older = by_id[older_id]
-        older.until, older.updated_at = newer.created_at, now
-        s.add(older)
+        memory.end(s, older, newer.created_at, now)
         changed.append({"thread": str(older.id), "by": str(newer.id), "until": newer.created_at.isoformat()})
     return changed

@@ -5,7 +5,9 @@ message, the stage's instructions):
 
 - extraction of messages (``pipelines.extraction``): the facts of the scenarios whose sentence
   appears word for word in a numbered user line, each with the scenario's content, kind, subjects
-  (and cues, when the schema Loom sends has a ``cues`` field) and the line's number. It is the
+  (and cues, when the schema Loom sends has a ``cues`` field) and the line's number; a fact the
+  scenario says supersedes another names, in ``replaces`` (when the schema has it), the label of
+  the prompt's already remembered line holding that other fact's content. It is the
   extractor a benchmark of the memory loop needs: perfect and no better, so what is measured is
   what Loom does with the facts, not a model's recall.
 - episodes of a session's tool actions (``pipelines.episodes``): one episode naming the actions,
@@ -26,6 +28,7 @@ from tests.support.openai_server import FakeOpenAI, words_reply
 
 # "[n] role: text" (extraction, episodes) or "[n] YYYY-MM-DD HH:MM role: text" (the night).
 LINE = re.compile(r"^\[(\d+)\] (?:\d{4}-\d\d-\d\d \d\d:\d\d )?(\w+): (.*)$")
+KNOWN = re.compile(r"^\[(m\d+)\] (.*)$", re.M)  # extraction's already remembered threads
 EPISODE_CHARS = 300
 LOOM_TOOL = re.compile(r"^mcp__\S*loom_")  # an observation of one of Loom's own MCP tools
 
@@ -51,7 +54,7 @@ class Model:
     """The server and what it was asked, by kind of prompt."""
 
     def __init__(self, scenarios: list[Scenario]) -> None:
-        self.facts = [f for s in scenarios for f in s.facts.values()]
+        self.scenarios = scenarios
         self.asked: dict[str, int] = {}
         self.server = FakeOpenAI()
         self.server.reply = self.reply
@@ -89,12 +92,15 @@ class Model:
     def extracted(self, prompt: str, schema: dict) -> list[dict]:
         defs: dict = schema.get("$defs") or {}
         fields = {name for d in defs.values() for name in d.get("properties", {})}
+        known = {text: label for label, text in KNOWN.findall(prompt)}
         found = []
         for n, role, text in _lines(prompt):
             if role != "user":
                 continue
-            for fact in self.facts:
-                if fact.said in text:
+            for scenario in self.scenarios:
+                for fact in scenario.facts.values():
+                    if fact.said not in text:
+                        continue
                     answer = {
                         "content": fact.content,
                         "kind": fact.kind,
@@ -103,6 +109,9 @@ class Model:
                     }
                     if "cues" in fields:
                         answer["cues"] = fact.cues
+                    older = scenario.facts.get(fact.supersedes) if fact.supersedes else None
+                    if "replaces" in fields and older is not None and older.content in known:
+                        answer["replaces"] = [known[older.content]]
                     found.append(answer)
         return found
 

@@ -3,6 +3,7 @@ LLM server: evidence kept whether or not the namespace records, typed facts writ
 threads with their evidence, never a high message in a prompt, and the stock provider extracting
 nothing."""
 
+import re
 import uuid
 
 import pytest
@@ -53,7 +54,7 @@ def test_facts_become_memory_threads_with_their_evidence_and_no_prompt_holds_a_h
     answer = op(ns, "memory.set_from_messages", thread_id="chat", messages=MESSAGES, defer=False)
     run = answer["run"]
     assert answer["evidence"] == 4 and run["status"] == SUCCEEDED, run
-    assert run["result"] == {"facts": 3, "memories": 2, "proposed": 0, "sent": 3}
+    assert run["result"] == {"facts": 3, "memories": 2, "proposed": 0, "sent": 3, "superseded": 0}
     assert not any("4111" in m["content"] for call_ in llm.chat_calls for m in call_)
     wait_until(settled, what="the memories' embeddings")
     hits = op(ns, "memory.search", query="where does the user live")["hits"]
@@ -112,3 +113,40 @@ def test_a_loom_that_weaves_in_suggest_mode_proposes_the_facts_to_the_session(ns
     assert packed["session"]["pendingProposals"] == [] and op(ns, "context.pack", **where)["proposals"] == []
     auto = op(ns, "looms.update", loom_id=where["loom_id"], weaving_mode="Auto")
     assert auto["loom"]["weavingMode"] == "Auto"
+
+
+REVERSAL = [
+    {"role": "user", "content": "Change of plan: product search moves from Elasticsearch to PostgreSQL."}
+]
+
+
+def reversing(request: dict) -> dict:
+    """A model that reads the prompt's already remembered facts and says which one the new fact
+    makes untrue, by its label, with a cue."""
+    prompt = request["messages"][-1]["content"]
+    if "PostgreSQL" not in prompt:
+        return {"facts": []}
+    labels = re.findall(r"^\[(m\d+)\] .*Elasticsearch.*$", prompt, re.M)
+    fact = "The search team runs product search on PostgreSQL full-text search."
+    return {"facts": [{"content": fact, "lines": [1], "cues": ["product search"], "replaces": labels}]}
+
+
+def test_a_fact_that_reverses_a_remembered_one_ends_it_and_the_tapestry_carries_only_the_new(ns, llm, worker):
+    llm.reply = reversing
+    old = op(ns, "memory.set", content="The search team runs product search on Elasticsearch.")["thread"]
+    kept = op(ns, "memory.set", content="Elasticsearch clusters are sized by the platform team.")["thread"]
+    op(ns, "memory.pin", thread=kept["id"])  # pinned: the person's choice, never offered for replacing
+    run = op(ns, "memory.set_from_messages", thread_id="chat", messages=REVERSAL, defer=False)["run"]
+    assert run["status"] == SUCCEEDED and run["result"]["superseded"] == 1, run
+    [prompt] = [call_[-1]["content"] for call_ in llm.chat_calls]
+    assert old["content"] in prompt and kept["content"] not in prompt
+    live = {t["content"]: t for t in op(ns, "memory.inspect")["threads"]}
+    assert old["content"] not in live and kept["content"] in live
+    new = live["The search team runs product search on PostgreSQL full-text search."]
+    assert new["cues"] == ["product search"]
+    tapestry = op(ns, "context.pack", thread_id="next-session")["tapestry"]
+    assert "PostgreSQL" in tapestry and old["content"] not in tapestry
+    # Said again in another conversation: the ended thread is no longer known, nothing more ends.
+    again = op(ns, "memory.set_from_messages", thread_id="other", messages=REVERSAL, defer=False)["run"]
+    assert again["status"] == SUCCEEDED and again["result"]["superseded"] == 0
+    assert old["content"] not in llm.chat_calls[-1][-1]["content"]
