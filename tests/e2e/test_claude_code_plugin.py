@@ -388,3 +388,46 @@ def test_a_prompt_hook_says_nothing_when_loom_is_down_or_slow(loop):
             started = time.monotonic()
             ran = hook("UserPromptSubmit", (env | {"LOOM_URL": url}, repo, t), prompt="the deploy freeze")
             assert (ran.stdout, ran.stderr) == ("", "") and time.monotonic() - started < 4
+
+
+REPLICA, REPLICA_CUE = (
+    "The ledger replica in billing-service lags up to ten minutes at month end.",
+    "ledger replica",
+)
+
+
+def test_a_night_judges_what_the_hooks_offered_by_what_the_agent_used_and_moves_the_weights(live, loop):
+    env, repo, t = loop
+    token = env["LOOM_TOKEN"]
+    hook("SessionStart", loop, source="startup")  # the session's tapestry: woven now, from an empty loom
+    freeze = remember(live, token, FREEZE, "another-session", cues=[FREEZE_CUE])
+    replica = remember(live, token, REPLICA, "another-session", cues=[REPLICA_CUE])
+    said = ""  # what the prompts' hooks put into the agent's context (a thread is offered once a session)
+    for prompt in ("Can the ledger change go out during the deploy freeze?", "Does the ledger replica lag?"):
+        t.user(prompt)
+        said += injected(hook("UserPromptSubmit", loop, prompt=prompt).stdout, "UserPromptSubmit")
+        t.text("Looking into it.")
+    assert f"[{freeze}]" in said and f"[{replica}]" in said
+    # The agent uses the freeze (pins it over MCP; PostToolUse tells the session) and ignores the replica.
+    arguments = {"thread": freeze}
+    answer = as_claude_code_gives_it(mcp_tool(env["LOOM_URL"], token, "loom_memory_pin", arguments))
+    hook("PostToolUse", loop, tool_name="mcp__plugin_loom_loom__loom_memory_pin", tool_input=arguments,
+         tool_response=answer, tool_use_id=f"toolu_{uuid.uuid4().hex[:12]}")  # fmt: skip
+    hook("Stop", loop)  # the turns reach Loom: the session now awaits the night
+    session = wait_for(
+        lambda: (s := session_of(live, token, t.session_id))["awaitingNight"] and s["heldThreadIds"] and s,
+        60,
+        "the session's turns and the pin",
+    )
+    assert (
+        sorted(session["suggestedThreadIds"]) == sorted([freeze, replica]) and not session["judgedThreadIds"]
+    )
+
+    live.cli("night-weave", "--wait")
+    judged = session_of(live, token, t.session_id)
+    assert sorted(judged["judgedThreadIds"]) == sorted([freeze, replica]) and not judged["awaitingNight"]
+    weights = {m["id"]: m["weight"] for m in op(live, token, "memory.inspect", {})["threads"]}
+    assert weights[freeze] == pytest.approx(0.6) and weights[replica] == pytest.approx(0.45)
+    live.cli("night-weave", "--wait")  # a second night judges nothing twice
+    again = {m["id"]: m["weight"] for m in op(live, token, "memory.inspect", {})["threads"]}
+    assert (again[freeze], again[replica]) == (weights[freeze], weights[replica])
