@@ -8,14 +8,15 @@ filters tombstones; only ``erasure.export`` still returns the turns), the lexica
 threads they spoke in are rebuilt with each batch (another turn's may hold their words), and the
 titles of those threads are cleared (a title may quote them; the titler makes a new one from what
 is left). Their memory goes from disk: the evidence of their messages, every memory thread citing
-it or naming them as a subject (with its line in any tapestry), the pending proposals of the
+it or naming them as a subject (with its line in any tapestry, and the reflection runs that drew on
+it: their question and prose), the pending proposals of the
 sessions in threads they spoke in, and their name in sessions' subjects; the session briefs a token
 bounded to them stored, their working memory and observations, and the coding-session threads they
 own. By namespace, every turn, embedding row and thread is tombstoned and the raw transcripts
 handed over whole are deleted; with ``purge`` turns, their keys, embedding rows, threads and
 transcripts are deleted from disk. Either way the namespace's memory plane (looms, memory threads,
-evidence, sessions, their night weavings), its session briefs, working memory, observations and
-coding-session threads are deleted: nothing exports them."""
+evidence, sessions, their night weavings and reflection runs), its session briefs, working
+memory, observations and coding-session threads are deleted: nothing exports them."""
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -59,6 +60,7 @@ def _their_memory_threads(s: Session, params: dict) -> int:
         s.add(session)
     s.flush()
     s.execute(queries.DELETE_MEMORY_THREADS, {"ids": list(doomed)})
+    s.execute(queries.DELETE_REFLECTIONS_CITING, {"ids": [str(thread_id) for thread_id in doomed]})
     return len(doomed)
 
 
@@ -114,6 +116,7 @@ def _by_namespace(purge: bool) -> dict[str, Step]:
     for table in ("loom_sessions", "memory_threads", "memory_evidence"):
         steps[table] = deleted[table]
     steps["night_weavings"] = queries.DELETE_NIGHT_WEAVINGS
+    steps["reflections"] = queries.DELETE_REFLECTIONS_IN_NAMESPACES
     steps["looms"] = deleted["looms"]
     steps["session_briefs"] = deleted["session_briefs"]  # with their revisions, saves and windows
     steps["coding_threads"] = deleted["coding_threads"]

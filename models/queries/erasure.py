@@ -223,6 +223,21 @@ WITH gone AS (
 SELECT count(*) FROM gone
 """)
 
+# A reflection run keeps its question and the model's prose (params, result): it goes with any
+# memory thread it drew on, and with its loom.
+DELETE_REFLECTIONS_CITING = text("""
+DELETE FROM stage_runs WHERE stage = 'reflection' AND params -> 'threads' ?| CAST(:ids AS text[])
+""")
+DELETE_REFLECTIONS_IN_NAMESPACES = text("""
+WITH gone AS (
+    DELETE FROM stage_runs WHERE id IN (
+        SELECT r.id FROM stage_runs r JOIN looms l ON l.id::text = r.params ->> 'loom_id'
+        WHERE r.stage = 'reflection' AND l.namespace = ANY(:namespaces) LIMIT :n)
+    RETURNING 1
+)
+SELECT count(*) FROM gone
+""")
+
 # A loom's night weavings go with it (they have no namespace of their own: their loom's).
 DELETE_NIGHT_WEAVINGS = text("""
 WITH gone AS (

@@ -16,6 +16,7 @@ from models.memory import Loom, LoomSession, MemoryEvidence, MemoryThread, Night
 from models.stage_run import SUCCEEDED
 from ops.caller import OPERATOR
 from ops.registry import call
+from pipelines import reflecting
 from schedules.night_weaving import weave_night
 from tests.support.calls import append, enable_logging
 from tests.support.waits import settled, wait_until
@@ -53,19 +54,39 @@ def rows(model, ns: str) -> int:
         return s.exec(select(func.count()).select_from(model).where(model.namespace == ns)).one()
 
 
+def replies(request: dict) -> dict:
+    """The extraction's facts; a reflection's prose, quoting what it drew on."""
+    if request["messages"][0]["content"].startswith(reflecting.INSTRUCTIONS[:60]):
+        return {"answer": f"{ALICE_FACT}."}
+    return facts(request)
+
+
+def reflections(ns: str) -> list[dict]:
+    """The reflection runs of the namespace's looms: their question and prose."""
+    query = text(
+        "SELECT r.params, r.result FROM stage_runs r JOIN looms l ON l.id::text = r.params ->> 'loom_id' "
+        "WHERE r.stage = 'reflection' AND l.namespace = :ns"
+    )
+    with db.session() as s:
+        return [dict(row._mapping) for row in s.execute(query, {"ns": ns})]
+
+
 def a_memory(ns: str, llm) -> None:
     """Alice and Bob speak in one thread; extraction, a memory about Alice, an unrelated one, a
-    session that wove a tapestry of them, and a Suggest loom's proposals from the same words."""
+    session that wove a tapestry of them, a reflection on Alice written by the model, and a
+    Suggest loom's proposals from the same words."""
     enable_logging(ns)
     append(ns, "chat", ALICE_SAID, user_id="alice", msg_id="m-1")
     append(ns, "chat", BOB_SAID, user_id="bob", msg_id="m-3")
-    llm.reply = facts
+    llm.reply = replies
     run = op(ns, "memory.set_from_messages", thread_id="chat", messages=MESSAGES, defer=False)["run"]
     assert run["status"] == SUCCEEDED and run["result"]["memories"] == 2, run
     op(ns, "memory.set", content=ABOUT_ALICE, subjects=["alice"])
     op(ns, "memory.set", content=OFFICE, weight=0.9)
     wait_until(settled, what="the memories' embeddings")
     op(ns, "context.pack", thread_id="chat", agent="guide")
+    reflected = op(ns, "memory.reflect", question="Where does Alice live?")
+    assert reflected["by"] == "model" and ALICE_FACT in reflected["answer"], reflected
     loom = op(ns, "looms.create", name="proposing", weaving_mode="Suggest")["loom"]["id"]
     proposing = {"loom_id": loom, "thread_id": "chat", "agent": "guide"}
     assert op(ns, "memory.set_from_messages", messages=MESSAGES, defer=False, **proposing)["run"]["result"][
@@ -88,6 +109,7 @@ def test_erasure_by_user_takes_the_memory_of_their_words_and_of_them(ns, llm, wo
     before = session_of(ns)
     assert ALICE_FACT in before["tapestry"] and ABOUT_ALICE in before["tapestry"]
     assert "alice" in before["subjects"]
+    assert [r["params"]["question"] for r in reflections(ns)] == ["Where does Alice live?"]
 
     run = call("erasure.request", OPERATOR, {"namespace": ns, "user_id": "alice", "wait": True})["run"]
     assert run["status"] == SUCCEEDED, run
@@ -106,6 +128,7 @@ def test_erasure_by_user_takes_the_memory_of_their_words_and_of_them(ns, llm, wo
     ]
     assert OFFICE in after["tapestry"] and "alice" not in after["subjects"]
     assert len(after["tapestryThreadIds"]) == len(before["tapestryThreadIds"]) - 2
+    assert reflections(ns) == []  # the reflection that drew on her threads, its question and prose
     loom = next(lm["id"] for lm in op(ns, "looms.list")["looms"] if lm["name"] == "proposing")
     assert session_of(ns, loom_id=loom)["pendingProposals"] == []
 
@@ -130,6 +153,7 @@ def test_erasure_of_a_namespace_removes_its_memory_plane_and_leaves_others(purge
         weavings = s.exec(select(NightWeaving.loom_id).where(col(NightWeaving.loom_id).is_not(None))).all()
         looms = set(s.exec(select(Loom.id)).all())
     assert set(weavings) <= looms and len(set(weavings) & looms) >= 2  # the kept namespace's stay
+    assert run["result"]["reflections"] == 1 and reflections(gone) == [] and len(reflections(kept)) == 1
     assert remembered(kept) == sorted([BOB_FACT, ABOUT_ALICE, OFFICE, ALICE_FACT])
 
 
