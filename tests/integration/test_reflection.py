@@ -137,7 +137,11 @@ def test_a_question_that_reads_as_high_is_never_sent(llm, worker):
         "question-high-sensitivity",
         None,
     )
-    assert {older, newer} <= set(answer["cited"]) and llm.chat_calls == []
+    assert {older, newer} <= set(answer["cited"])
+    # No prompt holds the question or this reflection's threads (a run an earlier test left
+    # pending may still reach the model meanwhile: it names other threads).
+    sent = [m["content"] for chat in llm.chat_calls for m in chat]
+    assert not any("4111" in text or uuid.UUID(older).hex[:8] in text for text in sent), sent
 
 
 def test_an_answer_that_reads_as_high_is_dropped_for_the_threads(llm, worker):
