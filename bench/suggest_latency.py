@@ -12,8 +12,9 @@ it); a share ``--embedded`` of them get a vector of the local model's width, as 
 calls, each what a person might type (12 to 30 words of the vocabulary, a cue in one in three),
 ten to a session, go through ``ops.registry.call`` in this process, as HTTP's handler calls it:
 the time of each is the server's (the query's embedding by the local model included; HTTP's
-parsing not). Prints p50/p95/max; the last stdout line is one JSON object. Not part of the test
-suite.
+parsing not). Then ``--packs`` context.pack calls, each a new session's first (what SessionStart
+asks: the tapestry woven from the whole loom, within 1,000 tokens). Prints p50/p95/max of each;
+the last stdout line is one JSON object. Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -101,11 +102,27 @@ def measure(calls: int, words: list[str], cues: list[str], rng: random.Random) -
     return times
 
 
+def measure_packs(packs: int) -> list[float]:
+    """The time of a new session's first context.pack each: its tapestry woven from the loom."""
+    from ops.caller import OPERATOR
+    from ops.registry import call
+
+    times = []
+    for i in range(packs + 3):
+        body = {"namespace": NAMESPACE, "thread_id": f"start-{i}", "agent": "claude-code"}
+        started = time.perf_counter()
+        call("context.pack", OPERATOR, body | {"subjects": ["billing-service"], "max_tokens": 1000})
+        if i >= 3:  # the first three warm the pool up
+            times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--threads", type=int, default=10_000)
     parser.add_argument("--embedded", type=float, default=0.5)
     parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--packs", type=int, default=30)
     # 400: every word said is in some 400 threads, a worst case for the lexical leg; English
     # threads share far fewer words once the stop words are out.
     parser.add_argument("--vocabulary", type=int, default=400)
@@ -116,6 +133,7 @@ def main() -> None:
         without_broker()
         cues = seed(args.threads, args.embedded, words, rng)
         times = measure(args.calls, words, cues, rng)
+        packs = measure_packs(args.packs)
     figures = {
         "threads": args.threads,
         "embedded": args.embedded,
@@ -124,8 +142,13 @@ def main() -> None:
         "p50_ms": rounded(percentile(times, 50), 1),
         "p95_ms": rounded(percentile(times, 95), 1),
         "max_ms": rounded(max(times), 1),
+        "packs": args.packs,
+        "pack_p50_ms": rounded(percentile(packs, 50), 1),
+        "pack_p95_ms": rounded(percentile(packs, 95), 1),
+        "pack_max_ms": rounded(max(packs), 1),
     }
     log(f"memory.suggest on {args.threads} threads: p50 {figures['p50_ms']} ms, p95 {figures['p95_ms']} ms")
+    log(f"context.pack, a session's first: p50 {figures['pack_p50_ms']} ms, p95 {figures['pack_p95_ms']} ms")
     print(json.dumps(figures))
 
 

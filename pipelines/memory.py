@@ -240,11 +240,29 @@ def without_vector() -> LoaderOption:
     return defer(col(MemoryThread.vector))  # type: ignore[arg-type]
 
 
-def live_threads(s: Session, loom_id: UUID, now: datetime) -> list[MemoryThread]:
-    """Every live thread of the loom (what a tapestry is woven from), without its vector (a
-    tapestry reads none, and the vectors are most of a thread's bytes)."""
-    query = select(MemoryThread).where(col(MemoryThread.loom_id) == loom_id, *live(now))
-    return list(s.exec(query.options(without_vector())))
+def tapestry_candidates(
+    s: Session, loom_id: UUID, subjects: list[str], rest: int, now: datetime
+) -> list[MemoryThread]:
+    """The live threads of the loom a tapestry may take, without their vectors (a tapestry reads
+    none, and the vectors are most of a thread's bytes): every pinned one and every one whose text
+    or subjects hold one of ``subjects`` (case folded; the caller ranks them exactly), and of the
+    others the ``rest`` first in the order a tapestry takes them (facts before episodes, heavier,
+    newer). A loom's other threads could only follow those, so it is never read whole."""
+    base = (
+        select(MemoryThread).where(col(MemoryThread.loom_id) == loom_id, *live(now)).options(without_vector())
+    )
+    text = func.lower(col(MemoryThread.content) + " " + func.array_to_string(col(MemoryThread.subjects), " "))
+    about = [func.strpos(text, subject.casefold()) > 0 for subject in subjects]
+    chosen = list(s.exec(base.where(or_(col(MemoryThread.pinned), *about))))
+    order = (
+        col(MemoryThread.kind) == "Episodic",
+        col(MemoryThread.weight).desc(),
+        col(MemoryThread.created_at).desc(),
+    )
+    others = s.exec(
+        base.where(~col(MemoryThread.pinned), *(~match for match in about)).order_by(*order).limit(rest)
+    )
+    return [*chosen, *others]
 
 
 def cued_threads(s: Session, loom_id: UUID, said: str, now: datetime) -> list[MemoryThread]:

@@ -24,6 +24,9 @@ EPISODIC = "Episodic"
 # Episodes tell what happened; a tapestry is mostly what holds. A few recent ones say where work
 # stands without crowding out the facts.
 MAX_EPISODES = 3
+# Of the threads about none of the session's subjects, the most a tapestry reads: more than the
+# largest budget (8,000 tokens) holds lines.
+REST = 1_000
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,7 @@ def weave(
         return
     senders = sessions.senders(s, loom.namespace, about.thread_id)
     subjects = list(dict.fromkeys([*([about.user_id] if about.user_id else []), *senders, *about.named]))
-    woven = choose(memory.live_threads(s, loom.id, now), subjects, max_tokens)
+    woven = choose(memory.tapestry_candidates(s, loom.id, subjects, REST, now), subjects, max_tokens)
     session.tapestry = render(woven)
     session.tapestry_woven_at = now
     session.subjects = subjects

@@ -220,3 +220,19 @@ def test_a_cue_is_found_by_its_index_as_whole_words_whatever_its_length_or_case(
     offered = op("memory.suggest", said=said, **session())["suggestions"]
     cued = {s["id"] for s in offered if s["cued"]}
     assert cued == {host["id"], late["id"]} and word["id"] not in cued
+
+
+def test_a_tapestry_reads_the_threads_about_its_subjects_and_only_the_best_of_the_rest(monkeypatch):
+    from pipelines import tapestry
+
+    monkeypatch.setattr(tapestry, "REST", 2)  # of the threads about none of its subjects, two
+    about = remember("the Billing-Service ledger closes at midnight", weight=0.1)
+    named = remember("ledger exports go to the finance bucket", subjects=["billing-service"], weight=0.1)
+    pinned = remember("never deploy on a Friday", weight=0.1)
+    op("memory.pin", thread=pinned["id"])
+    heavy = [remember(f"the cache node {i} restarts weekly", weight=0.9) for i in range(2)]
+    light = remember("the cache warms at boot", weight=0.2)  # the third of the rest: never read
+    woven = op("context.pack", subjects=["billing-service"], max_tokens=8000, **session())["session"]
+    ids = woven["tapestryThreadIds"]
+    assert ids[0] == pinned["id"] and set(ids[1:3]) == {about["id"], named["id"]}
+    assert set(ids[3:]) == {t["id"] for t in heavy} and light["id"] not in ids
