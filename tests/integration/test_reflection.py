@@ -43,11 +43,15 @@ def remember(content: str, **body) -> str:
     return answer["thread"]["id"]
 
 
-def planted() -> tuple[str, str, str]:
-    """An older fact, a newer one saying it differently, and another fact about the same person."""
+def planted(embedded: bool = False) -> tuple[str, str, str]:
+    """An older fact, a newer one saying it differently, and another fact about the same person;
+    ``embedded`` (with a worker): once their vectors are stored, so what a reflection draws on (its
+    hits, its tensions by vector) does not change between two asks."""
     older = remember("Ana deploys the billing service on Tuesdays", subjects=["Ana"], cues=["deploy"])
     newer = remember("Ana deploys the billing service on Thursdays", subjects=["ana"])
     other = remember("Ana prefers release notes as a bulleted list", subjects=["Ana"])
+    if embedded:
+        wait_until(settled, what="the threads' embeddings")
     return older, newer, other
 
 
@@ -110,7 +114,7 @@ def model_answer(request: dict) -> dict:
 
 
 def test_with_a_model_the_answer_is_its_prose_from_screened_threads_only(llm, worker, monkeypatch):
-    older, newer, _ = planted()
+    older, newer, _ = planted(embedded=True)
     high = plant_high(monkeypatch, f"Ana deploys the billing service with {SECRET}", subjects=["Ana"])
     llm.reply = model_answer
     answer = op("memory.reflect", question="When does Ana deploy the billing service?", thread_id="chat")
@@ -119,18 +123,19 @@ def test_with_a_model_the_answer_is_its_prose_from_screened_threads_only(llm, wo
     assert answer["run_id"] and answer["withheld"] >= 1
     assert high not in answer["cited"] + answer["seen"] + [t["id"] for t in answer["threads"]]
     assert "4111" not in json.dumps(answer)
-    [[system, user]] = llm.chat_calls
+    # The calls of this reflection: a run another test left pending may reach the model meanwhile.
+    [[system, user]] = mine = [c for c in llm.chat_calls if uuid.UUID(older).hex[:8] in c[-1]["content"]]
     assert "Ana deploys the billing service on Tuesdays" in user["content"]
     assert "4111" not in user["content"] and uuid.UUID(high).hex[:8] not in user["content"]
     assert "supersedes" in user["content"] and "present both" in system["content"]
     # The same reflection again is the same run: the model is not asked twice.
     again = op("memory.reflect", question="When does Ana deploy the billing service?")
     assert (again["run_id"], again["answer"]) == (answer["run_id"], answer["answer"])
-    assert len(llm.chat_calls) == 1
+    assert [c for c in llm.chat_calls if uuid.UUID(older).hex[:8] in c[-1]["content"]] == mine
 
 
 def test_a_question_that_reads_as_high_is_never_sent(llm, worker):
-    older, newer, _ = planted()
+    older, newer, _ = planted(embedded=True)
     answer = op("memory.reflect", question=f"When does Ana deploy the billing service? {SECRET}")
     assert (answer["by"], answer["reason"], answer["run_id"]) == (
         "threads",
@@ -145,7 +150,7 @@ def test_a_question_that_reads_as_high_is_never_sent(llm, worker):
 
 
 def test_an_answer_that_reads_as_high_is_dropped_for_the_threads(llm, worker):
-    planted()
+    planted(embedded=True)
     llm.reply = lambda request: {"answer": f"Ana pays with {SECRET}"}
     answer = op("memory.reflect", question="When does Ana deploy the billing service?")
     assert (answer["by"], answer["reason"]) == ("threads", "answer-high-sensitivity")
@@ -154,7 +159,7 @@ def test_an_answer_that_reads_as_high_is_dropped_for_the_threads(llm, worker):
 
 
 def test_a_model_that_does_not_answer_in_time_leaves_the_threads_to_answer(llm, worker):
-    planted()
+    planted(embedded=True)
     llm.mode = "stall"
     answer = op("memory.reflect", question="When does Ana deploy the billing service?", wait_seconds=0.5)
     assert (answer["by"], answer["reason"]) == ("threads", "pending") and answer["run_id"]
@@ -162,7 +167,7 @@ def test_a_model_that_does_not_answer_in_time_leaves_the_threads_to_answer(llm, 
 
 
 def test_night_weaving_ends_the_superseded_thread_once_and_says_so(worker):
-    older, newer, other = planted()
+    older, newer, other = planted(embedded=True)
     pinned_old = remember("Ana's standup is at nine", subjects=["Ana"])
     op("memory.pin", thread=pinned_old)
     chat = "night"
