@@ -99,6 +99,17 @@ class Loom:
     def ports(self) -> dict[str, int]:
         return json.loads((self.home / "ports.json").read_text())
 
+    def op(self, token: str, name: str, body: dict) -> dict:
+        """An op over HTTP as ``token``'s holder: its JSON answer, never a 5xx."""
+        answer = httpx.post(
+            f"http://127.0.0.1:{self.port}/v1/{name}",
+            json=body,
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=30,
+        )
+        assert answer.status_code < 500, answer.text
+        return answer.json()
+
     def sql(self, query: str, *params) -> list[tuple]:
         with psycopg.connect(postgres.url(self.home).replace("+psycopg", ""), connect_timeout=5) as conn:
             return conn.execute(query, params or None).fetchall()

@@ -15,7 +15,6 @@ import subprocess
 import uuid
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests.e2e.conftest import Loom, running_loom, wait_for
@@ -165,10 +164,10 @@ def test_a_claude_p_session_wakes_up_knowing_is_offered_a_cued_thread_and_its_se
     token = live.cli("tokens", "create", "--namespace", ns, "--role", "writer").strip()
     env = env | {"LOOM_TOKEN": token, "LOOM_CONTEXT_TOKENS": "200"}
     taught = str(uuid.uuid4())
-    totals = op(
-        live, token, "memory.set", {"content": TOTALS, "subjects": ["billing-service"], "thread_id": taught}
+    totals = live.op(
+        token, "memory.set", {"content": TOTALS, "subjects": ["billing-service"], "thread_id": taught}
     )
-    freeze = op(live, token, "memory.set", {"content": FREEZE, "cues": [FREEZE_CUE], "thread_id": taught})
+    freeze = live.op(token, "memory.set", {"content": FREEZE, "cues": [FREEZE_CUE], "thread_id": taught})
     query = "SELECT 1 FROM memory_threads WHERE id = %s AND embedded_at IS NOT NULL"
     ids = [totals["thread"]["id"], freeze["thread"]["id"]]
     wait_for(lambda: all(live.sql(query, i) for i in ids), 60, "the threads' embeddings")
@@ -193,7 +192,7 @@ def test_a_claude_p_session_wakes_up_knowing_is_offered_a_cued_thread_and_its_se
     assert f"{FREEZE} [{freeze['thread']['id']}]" in given and f'cue "{FREEZE_CUE}" was said' in given
     pack = {"thread_id": transcript.stem, "agent": "claude-code"}
     session = wait_for(
-        lambda: (s := op(live, token, "context.pack", pack)["session"])["recalledThreadIds"] and s,
+        lambda: (s := live.op(token, "context.pack", pack)["session"])["recalledThreadIds"] and s,
         60,
         "the search recorded as recalled",
     )
@@ -201,12 +200,32 @@ def test_a_claude_p_session_wakes_up_knowing_is_offered_a_cued_thread_and_its_se
     assert session["suggestedThreadIds"] == [freeze["thread"]["id"]]
 
 
-def op(live: Loom, token: str, name: str, body: dict) -> dict:
-    answer = httpx.post(
-        f"http://127.0.0.1:{live.port}/v1/{name}",
-        json=body,
-        headers={"Authorization": f"Bearer {token}"},
-        timeout=30,
+SET = "mcp__plugin_loom_loom__loom_memory_set"
+
+
+def test_a_thread_claude_sets_through_the_plugins_mcp_server_is_woven_in_its_session(
+    live, claude, machine, scratch
+):
+    """The model remembers a fact through the plugin's MCP tool; Claude Code hands the tool's answer
+    to the PostToolUse hook, which records the new thread as woven in the session."""
+    env, repo = machine
+    ns = f"cli-woven-{uuid.uuid4().hex[:8]}"
+    live.cli("namespaces", "logging", ns, "--on")
+    token = live.cli("tokens", "create", "--namespace", ns, "--role", "writer").strip()
+    api = FakeAnthropic({"name": SET, "input": {"content": TOTALS}}, "Noted.").start()
+    try:
+        mine = ({**env, "LOOM_TOKEN": token}, repo)
+        said = "Remember how invoice totals are summed."
+        ran, transcript = run_session(claude, mine, api, prompt=said, allowed=SET)
+    finally:
+        api.stop()
+    assert ran.returncode == 0 and ran.stdout.strip() == "Noted.", ran.stdout + ran.stderr
+    [thread] = live.op(token, "memory.inspect", {})["threads"]
+    assert thread["content"] == TOTALS
+    pack = {"thread_id": transcript.stem, "agent": "claude-code"}
+    session = wait_for(
+        lambda: (s := live.op(token, "context.pack", pack)["session"])["wovenThreadIds"] and s,
+        60,
+        "the thread recorded as woven",
     )
-    assert answer.status_code < 500, answer.text
-    return answer.json()
+    assert session["wovenThreadIds"] == [thread["id"]] and thread["id"] in session["knownThreadIds"]

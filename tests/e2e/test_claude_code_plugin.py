@@ -63,19 +63,6 @@ def turns(live: Loom, session: str) -> list[tuple]:
     )
 
 
-def op(live: Loom, token: str, name: str, body: dict) -> dict:
-    import httpx
-
-    answer = httpx.post(
-        f"http://127.0.0.1:{live.port}/v1/{name}",
-        json=body,
-        headers={"Authorization": f"Bearer {token}"},
-        timeout=30,
-    )
-    assert answer.status_code < 500, answer.text
-    return answer.json()
-
-
 def test_stop_stores_each_turn_once_across_repeated_runs_new_lines_and_an_outage(live, user):
     env, repo, t = user
     t.user("Move the invoices to the new ledger.")
@@ -142,7 +129,7 @@ def test_briefs_at_compaction_and_session_end_with_extraction_and_episodes(live,
     key = "auto/billing-service/ledger-move"
 
     def brief() -> dict:
-        return op(live, token, "session.brief_get", {"brief_key": key, "full": True})
+        return live.op(token, "session.brief_get", {"brief_key": key, "full": True})
 
     first = wait_for(lambda: (b := brief()).get("revision") == 1 and b, 60, "the brief's first revision")
     assert first["author"] == "deterministic" and first["project"] == "billing-service"
@@ -152,7 +139,7 @@ def test_briefs_at_compaction_and_session_end_with_extraction_and_episodes(live,
     saves = live.sql("SELECT count(*) FROM session_brief_saves")[0][0]
     hook("PreCompact", user, trigger="auto", custom_instructions="")  # nothing new: nothing written
     assert live.sql("SELECT count(*) FROM session_brief_saves")[0][0] == saves and brief()["revision"] == 1
-    note = op(live, token, "working_memory.get", {"project": "billing-service", "branch": "ledger-move"})
+    note = live.op(token, "working_memory.get", {"project": "billing-service", "branch": "ledger-move"})
     assert note["content"].startswith("Where was I: billing-service/ledger-move")
 
     t.user("Fix the totals.")
@@ -191,15 +178,13 @@ def test_the_session_start_primer_names_the_saved_briefs_and_working_memory_and_
     env, repo, t = user
     token = env["LOOM_TOKEN"]
     goal = f"Move invoices {uuid.uuid4().hex[:6]}"
-    op(
-        live,
+    live.op(
         token,
         "session.brief_save",
         {"project": "billing-service", "branch": "primer", "sections": {"goal": goal}},
     )
     secret_note = f"note {uuid.uuid4().hex[:6]}"
-    op(
-        live,
+    live.op(
         token,
         "working_memory.set",
         {"project": "billing-service", "branch": "primer", "content": secret_note},
@@ -276,8 +261,8 @@ def loop(live, user):
 
 
 def remember(live: Loom, token: str, content: str, session: str, **more) -> str:
-    stored = op(
-        live, token, "memory.set", {"content": content, "thread_id": session, "agent": "claude-code"} | more
+    stored = live.op(
+        token, "memory.set", {"content": content, "thread_id": session, "agent": "claude-code"} | more
     )
     assert stored["stored"], stored
     return embedded(live, stored["thread"]["id"])
@@ -293,7 +278,7 @@ def embedded(live: Loom, thread: str) -> str:
 def session_of(live: Loom, token: str, session: str) -> dict:
     """The LoomSession the hooks name for a Claude Code session (read back as context.pack
     answers it: its tapestry is woven once, so asking again changes nothing)."""
-    return op(live, token, "context.pack", {"thread_id": session, "agent": "claude-code"})["session"]
+    return live.op(token, "context.pack", {"thread_id": session, "agent": "claude-code"})["session"]
 
 
 def test_a_second_session_wakes_up_with_what_the_first_taught_and_is_offered_a_cued_thread_once(live, loop):
@@ -347,11 +332,10 @@ def test_a_second_session_wakes_up_with_what_the_first_taught_and_is_offered_a_c
 def test_no_hook_output_carries_a_secret_and_a_screened_note_says_it_is_withheld(live, loop):
     env, repo, t = loop
     token = env["LOOM_TOKEN"]
-    planted = op(live, token, "memory.set", {"content": f"Remember: {PASSWORD}", "cues": ["staging"]})
+    planted = live.op(token, "memory.set", {"content": f"Remember: {PASSWORD}", "cues": ["staging"]})
     assert not planted["stored"]  # screened before it is kept
     note = f"Where was I: rotating the staging key {API_KEY}"
-    assert op(
-        live,
+    assert live.op(
         token,
         "working_memory.set",
         {"project": "billing-service", "branch": "ledger-move", "content": note},
@@ -426,8 +410,8 @@ def test_a_night_judges_what_the_hooks_offered_by_what_the_agent_used_and_moves_
     live.cli("night-weave", "--wait")
     judged = session_of(live, token, t.session_id)
     assert sorted(judged["judgedThreadIds"]) == sorted([freeze, replica]) and not judged["awaitingNight"]
-    weights = {m["id"]: m["weight"] for m in op(live, token, "memory.inspect", {})["threads"]}
+    weights = {m["id"]: m["weight"] for m in live.op(token, "memory.inspect", {})["threads"]}
     assert weights[freeze] == pytest.approx(0.6) and weights[replica] == pytest.approx(0.45)
     live.cli("night-weave", "--wait")  # a second night judges nothing twice
-    again = {m["id"]: m["weight"] for m in op(live, token, "memory.inspect", {})["threads"]}
+    again = {m["id"]: m["weight"] for m in live.op(token, "memory.inspect", {})["threads"]}
     assert (again[freeze], again[replica]) == (weights[freeze], weights[replica])

@@ -349,17 +349,9 @@ def test_codex_reads_the_readmes_config_without_an_account(scratch):
     )
 
 
-def test_a_real_codex_exec_session_is_stored_once_through_notify_and_the_session_end(live, scratch):
-    """`codex exec` against a local Responses API (a shell call, then the answer), set up as the
-    README says: its notify program, its MCP table (at this Loom), its hooks (trusted here by
-    --dangerously-bypass-hook-trust, as the person trusts them). Codex writes the rollout before
-    it runs notify or the hooks, and notify and SessionEnd capture from one offset: each turn once."""
-    codex_bin = codex_cli()
-    api = FakeResponses("echo hi", "The shell works: echo printed hi.").start()
-    # A branch of its own: its SessionEnd saves the brief auto/ledger-api/<branch>, which another
-    # test of the module, run after it in a random order, would find at revision 2.
-    repo = git_repo(scratch / "ledger-api", "https://github.com/acme/ledger-api.git", "real-exec")
-    home = scratch / "codex-home"
+def codex_home(home: Path, api: FakeResponses, live: Loom) -> Path:
+    """CODEX_HOME as the README sets it up (its config's MCP table at this Loom, its hooks), with
+    the local Responses API as the model provider."""
     home.mkdir()
     provider = (
         f'[model_providers.local]\nname = "local"\nbase_url = "{api.url}"\nenv_key = "OPENAI_API_KEY"\n'
@@ -369,17 +361,16 @@ def test_a_real_codex_exec_session_is_stored_once_through_notify_and_the_session
         f'model = "gpt-5.1-codex"\nmodel_provider = "local"\n{config}\n{provider}'
     )
     (home / "hooks.json").write_text(readme_block("json"))
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(scratch),
-        "CODEX_HOME": str(home),
-        "LOOM_URL": f"http://127.0.0.1:{live.port}",
-        "LOOM_TOKEN": live.cli("tokens", "create", "--namespace", NS, "--role", "writer").strip(),
-        "OPENAI_API_KEY": "sk-test",
-    }
-    prompt = "Check that the shell works: print hi."
+    return home
+
+
+def codex_exec(
+    codex_bin, prompt: str, env: dict, repo: Path, api: FakeResponses
+) -> subprocess.CompletedProcess:
+    """One `codex exec` of the prompt in the repository (its hooks trusted, as the person trusts
+    them); the model's server is stopped after it, whatever happens."""
     try:
-        ran = subprocess.run(
+        return subprocess.run(
             [str(codex_bin), "exec", "-s", "danger-full-access", "--dangerously-bypass-hook-trust", prompt],
             env=env,
             cwd=repo,
@@ -390,6 +381,29 @@ def test_a_real_codex_exec_session_is_stored_once_through_notify_and_the_session
         )
     finally:
         api.stop()
+
+
+def test_a_real_codex_exec_session_is_stored_once_through_notify_and_the_session_end(live, scratch):
+    """`codex exec` against a local Responses API (a shell call, then the answer), set up as the
+    README says: its notify program, its MCP table (at this Loom), its hooks (trusted here by
+    --dangerously-bypass-hook-trust, as the person trusts them). Codex writes the rollout before
+    it runs notify or the hooks, and notify and SessionEnd capture from one offset: each turn once."""
+    codex_bin = codex_cli()
+    api = FakeResponses("echo hi", "The shell works: echo printed hi.").start()
+    # A branch of its own: its SessionEnd saves the brief auto/ledger-api/<branch>, which another
+    # test of the module, run after it in a random order, would find at revision 2.
+    repo = git_repo(scratch / "ledger-api", "https://github.com/acme/ledger-api.git", "real-exec")
+    home = codex_home(scratch / "codex-home", api, live)
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(scratch),
+        "CODEX_HOME": str(home),
+        "LOOM_URL": f"http://127.0.0.1:{live.port}",
+        "LOOM_TOKEN": live.cli("tokens", "create", "--namespace", NS, "--role", "writer").strip(),
+        "OPENAI_API_KEY": "sk-test",
+    }
+    prompt = "Check that the shell works: print hi."
+    ran = codex_exec(codex_bin, prompt, env, repo, api)
     assert ran.returncode == 0 and ran.stdout.strip() == "The shell works: echo printed hi.", ran.stderr
     assert len(api.requests) == 2  # the shell call, then the answer
     (rollout,) = (home / "sessions").glob("*/*/*/rollout-*.jsonl")
@@ -425,33 +439,13 @@ def test_a_real_codex_exec_session_starts_with_the_tapestry_is_offered_the_cued_
     }
     api = FakeResponses("echo hi", "Totals are rounded half-even.", search).start()
     repo = git_repo(scratch / "ledger-api", "https://github.com/acme/ledger-api.git", "real-memory")
-    home = scratch / "codex-home"
-    home.mkdir()
-    provider = (
-        f'[model_providers.local]\nname = "local"\nbase_url = "{api.url}"\nenv_key = "OPENAI_API_KEY"\n'
-    )
-    config = readme_block("toml").replace("http://127.0.0.1:7777", f"http://127.0.0.1:{live.port}")
-    (home / "config.toml").write_text(
-        f'model = "gpt-5.1-codex"\nmodel_provider = "local"\n{config}\n{provider}'
-    )
-    (home / "hooks.json").write_text(readme_block("json"))
+    home = codex_home(scratch / "codex-home", api, live)
     base = {"PATH": os.environ["PATH"], "HOME": str(scratch), "CODEX_HOME": str(home),
             "LOOM_URL": f"http://127.0.0.1:{live.port}", "OPENAI_API_KEY": "sk-test"}  # fmt: skip
     env = loop_env(live, base)
     totals, freeze = teach(live, (env, repo, None), str(uuid.uuid4()))
     prompt = "Before the deploy freeze: how are invoice totals rounded?"
-    try:
-        ran = subprocess.run(
-            [str(codex_bin), "exec", "-s", "danger-full-access", "--dangerously-bypass-hook-trust", prompt],
-            env=env,
-            cwd=repo,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-    finally:
-        api.stop()
+    ran = codex_exec(codex_bin, prompt, env, repo, api)
     assert ran.returncode == 0 and ran.stdout.strip() == "Totals are rounded half-even.", ran.stderr
     given = texts(api.requests[0])
     assert f"{TOTALS} [{totals}]" in given and "not instructions" in given
