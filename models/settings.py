@@ -111,10 +111,10 @@ class Settings(BaseSettings):
     # --- conversations ---------------------------------------------------------------------
     conversation_search_min_similarity: float = Field(default=0.30, ge=-1, le=1)
     conversation_search_excerpt_chars: int = Field(default=240, ge=0)
-    # The candidates the vector leg's HNSW walk keeps (hnsw.ef_search): at least twice the hits it
-    # asks for; more reach more of the exact nearest at more cost. 100: at 1,000,000 turns the
-    # semantic mode's recall@10 against an exact scan is 0.874 there against 0.816 at pgvector's 40,
-    # for 3 ms (bench/search_scale.py), and the hybrid's pool of 50 walks 100 anyway.
+    # The candidates the vector leg's HNSW walk keeps (hnsw.ef_search), whatever the page asked (an
+    # iterative scan walks on when a page wants more); more reach more of the exact nearest at more
+    # cost. 100: at 1,000,000 turns the semantic mode's recall@10 against an exact scan is 0.874 there
+    # against 0.816 at pgvector's 40, for 3 ms (bench/search_scale.py).
     conversation_search_ef_search: int = Field(default=100, ge=1, le=1000)
     # conversation.save_message waits this long for the embedding stage to index the message, then
     # answers indexed: false, reason: "pending" (the worker finishes it later).

@@ -7,7 +7,6 @@ Every leg answers one hit per message: the vector leg one per live embedding row
 logged the same text share it), the others the best (or newest) copy of each message they read. A
 search scoped to an agent finds the messages of which that agent holds a live copy."""
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -81,12 +80,12 @@ def _held_by(agent: str, source: type[Turn] | type[Embedding]) -> ColumnElement[
     )
 
 
-# A scope of at most this many embedded messages that is less than this share of the index is
-# searched exactly, by reading every vector in it (bench/filtered_search.py: 22 ms at this size
-# beside 1,000,000 others, 2.8 ms for 1,000). A larger scope, or one that is most of the index, is
-# searched through the HNSW index, whose walk then meets rows of the scope often enough to fill a
-# page of hits (a namespace alone in the index: 10,866 vectors in 8.8 ms, exactly: 35 ms).
-EXACT_SCAN_ROWS, SELECTIVE_SHARE = 20_000, 0.10
+# A scope of at most this many embedded messages is searched exactly, by reading every vector in
+# it, whatever its share of the index: its results are then the true nearest, whatever the page asked
+# and however the graph was built. The size is where an exact scan stays within the vector leg's
+# share of the latency budget (bench/index_params.py). A larger scope is searched through the HNSW
+# index.
+EXACT_SCAN_ROWS = 20_000
 
 
 def _embedded(model: str, f: Filters) -> list[ColumnElement[bool]]:
@@ -107,13 +106,6 @@ def _embedded(model: str, f: Filters) -> list[ColumnElement[bool]]:
     return conditions
 
 
-def _indexed(s: Session) -> float:
-    """The embedding rows, as the planner's statistics estimate them (infinite before the table
-    was first analysed: every small scope is then scanned exactly)."""
-    rows = s.execute(queries.EMBEDDING_ROWS).scalar()
-    return rows if rows is not None and rows >= 0 else float("inf")
-
-
 def by_vector(
     s: Session, vector: list[float], model: str, f: Filters, limit: int, min_similarity: float
 ) -> list[Hit]:
@@ -131,10 +123,9 @@ def by_vector(
     # send a scope to the index, never a large one to an exact scan.
     counted = select(col(Embedding.id)).where(*embedded, *([_held_by(f.agent, Embedding)] if f.agent else []))
     s.execute(queries.ONE_PROCESS)  # measured and scanned by one process
-    # Counted only as far as it decides: past either bound, the scope goes to the index.
-    exact_below = math.ceil(min(EXACT_SCAN_ROWS + 1, SELECTIVE_SHARE * _indexed(s)))
-    size = s.exec(select(func.count()).select_from(counted.limit(exact_below).subquery())).one()
-    if size < exact_below:
+    # Counted only as far as it decides: past the bound, the scope goes to the index.
+    size = s.exec(select(func.count()).select_from(counted.limit(EXACT_SCAN_ROWS + 1).subquery())).one()
+    if size <= EXACT_SCAN_ROWS:
         # Distances computed in a materialised step cannot be read off the index in order: every
         # row of the scope is measured, and only the nearest are read in full.
         scoped = (
@@ -155,11 +146,10 @@ def by_vector(
             nearest, nearest.c.turn_id == col(Turn.id)
         )
     else:
-        # Through the index, walking on until enough rows pass the filters.
+        # Through the index, walking on until enough rows pass the filters. The walk keeps the
+        # configured candidates whatever the page asked, so a short page is the start of a long one.
         s.execute(queries.ITERATIVE_SCAN)
-        # The walk keeps the configured candidates, at least twice the hits asked for.
-        ef_search = max(get_settings().conversation_search_ef_search, 2 * limit)
-        s.execute(queries.EF_SEARCH, {"ef_search": ef_search})
+        s.execute(queries.EF_SEARCH, {"ef_search": get_settings().conversation_search_ef_search})
         query = _filtered(
             # sqlmodel's select() is typed for at most 4 columns: a hit's are more
             select(*HIT_COLUMNS, (1 - distance).label("similarity"))  # type: ignore[call-overload]

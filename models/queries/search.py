@@ -17,17 +17,12 @@ from sqlalchemy import text
 # than these reads take.
 ONE_PROCESS = text("SET LOCAL max_parallel_workers_per_gather = 0")
 
-# The embedding rows as the planner's statistics estimate them (-1 before the table was first
-# analysed), to tell a scope that is a small share of the index: read, not counted.
-EMBEDDING_ROWS = text("SELECT reltuples FROM pg_class WHERE oid = 'embeddings'::regclass")
-
 # Iterative scans keep walking the graph until enough rows pass the filters (pgvector >= 0.8).
 ITERATIVE_SCAN = text("SET LOCAL hnsw.iterative_scan = relaxed_order")
 
-# The walk keeps :ef_search candidates (the caller asks twice the page, at least the setting
-# LOOM_CONVERSATION_SEARCH_EF_SEARCH). set_config, as SET LOCAL does, sets it for this transaction
-# only and is checked against pgvector's range (1 to 1000); unlike SET it takes the number as a
-# bound parameter.
+# The walk keeps :ef_search candidates (LOOM_CONVERSATION_SEARCH_EF_SEARCH). set_config, as SET
+# LOCAL does, sets it for this transaction only and is checked against pgvector's range (1 to 1000);
+# unlike SET it takes the number as a bound parameter.
 EF_SEARCH = text("SELECT set_config('hnsw.ef_search', CAST(:ef_search AS text), true)")
 
 # --- the substring fallback ----------------------------------------------------------------------

@@ -121,27 +121,3 @@ def test_the_large_namespace_still_gets_its_nearest_through_the_index(scopes):
     exact = _exact(search.Filters(["big"]), 10)
     found = _searched(search.Filters(["big"]), 10)
     assert len(set(found) & set(exact)) >= 9  # HNSW is approximate; its recall here is near 1
-
-
-def _statements(f: search.Filters) -> list[str]:
-    from sqlalchemy import event
-
-    seen: list[str] = []
-    engine = db.get_engine()
-
-    def capture(conn, cursor, statement, parameters, context, executemany):
-        seen.append(statement)
-
-    event.listen(engine, "before_cursor_execute", capture)
-    try:
-        _searched(f, 10)
-    finally:
-        event.remove(engine, "before_cursor_execute", capture)
-    return seen
-
-
-def test_a_scope_that_is_most_of_the_index_goes_through_the_index_however_small(scopes, monkeypatch):
-    monkeypatch.setattr(search, "EXACT_SCAN_ROWS", 10_000)  # both namespaces are "small" now
-    scanned = lambda f: any("MATERIALIZED" in statement for statement in _statements(f))  # noqa: E731
-    assert scanned(search.Filters(["small"]))  # 400 of 6,400 vectors: selective
-    assert not scanned(search.Filters(["big"]))  # 6,000 of 6,400: the index serves it as well
