@@ -119,31 +119,36 @@ def by_vector(
     # pgvector's comparator methods are unknown to SQLAlchemy's type of a mapped column
     distance: ColumnElement[float] = col(Embedding.vector).cosine_distance(vector)  # type: ignore[attr-defined]
     embedded = _embedded(model, f)
-    # Counted by the embedding rows alone: rows whose turn has expired are counted too, which can only
-    # send a scope to the index, never a large one to an exact scan.
-    counted = select(col(Embedding.id)).where(*embedded, *([_held_by(f.agent, Embedding)] if f.agent else []))
+    # The scope by the embedding rows alone: rows whose turn has expired are counted too, which can
+    # only send a scope to the index, never a large one to an exact scan.
+    in_scope = [*embedded, *([_held_by(f.agent, Embedding)] if f.agent else [])]
+    counted = select(col(Embedding.id)).where(*in_scope)
     s.execute(queries.ONE_PROCESS)  # measured and scanned by one process
     # Counted only as far as it decides: past the bound, the scope goes to the index.
     size = s.exec(select(func.count()).select_from(counted.limit(EXACT_SCAN_ROWS + 1).subquery())).one()
     if size <= EXACT_SCAN_ROWS:
         # Distances computed in a materialised step cannot be read off the index in order: every
-        # row of the scope is measured, and only the nearest are read in full.
-        scoped = (
-            _filtered(
-                select(col(Turn.id).label("turn_id"), distance.label("distance"))
-                .join(Embedding, col(Embedding.turn_id) == col(Turn.id))
-                .where(*embedded),
-                f,
-            )
+        # vector of the scope is measured from the embedding rows alone (they carry the scope's
+        # columns; reading each one's turn too doubled the scan's time), and the turns are read
+        # nearest first, through the filters, only until the page is full.
+        measured = (
+            select(col(Embedding.turn_id).label("turn_id"), distance.label("distance"))
+            .where(*in_scope)
             .cte("scoped")
             .prefix_with("MATERIALIZED")
         )
+        # OFFSET 0 keeps the ordered list a step of its own, which the turns join in its order (a
+        # nested loop the page's LIMIT stops) instead of hashing every turn of the scope.
         nearest = (
-            select(scoped.c.turn_id, scoped.c.distance).order_by(scoped.c.distance).limit(limit).subquery()
+            select(measured.c.turn_id, measured.c.distance).order_by(measured.c.distance).offset(0).subquery()
         )
-        # sqlmodel's select() is typed for at most 4 columns: a hit's are more
-        query = select(*HIT_COLUMNS, (1 - nearest.c.distance).label("similarity")).join(  # type: ignore[call-overload]
-            nearest, nearest.c.turn_id == col(Turn.id)
+        query = _filtered(
+            # sqlmodel's select() is typed for at most 4 columns: a hit's are more
+            select(*HIT_COLUMNS, (1 - nearest.c.distance).label("similarity"))  # type: ignore[call-overload]
+            .join(nearest, nearest.c.turn_id == col(Turn.id))
+            .order_by(nearest.c.distance)
+            .limit(limit),
+            f,
         )
     else:
         # Through the index, walking on until enough rows pass the filters. The walk keeps the
