@@ -8,7 +8,7 @@ p50/p95 through the op itself, and the semantic leg's recall against an exact sc
 
 A small check of the script (a few minutes; its texts are cached after the first run):
 ``--texts 3000 --turns 30000 --side 1000 --queries 20``. ``--turns`` must exceed
-``pipelines.search.EXACT_SCAN_ROWS`` (20,000) for the vector leg to read the HNSW index at all.
+``pipelines.search.EXACT_SCAN_ROWS`` (40,000) for the vector leg to read the HNSW index at all.
 
 **The texts and their vectors.** Embedding a million texts here takes hours, so the turns are built
 from fewer texts embedded once. The distinct LongMemEval sentences of 20 to 400 characters
