@@ -57,11 +57,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 import psycopg  # noqa: E402
-from harness import embedded_database, log, percentile, rounded  # noqa: E402
+from harness import embedded_database, index_definitions, log, percentile, rounded  # noqa: E402
+
+from models.queries.search import VECTOR_INDEX  # noqa: E402
 
 DIMS, CENTRES, THREAD_TURNS = 384, 2_000, 100
 MODEL = "synthetic"
-HNSW = "CREATE INDEX ix_embeddings_vector_hnsw ON embeddings USING hnsw (vector vector_cosine_ops)"
 
 
 def unit(rows: np.ndarray) -> np.ndarray:
@@ -185,17 +186,18 @@ def main() -> None:
     with embedded_database("filtered", args.keep_home) as url:
         with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
             out["postgres"] = conn.execute("SHOW server_version").fetchone()[0]
-            conn.execute("DROP INDEX ix_embeddings_vector_hnsw")
+            (hnsw,) = index_definitions(conn, [VECTOR_INDEX]).values()
+            conn.execute(f"DROP INDEX {VECTOR_INDEX}")
             out["load_s"] = round(load(conn, sizes, centres, rng), 1)
             log("building the HNSW index")
             started = time.perf_counter()
             conn.execute("SET maintenance_work_mem = '4GB'")
-            conn.execute(HNSW)
+            conn.execute(hnsw)
             out["index_build_s"] = round(time.perf_counter() - started, 1)
             conn.execute("VACUUM ANALYZE turns")
             conn.execute("VACUUM ANALYZE embeddings")
             out["index_mb"] = round(
-                conn.execute("SELECT pg_relation_size('ix_embeddings_vector_hnsw')").fetchone()[0] / 2**20
+                conn.execute("SELECT pg_relation_size(%s)", (VECTOR_INDEX,)).fetchone()[0] / 2**20
             )
         db.reset_engine()
         queries = draws(rng, centres, args.queries)

@@ -320,6 +320,20 @@ class Loom:
 # --- watching the worker -------------------------------------------------------------------------
 
 
+def index_definitions(conn: psycopg.Connection, names: Iterable[str]) -> dict[str, str]:
+    """Each index as the migrations made it, to be dropped before a bulk load and built again after
+    it, on the partitioned table too (its own definition reads ``ON ONLY``, which would leave the
+    partitions without)."""
+    rows = conn.execute(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE indexname = ANY(%s)", (list(names),)
+    ).fetchall()
+    found = {name: definition.replace(" ON ONLY ", " ON ") for name, definition in rows}
+    missing = set(names) - set(found)
+    if missing:
+        raise RuntimeError(f"indexes not in the migrated database: {sorted(missing)}")
+    return found
+
+
 def embedded_count(conn: psycopg.Connection, namespace: str) -> int:
     return conn.execute(
         "SELECT count(*) FROM embeddings WHERE namespace = %s AND vector IS NOT NULL", (namespace,)

@@ -34,11 +34,12 @@ if str(ROOT) not in sys.path:
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import psycopg  # noqa: E402
-from harness import embedded_database, log, percentile, rounded  # noqa: E402
+from harness import embedded_database, index_definitions, log, percentile, rounded  # noqa: E402
 from longmemeval import DEFAULT_DATA, load_records, unique_sessions  # noqa: E402
 
+from models.queries.search import VECTOR_INDEX  # noqa: E402
+
 NS, USER = "bench-saved", "ana"
-HNSW = "CREATE INDEX ix_embeddings_vector_hnsw ON embeddings USING hnsw (vector vector_cosine_ops)"
 
 
 def turns(data: Path) -> list[tuple[str, str, str]]:
@@ -180,10 +181,11 @@ def main() -> None:
         with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
             out["postgres"] = conn.execute("SHOW server_version").fetchone()[0]
             started = time.perf_counter()
-            conn.execute("DROP INDEX ix_embeddings_vector_hnsw")  # built once after the load: faster
+            (hnsw,) = index_definitions(conn, [VECTOR_INDEX]).values()
+            conn.execute(f"DROP INDEX {VECTOR_INDEX}")  # built once after the load: faster
             load(conn, pool, owners, vectors)
             conn.execute("SET maintenance_work_mem = '1GB'")
-            conn.execute(HNSW)
+            conn.execute(hnsw)
             out["load_s"] = round(time.perf_counter() - started, 1)
         db.reset_engine()
         questions = [r["question"] for r in load_records(args.data)]

@@ -93,9 +93,11 @@ import numpy as np  # noqa: E402
 import psycopg  # noqa: E402
 from context_replica import CACHE  # noqa: E402
 from filtered_search import timing, unit  # noqa: E402
-from harness import code_version, embedded_database, log  # noqa: E402
+from harness import code_version, embedded_database, index_definitions, log  # noqa: E402
 from longmemeval import DEFAULT_DATA, load_records  # noqa: E402
 from substring import sentences  # noqa: E402
+
+from models.queries.search import VECTOR_INDEX  # noqa: E402
 
 NS, SIDE = "scale", "side"
 THREAD_TURNS = 100
@@ -106,7 +108,7 @@ LIMITS = (10, 50)  # the semantic mode's page, the hybrid mode's vector pool for
 EF_SETTING = "LOOM_CONVERSATION_SEARCH_EF_SEARCH"
 # Dropped before the load and built again after it, from their own definitions.
 INDEXES = (
-    "ix_embeddings_vector_hnsw",
+    VECTOR_INDEX,
     "ix_turns_namespace_lexemes",
     "ix_turns_namespace_context",
     "ix_turns_content_trgm",
@@ -236,19 +238,6 @@ class Rows:
                 yield self.offsets[namespace] + j, namespace, f"t{j // THREAD_TURNS}", role, START + step * j
 
 
-def index_definitions(conn: psycopg.Connection) -> dict[str, str]:
-    """Each of INDEXES as the migrations made it, to be built again on the partitioned table (its
-    own definition reads ``ON ONLY``, which would leave the partitions without)."""
-    rows = conn.execute(
-        "SELECT indexname, indexdef FROM pg_indexes WHERE indexname = ANY(%s)", (list(INDEXES),)
-    ).fetchall()
-    found = {name: definition.replace(" ON ONLY ", " ON ") for name, definition in rows}
-    missing = set(INDEXES) - set(found)
-    if missing:
-        raise RuntimeError(f"indexes not in the migrated database: {sorted(missing)}")
-    return found
-
-
 def hnsw_options(spec: str | None) -> str:
     """``m=16,ef_construction=64`` as the index's WITH clause."""
     if not spec:
@@ -353,7 +342,7 @@ def build(url: str, rows: Rows, model: str, index_with: str, contexts_on: bool, 
 
     with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
         out["postgres"] = conn.execute("SHOW server_version").fetchone()[0]
-        definitions = index_definitions(conn)
+        definitions = index_definitions(conn, INDEXES)
         for name in INDEXES:
             conn.execute(f"DROP INDEX {name}")
         log(f"loading {len(rows):,} turns and their vectors")
@@ -373,7 +362,9 @@ def build(url: str, rows: Rows, model: str, index_with: str, contexts_on: bool, 
         conn.execute("SET maintenance_work_mem = '4GB'")
         out["indexes"] = {}
         for name in INDEXES:
-            definition = definitions[name] + (index_with if name == "ix_embeddings_vector_hnsw" else "")
+            definition = definitions[name]
+            if name == VECTOR_INDEX and index_with:  # the parameters asked for instead of the migration's
+                definition = re.sub(r" WITH \(.*\)$", "", definition) + index_with
             log(f"building {name}")
             started = time.perf_counter()
             conn.execute(definition)
@@ -568,7 +559,7 @@ def main() -> None:
         "model": embedder.name,
         "precision": getattr(embedder, "precision", None),
         "cache": cache,
-        "hnsw_with": index_with.strip() or "defaults (m 16, ef_construction 64)",
+        "hnsw_with": index_with.strip() or "the migration's (m 32, ef_construction 64)",
         "index_branch": args.turns > search.EXACT_SCAN_ROWS,
         "code": code_version(),
     }

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Select, exists, func
+from pgvector.sqlalchemy import HALFVEC
+from sqlalchemy import ColumnElement, Select, cast, exists, func
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
@@ -107,6 +108,13 @@ def _embedded(model: str, f: Filters) -> list[ColumnElement[bool]]:
     return conditions
 
 
+def _indexed_distance(vector: list[float]) -> ColumnElement[float]:
+    """The distance the HNSW index orders by: between half-precision copies of the vectors (the
+    index's expression, migration 0039; the hit's similarity is still read at full precision)."""
+    half = HALFVEC(get_settings().embed_dimensions)
+    return cast(col(Embedding.vector), half).cosine_distance(cast(vector, half))
+
+
 def by_vector(
     s: Session, vector: list[float], model: str, f: Filters, limit: int, min_similarity: float
 ) -> list[Hit]:
@@ -115,8 +123,9 @@ def by_vector(
 
     The index is one graph over every namespace, and filters are applied to what its walk returns:
     a small scope beside a large one (a namespace, a thread, a run) would get whichever of its rows
-    the walk met before giving up, not its nearest. Such a scope is scanned exactly instead, so a
-    tenant's results do not depend on how much other tenants hold."""
+    the walk met before giving up, not its nearest, and even a scope that is the whole index may be
+    led past its nearest by the graph. A scope of at most ``EXACT_SCAN_ROWS`` is scanned exactly
+    instead, so its results depend neither on what other tenants hold nor on the page asked for."""
     # pgvector's comparator methods are unknown to SQLAlchemy's type of a mapped column
     distance: ColumnElement[float] = col(Embedding.vector).cosine_distance(vector)  # type: ignore[attr-defined]
     embedded = _embedded(model, f)
@@ -127,44 +136,33 @@ def by_vector(
     s.execute(queries.ONE_PROCESS)  # measured and scanned by one process
     # Counted only as far as it decides: past the bound, the scope goes to the index.
     size = s.exec(select(func.count()).select_from(counted.limit(EXACT_SCAN_ROWS + 1).subquery())).one()
-    if size <= EXACT_SCAN_ROWS:
-        # Distances computed in a materialised step cannot be read off the index in order: every
-        # vector of the scope is measured from the embedding rows alone (they carry the scope's
-        # columns; reading each one's turn too doubled the scan's time), and the turns are read
-        # nearest first, through the filters, only until the page is full.
-        measured = (
-            select(col(Embedding.turn_id).label("turn_id"), distance.label("distance"))
-            .where(*in_scope)
-            .cte("scoped")
-            .prefix_with("MATERIALIZED")
-        )
-        # OFFSET 0 keeps the ordered list a step of its own, which the turns join in its order (a
-        # nested loop the page's LIMIT stops) instead of hashing every turn of the scope.
-        nearest = (
-            select(measured.c.turn_id, measured.c.distance).order_by(measured.c.distance).offset(0).subquery()
-        )
-        query = _filtered(
-            # sqlmodel's select() is typed for at most 4 columns: a hit's are more
-            select(*HIT_COLUMNS, (1 - nearest.c.distance).label("similarity"))  # type: ignore[call-overload]
-            .join(nearest, nearest.c.turn_id == col(Turn.id))
-            .order_by(nearest.c.distance)
-            .limit(limit),
-            f,
-        )
-    else:
+    # The candidates, measured from the embedding rows alone (they carry the scope's columns;
+    # reading each one's turn too doubled an exact scan's time), in a materialised step of their own.
+    candidates = select(col(Embedding.turn_id), distance.label("distance")).where(*in_scope)
+    if size > EXACT_SCAN_ROWS:
         # Through the index, walking on until enough rows pass the filters. The walk keeps the
-        # configured candidates whatever the page asked, so a short page is the start of a long one.
+        # configured candidates whatever the page asked, and they are ranked at full precision
+        # (the index orders half-precision copies), so a short page is the start of a long one.
+        ef_search = get_settings().conversation_search_ef_search
         s.execute(queries.ITERATIVE_SCAN)
-        s.execute(queries.EF_SEARCH, {"ef_search": get_settings().conversation_search_ef_search})
-        query = _filtered(
-            # sqlmodel's select() is typed for at most 4 columns: a hit's are more
-            select(*HIT_COLUMNS, (1 - distance).label("similarity"))  # type: ignore[call-overload]
-            .join(Embedding, col(Embedding.turn_id) == col(Turn.id))
-            .where(*embedded)
-            .order_by(distance)
-            .limit(limit),
-            f,
-        )
+        s.execute(queries.EF_SEARCH, {"ef_search": ef_search})
+        candidates = candidates.order_by(_indexed_distance(vector)).limit(max(ef_search, limit))
+    # Otherwise every vector of the scope is measured: distances computed in a materialised step
+    # cannot be read off the index in order.
+    measured = candidates.cte("measured").prefix_with("MATERIALIZED")
+    # OFFSET 0 keeps the ordered list a step of its own, which the turns join in its order (a nested
+    # loop the page's LIMIT stops) instead of hashing every turn of the scope.
+    nearest = (
+        select(measured.c.turn_id, measured.c.distance).order_by(measured.c.distance).offset(0).subquery()
+    )
+    query = _filtered(
+        # sqlmodel's select() is typed for at most 4 columns: a hit's are more
+        select(*HIT_COLUMNS, (1 - nearest.c.distance).label("similarity"))  # type: ignore[call-overload]
+        .join(nearest, nearest.c.turn_id == col(Turn.id))
+        .order_by(nearest.c.distance)
+        .limit(limit),
+        f,
+    )
     rows = s.exec(query).all()
     hits = [_hit(row, float(row.similarity)) for row in rows if row.similarity >= min_similarity]
     return newest_on_ties(hits, lambda hit: hit.similarity)

@@ -13,6 +13,10 @@ from sqlalchemy import text
 
 # --- the vector leg ------------------------------------------------------------------------------
 
+# The HNSW index of the turns' vectors, over half-precision copies (migration 0039): the vector leg
+# orders by its expression (``pipelines.search``); the benchmarks rebuild it from its definition.
+VECTOR_INDEX = "ix_embeddings_halfvec_hnsw"
+
 # The scope is measured and scanned by one process: parallel workers cost more to start (~5 ms)
 # than these reads take.
 ONE_PROCESS = text("SET LOCAL max_parallel_workers_per_gather = 0")
