@@ -123,7 +123,10 @@ NUMBER = {
 MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m and m != "May"})
 WEEKDAYS = {d.lower(): i for i, d in enumerate(calendar.day_name)}
-NUM = r"(\d+|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+NUM = (
+    r"(\d+|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve)"
+)
 
 
 def windows(question: str, now: date) -> list[tuple[date, date]]:
@@ -175,7 +178,23 @@ def windows(question: str, now: date) -> list[tuple[date, date]]:
     for m in re.finditer(r"\b(" + "|".join(MONTHS) + r")\.? ?(\d{1,2})?(st|nd|rd|th)?\b", q):
         word, day = m.group(1), m.group(2)
         before = q[: m.start()].split()[-2:]
-        if not day and not set(before) & {"in", "of", "during", "since", "early", "late", "mid", "from", "to", "and", "between", "last", "by", "until", "through"}:
+        if not day and not set(before) & {
+            "in",
+            "of",
+            "during",
+            "since",
+            "early",
+            "late",
+            "mid",
+            "from",
+            "to",
+            "and",
+            "between",
+            "last",
+            "by",
+            "until",
+            "through",
+        }:
             continue  # "my September trip" (when, not when said), the verbs "may" and "march"
         month = MONTHS[word]
         year = now.year if month <= now.month else now.year - 1
@@ -189,7 +208,8 @@ def windows(question: str, now: date) -> list[tuple[date, date]]:
 
 
 RECENT = re.compile(
-    r"\b(now|currently|current|still|so far|these days|latest|most recent(ly)?|anymore|at the moment|nowadays)\b",
+    r"\b(now|currently|current|still|so far|these days|latest|most recent(ly)?|anymore|at the moment|"
+    r"nowadays)\b",
     re.IGNORECASE,
 )
 
@@ -198,7 +218,8 @@ RECENT = re.compile(
 # ("I", "my"): the LongMemEval form of a question naming its speaker.
 ASSISTANT = re.compile(
     r"\byou\b[^?.]*\b(said|told|suggested|recommended|mentioned|gave|provided|listed|shared|wrote|explained|"
-    r"helped|came up with|described|made|created|remember|remembered)\b|\b(can|could) you remind me\b|\byour (previous|last|earlier) (answer|response|reply|message|suggestion|"
+    r"helped|came up with|described|made|created|remember|remembered)\b|\b(can|could) you remind me\b|"
+    r"\byour (previous|last|earlier) (answer|response|reply|message|suggestion|"
     r"recommendation)",
     re.IGNORECASE,
 )
@@ -292,7 +313,9 @@ class Prepared:
     ctxvecs: dict[int, np.ndarray]  # short turn -> its "previous + turn" vector
 
 
-def feedback_weights(lex: Scored, query: list[str], docs: list[int], doc_scores: list[float], spec: dict) -> dict[str, float]:
+def feedback_weights(
+    lex: Scored, query: list[str], docs: list[int], doc_scores: list[float], spec: dict
+) -> dict[str, float]:
     """RM3: the feedback documents' term distributions (tf / length), each weighted by the
     document's share of the feedback scores; the ``terms`` best words below the common cut
     (the query's own words may be among them) added to the query at ``beta`` × weight / best."""
@@ -387,7 +410,9 @@ def rank(p: Prepared, qi: int, spec: dict, floor: float | None, timing: dict | N
                     score[t] += s["weight"] * WEIGHT / (RRF_K + lex_rank[sid])
         else:
             top = {"max": 1, "top2": 2, "top3": 3}[s["agg"]]
-            value = {sid: sum(sorted((base[t] for t in ts), reverse=True)[:top]) for sid, ts in by_session.items()}
+            value = {
+                sid: sum(sorted((base[t] for t in ts), reverse=True)[:top]) for sid, ts in by_session.items()
+            }
             if s["form"] == "add":
                 for t in fused:
                     score[t] += s["lam"] * value[data.turns[t].session]
@@ -419,7 +444,9 @@ def rank(p: Prepared, qi: int, spec: dict, floor: float | None, timing: dict | N
         add_list(score, newest, s["weight"])
 
     if "speaker" in spec:
-        named = [n for n in p.extra.names.get(q.corpus, ()) if re.search(r"\b" + re.escape(n) + r"\b", q.text)]
+        named = [
+            n for n in p.extra.names.get(q.corpus, ()) if re.search(r"\b" + re.escape(n) + r"\b", q.text)
+        ]
         if len(named) == 1:
             current = ordered(score, first)
             theirs = [t for t in current if p.extra.speaker[t] == named[0]]
@@ -471,9 +498,15 @@ def variants() -> dict[str, tuple[str, dict]]:
     out: dict[str, tuple[str, dict]] = {"shipped": ("baseline", {})}
     for agg in ("max", "top2", "top3"):
         for lam in (0.25, 0.5, 1.0):
-            out[f"session add {agg} lam{lam}"] = ("session", {"session": {"agg": agg, "form": "add", "lam": lam}})
+            out[f"session add {agg} lam{lam}"] = (
+                "session",
+                {"session": {"agg": agg, "form": "add", "lam": lam}},
+            )
         for w in (0.2, 0.4, 0.6):
-            out[f"session rrf {agg} w{w}"] = ("session", {"session": {"agg": agg, "form": "rrf", "weight": w}})
+            out[f"session rrf {agg} w{w}"] = (
+                "session",
+                {"session": {"agg": agg, "form": "rrf", "weight": w}},
+            )
     for w in (0.2, 0.4, 0.6):
         out[f"session legs w{w}"] = ("session", {"session": {"agg": "legs", "weight": w}})
     for decay in (0.95, 0.9, 0.8):
@@ -484,7 +517,15 @@ def variants() -> dict[str, tuple[str, dict]]:
                 for beta in (0.3, 0.5):
                     out[f"prf {source} d{docs} t{terms} b{beta}"] = (
                         "prf",
-                        {"prf": {"source": source, "docs": docs, "terms": terms, "beta": beta, "mode": "full"}},
+                        {
+                            "prf": {
+                                "source": source,
+                                "docs": docs,
+                                "terms": terms,
+                                "beta": beta,
+                                "mode": "full",
+                            }
+                        },
                     )
     for w in (0.2, 0.4, 0.6, 1.0):
         out[f"time w{w}"] = ("time", {"time": {"weight": w}})
@@ -558,7 +599,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", nargs="*", default=list(DATA))
     parser.add_argument("--variants", default="", help="comma-separated names (default: all of --groups)")
-    parser.add_argument("--groups", default="baseline,session,prf,time,speaker", help="comma-separated groups")
+    parser.add_argument(
+        "--groups", default="baseline,session,prf,time,speaker", help="comma-separated groups"
+    )
     parser.add_argument("--no-floor", action="store_true", help="leave out the semantic floor of 0.30")
     parser.add_argument("--combos", default="", help="a JSON file of {name: spec} to measure too")
     parser.add_argument("--out", default="", help="write the results as JSON here")
@@ -582,7 +625,8 @@ def main() -> None:
             r = evaluate(p, table[n][1], floor)
             results[n][p.data.name] = r
             weak = ", ".join(f"{k} {v['r@10']:.3f}" for k, v in r["by_type"].items())
-            log(f"{p.data.name:11s} {n:36s} r@5 {r['r@5']:.3f} r@10 {r['r@10']:.3f} r@25 {r['r@25']:.3f} | {weak}")
+            figures = f"r@5 {r['r@5']:.3f} r@10 {r['r@10']:.3f} r@25 {r['r@25']:.3f}"
+            log(f"{p.data.name:11s} {n:36s} {figures} | {weak}")
     if args.out:
         Path(args.out).write_text(json.dumps({"specs": {n: table[n][1] for n in names}, "results": results}))
 
