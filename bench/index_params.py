@@ -188,8 +188,16 @@ def write(path: Path, data: dict) -> None:
 
 
 def copy_rows(
-    conn: psycopg.Connection, rows: Rows, start: int, stop: int, namespace: str, first_id: int,
-    model: str, of: int, base: int = 0, pending: bool = False,
+    conn: psycopg.Connection,
+    rows: Rows,
+    start: int,
+    stop: int,
+    namespace: str,
+    first_id: int,
+    model: str,
+    of: int,
+    base: int = 0,
+    pending: bool = False,
 ) -> None:
     """Rows ``start``..``stop`` of ``rows`` as turns (ids from ``first_id``) of ``namespace`` and their
     embedding rows (``pending``: no vector yet): the namespace's ``i - base``-th turn, in threads of
@@ -199,7 +207,13 @@ def copy_rows(
     now = datetime.now(UTC)
     step = SPAN / max(of, 1)
     places = [
-        (i, first_id + i - start, f"t{(i - base) // THREAD_TURNS}", ("user", "assistant")[i % 2], START + step * (i - base))
+        (
+            i,
+            first_id + i - start,
+            f"t{(i - base) // THREAD_TURNS}",
+            ("user", "assistant")[i % 2],
+            START + step * (i - base),
+        )
         for i in range(start, stop)
     ]
     with conn.cursor() as cur:
@@ -215,7 +229,16 @@ def copy_rows(
         )
         with cur.copy(f"COPY embeddings ({columns}) FROM STDIN WITH (FORMAT BINARY)") as copy:
             copy.set_types(
-                ["bigint", *["varchar"] * 5, "text", "varchar", "varchar", "vector", "timestamptz", "timestamptz"]
+                [
+                    "bigint",
+                    *["varchar"] * 5,
+                    "text",
+                    "varchar",
+                    "varchar",
+                    "vector",
+                    "timestamptz",
+                    "timestamptz",
+                ]
             )
             block = rows.block(start, stop)
             for i, turn_id, thread, role, _ in places:
@@ -223,8 +246,18 @@ def copy_rows(
                 vector = None if pending else block[i - start]
                 copy.write_row(
                     (
-                        turn_id, namespace, thread, "default", f"m{i}", role, text, keys.digest(text),
-                        None if pending else model, vector, now, None if pending else now,
+                        turn_id,
+                        namespace,
+                        thread,
+                        "default",
+                        f"m{i}",
+                        role,
+                        text,
+                        keys.digest(text),
+                        None if pending else model,
+                        vector,
+                        now,
+                        None if pending else now,
                     )
                 )
 
@@ -247,11 +280,18 @@ def prepare(conn: psycopg.Connection) -> dict:
         )
     settings = {}
     for name in (
-        "server_version", "shared_buffers", "work_mem", "max_parallel_maintenance_workers",
-        "synchronous_commit", "fsync", "wal_level",
+        "server_version",
+        "shared_buffers",
+        "work_mem",
+        "max_parallel_maintenance_workers",
+        "synchronous_commit",
+        "fsync",
+        "wal_level",
     ):
         settings[name] = conn.execute(f"SHOW {name}").fetchone()[0]
-    settings["pgvector"] = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0]
+    settings["pgvector"] = conn.execute(
+        "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+    ).fetchone()[0]
     settings["vector_storage"] = conn.execute(
         "SELECT typstorage FROM pg_type WHERE typname = 'vector'"
     ).fetchone()[0]
@@ -259,13 +299,17 @@ def prepare(conn: psycopg.Connection) -> dict:
 
 
 def table_mb(conn: psycopg.Connection, table: str) -> float:
-    return round(conn.execute("SELECT pg_total_relation_size(%s::regclass)", (table,)).fetchone()[0] / 2**20, 1)
+    return round(
+        conn.execute("SELECT pg_total_relation_size(%s::regclass)", (table,)).fetchone()[0] / 2**20, 1
+    )
 
 
 # --- A: exact scans ------------------------------------------------------------------------------
 
 
-def run_form(conn, url_model: str, form: str, sql: str | None, queries: np.ndarray, limit: int) -> tuple[list, list]:
+def run_form(
+    conn, url_model: str, form: str, sql: str | None, queries: np.ndarray, limit: int
+) -> tuple[list, list]:
     """(ms per query, row indexes found per query) of one form at one limit, after an untimed pass."""
     from models import db
     from pipelines import search
@@ -281,7 +325,9 @@ def run_form(conn, url_model: str, form: str, sql: str | None, queries: np.ndarr
             else:
                 with conn.transaction():
                     conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
-                    got = conn.execute(sql, {"q": text_vector(q), "model": url_model, "ns": NS, "k": limit}).fetchall()
+                    got = conn.execute(
+                        sql, {"q": text_vector(q), "model": url_model, "ns": NS, "k": limit}
+                    ).fetchall()
                 ids = [int(r[3][1:]) for r in got]
             if timed:
                 times.append((time.perf_counter() - started) * 1000)
@@ -291,7 +337,10 @@ def run_form(conn, url_model: str, form: str, sql: str | None, queries: np.ndarr
 
 def recalls(rows: Rows, queries: np.ndarray, found: list, truth_sims: np.ndarray, k: int) -> float:
     return round(
-        statistics.mean(recall(rows, q, f, float(truth_sims[n, k - 1]), k) for n, (q, f) in enumerate(zip(queries, found, strict=True))),
+        statistics.mean(
+            recall(rows, q, f, float(truth_sims[n, k - 1]), k)
+            for n, (q, f) in enumerate(zip(queries, found, strict=True))
+        ),
         4,
     )
 
@@ -302,7 +351,9 @@ def prefix_truth(rows: Rows, queries: np.ndarray, size: int, k: int) -> np.ndarr
     return -np.sort(-sims, axis=1)[:, :k]
 
 
-def part_a(conn, rows: Rows, queries: np.ndarray, sizes: list[int], model: str, out: dict, path: Path) -> None:
+def part_a(
+    conn, rows: Rows, queries: np.ndarray, sizes: list[int], model: str, out: dict, path: Path
+) -> None:
     from pipelines import search
 
     dims = rows.vectors.shape[1]
@@ -338,13 +389,16 @@ def part_a(conn, rows: Rows, queries: np.ndarray, sizes: list[int], model: str, 
                 times, found = run_form(conn, model, form, sql, queries, limit)
                 result = {**timing(times), "recall": recalls(rows, queries, found, truth, limit)}
                 step["forms"][f"{form}@{limit}"] = result
-                log(f"  {size:,} {form} limit {limit}: p50 {result['p50_ms']} p95 {result['p95_ms']} ms, recall {result['recall']}")
+                timed = f"p50 {result['p50_ms']} p95 {result['p95_ms']} ms"
+                log(f"  {size:,} {form} limit {limit}: {timed}, recall {result['recall']}")
         out["exact"]["sizes"].append(step)
         write(path, out)
     out["exact"]["plans"] = {}
     for form in ("join_vec", "emb_vec", "plain_vec"):
         with psycopg.ClientCursor(conn) as cur:
-            cur.execute("EXPLAIN " + forms[form], {"q": text_vector(queries[0]), "model": model, "ns": NS, "k": 10})
+            cur.execute(
+                "EXPLAIN " + forms[form], {"q": text_vector(queries[0]), "model": model, "ns": NS, "k": 10}
+            )
             out["exact"]["plans"][form] = [r[0] for r in cur.fetchall()]
     write(path, out)
 
@@ -353,11 +407,15 @@ def part_a(conn, rows: Rows, queries: np.ndarray, sizes: list[int], model: str, 
 
 
 def index_ddl(storage: str, m: int, efc: int, dims: int) -> str:
-    target = "vector vector_cosine_ops" if storage == "vector" else f"(vector::halfvec({dims})) halfvec_cosine_ops"
+    target = (
+        "vector vector_cosine_ops" if storage == "vector" else f"(vector::halfvec({dims})) halfvec_cosine_ops"
+    )
     return f"CREATE INDEX {INDEX} ON embeddings USING hnsw ({target}) WITH (m = {m}, ef_construction = {efc})"
 
 
-def sweep(conn, rows: Rows, queries: np.ndarray, truth, model: str, storage: str, efs: list[int]) -> list[dict]:
+def sweep(
+    conn, rows: Rows, queries: np.ndarray, truth, model: str, storage: str, efs: list[int]
+) -> list[dict]:
     dims = rows.vectors.shape[1]
     sql = walk_form(distance("vec" if storage == "vector" else "halfexpr", dims))
     _, truth_sims = truth
@@ -373,7 +431,9 @@ def sweep(conn, rows: Rows, queries: np.ndarray, truth, model: str, storage: str
                         conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
                         conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
                         conn.execute(f"SET LOCAL hnsw.ef_search = {walk_ef}")
-                        got = conn.execute(sql, {"q": text_vector(q), "model": model, "ns": NS, "k": limit}).fetchall()
+                        got = conn.execute(
+                            sql, {"q": text_vector(q), "model": model, "ns": NS, "k": limit}
+                        ).fetchall()
                     if timed:
                         times.append((time.perf_counter() - started) * 1000)
                         found.append([int(r[3][1:]) for r in got])
@@ -386,7 +446,8 @@ def sweep(conn, rows: Rows, queries: np.ndarray, truth, model: str, storage: str
                 **timing(times),
             }
             results.append(result)
-            log(f"    ef {ef} limit {limit}: recall {result['recall']}, p50 {result['p50_ms']} p95 {result['p95_ms']} ms")
+            timed = f"p50 {result['p50_ms']} p95 {result['p95_ms']} ms"
+            log(f"    ef {ef} limit {limit}: recall {result['recall']}, {timed}")
     return results
 
 
@@ -424,7 +485,11 @@ def inserts(conn, staged: list[tuple[int, str]], vectors: np.ndarray, n: int, ba
     stored = conn.execute(
         "SELECT count(*) FROM embeddings WHERE namespace = %s AND vector IS NOT NULL", (INS,)
     ).fetchone()[0]
-    return {"single_ms_per_row": round(single, 3), f"batch{batch}_ms_per_row": round(batched, 3), "stored": stored}
+    return {
+        "single_ms_per_row": round(single, 3),
+        f"batch{batch}_ms_per_row": round(batched, 3),
+        "stored": stored,
+    }
 
 
 def reset_staged(conn) -> None:
@@ -434,7 +499,9 @@ def reset_staged(conn) -> None:
     conn.execute("VACUUM ANALYZE embeddings")
 
 
-def part_b(conn, rows: Rows, staging: Rows, queries: np.ndarray, args, model: str, out: dict, path: Path) -> None:
+def part_b(
+    conn, rows: Rows, staging: Rows, queries: np.ndarray, args, model: str, out: dict, path: Path
+) -> None:
     dims = rows.vectors.shape[1]
     turns, side = rows.sizes[NS], rows.sizes[SIDE]
     have = conn.execute("SELECT count(*) FROM embeddings WHERE namespace = %s", (NS,)).fetchone()[0]
@@ -474,7 +541,9 @@ def part_b(conn, rows: Rows, staging: Rows, queries: np.ndarray, args, model: st
         started = time.perf_counter()
         conn.execute(ddl)
         variant["build_s"] = round(time.perf_counter() - started, 1)
-        variant["index_mb"] = round(conn.execute("SELECT pg_relation_size(%s::regclass)", (INDEX,)).fetchone()[0] / 2**20, 1)
+        variant["index_mb"] = round(
+            conn.execute("SELECT pg_relation_size(%s::regclass)", (INDEX,)).fetchone()[0] / 2**20, 1
+        )
         conn.execute("RESET maintenance_work_mem")
         log(f"  built in {variant['build_s']} s, {variant['index_mb']} MB")
         plan = plan_uses_index(conn, rows, queries[0], model, storage)
@@ -504,7 +573,9 @@ def main() -> None:
     parser.add_argument("--index-turns", type=int, default=0, help="turns of B (0: the largest size)")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--ef", default="40,100,200,400")
-    parser.add_argument("--variants", default="vector/16/64,vector/32/64,halfvec/16/64,halfvec/32/64,halfvec/24/64")
+    parser.add_argument(
+        "--variants", default="vector/16/64,vector/32/64,halfvec/16/64,halfvec/32/64,halfvec/24/64"
+    )
     parser.add_argument("--inserts", type=int, default=2048, help="rows stored each way (single, batched)")
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--texts", type=int, default=50_000)
@@ -553,8 +624,11 @@ def main() -> None:
                 part_a(conn, rows, queries[: args.exact_queries], sizes, model, a_out, a_path)
             if "B" in parts:
                 part_b(conn, rows, staging, queries[: args.queries], args, model, b_out, b_path)
-    result = {"A": a_out if "A" in parts else None, "B": b_out if "B" in parts else None,
-              "total_s": round(time.perf_counter() - started, 1)}
+    result = {
+        "A": a_out if "A" in parts else None,
+        "B": b_out if "B" in parts else None,
+        "total_s": round(time.perf_counter() - started, 1),
+    }
     print(json.dumps(result))
 
 
