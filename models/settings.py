@@ -113,9 +113,9 @@ class Settings(BaseSettings):
     conversation_search_excerpt_chars: int = Field(default=240, ge=0)
     # The candidates the vector leg's HNSW walk keeps (hnsw.ef_search), whatever the page asked (an
     # iterative scan walks on when a page wants more); more reach more of the exact nearest at more
-    # cost. 200: at 1,000,000 turns (bench/search_scale.py, migration 0039's index) the semantic
-    # mode's recall@10 against an exact scan is 0.950 there, against 0.931 at 100 and 0.965 at 300.
-    conversation_search_ef_search: int = Field(default=200, ge=1, le=1000)
+    # cost. 100: at 1,000,000 turns the semantic mode's recall@10 against an exact scan is 0.874 there
+    # against 0.816 at pgvector's 40, for 3 ms (bench/search_scale.py).
+    conversation_search_ef_search: int = Field(default=100, ge=1, le=1000)
     # conversation.save_message waits this long for the embedding stage to index the message, then
     # answers indexed: false, reason: "pending" (the worker finishes it later).
     save_message_wait_seconds: float = Field(default=10.0, ge=0, le=60)
