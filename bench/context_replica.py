@@ -240,14 +240,24 @@ class Lexical:
         return [int(self.members[i]) for i in order]
 
 
-def fuse(lists: list[tuple[list[int], float]], limit: int) -> list[int]:
+def fuse_scores(lists: list[tuple[list[int], float]]) -> tuple[dict[int, float], dict[int, int]]:
+    """Each turn's RRF score over the weighted lists, and its tie-break (its rank in the first list
+    holding it)."""
     score: dict[int, float] = defaultdict(float)
     first: dict[int, int] = {}
     for rank_list, weight in lists:
         for rank, turn in enumerate(rank_list, 1):
             score[turn] += weight / (RRF_K + rank)
             first.setdefault(turn, rank)
-    return sorted(score, key=lambda t: (-score[t], first[t]))[:limit]
+    return score, first
+
+
+def ordered(score: dict[int, float], first: dict[int, int]) -> list[int]:
+    return sorted(score, key=lambda t: (-score[t], first[t]))
+
+
+def fuse(lists: list[tuple[list[int], float]], limit: int) -> list[int]:
+    return ordered(*fuse_scores(lists))[:limit]
 
 
 def evaluate(data: DataSet, v: Variant, own, ctx, vecs, qvecs, qlex, floor: float | None) -> dict:

@@ -87,6 +87,9 @@ from filtered_search import timing  # noqa: E402
 from harness import code_version, embedded_database, log  # noqa: E402
 from longmemeval import DEFAULT_DATA, load_records  # noqa: E402
 from search_scale import (  # noqa: E402
+    COPY_EMBEDDINGS,
+    COPY_TURNS,
+    EMBEDDING_TYPES,
     INDEXES,
     NS,
     SIDE,
@@ -217,29 +220,13 @@ def copy_rows(
         for i in range(start, stop)
     ]
     with conn.cursor() as cur:
-        columns = "id, namespace, thread_id, agent, msg_id, role, content, metadata, sensitivity, ts"
-        with cur.copy(f"COPY turns ({columns}) FROM STDIN") as copy:
+        with cur.copy(COPY_TURNS) as copy:
             for i, turn_id, thread, role, ts in places:
                 copy.write_row(
                     (turn_id, namespace, thread, "default", f"m{i}", role, rows.content(i), "{}", "none", ts)
                 )
-        columns = (
-            "turn_id, namespace, thread_id, agent, msg_id, role, text, digest, model, vector, "
-            "created_at, embedded_at"
-        )
-        with cur.copy(f"COPY embeddings ({columns}) FROM STDIN WITH (FORMAT BINARY)") as copy:
-            copy.set_types(
-                [
-                    "bigint",
-                    *["varchar"] * 5,
-                    "text",
-                    "varchar",
-                    "varchar",
-                    "vector",
-                    "timestamptz",
-                    "timestamptz",
-                ]
-            )
+        with cur.copy(COPY_EMBEDDINGS) as copy:
+            copy.set_types(EMBEDDING_TYPES)
             block = rows.block(start, stop)
             for i, turn_id, thread, role, _ in places:
                 text = rows.content(i)

@@ -61,7 +61,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import context_replica as cr  # noqa: E402
-from context_replica import DATA, KS, POOL, RRF_K, WEIGHT, DataSet, Lexical  # noqa: E402
+from context_replica import DATA, KS, POOL, RRF_K, WEIGHT, DataSet, Lexical, fuse_scores, ordered  # noqa: E402
 from harness import embedded_database, log  # noqa: E402
 from longmemeval import load_records  # noqa: E402
 
@@ -279,24 +279,9 @@ class Scored(Lexical):
         return total
 
 
-def fuse_scores(lists: list[tuple[list[int], float]]) -> tuple[dict[int, float], dict[int, int]]:
-    """context_replica.fuse's scores and tie-break (the rank in the first list holding the turn)."""
-    score: dict[int, float] = defaultdict(float)
-    first: dict[int, int] = {}
-    for rank_list, weight in lists:
-        for rank, turn in enumerate(rank_list, 1):
-            score[turn] += weight / (RRF_K + rank)
-            first.setdefault(turn, rank)
-    return score, first
-
-
 def add_list(score: dict[int, float], ranked: list[int], weight: float) -> None:
     for rank, turn in enumerate(ranked, 1):
         score[turn] += weight / (RRF_K + rank)
-
-
-def ordered(score: dict[int, float], first: dict[int, int]) -> list[int]:
-    return sorted(score, key=lambda t: (-score[t], first[t]))
 
 
 # --- one question ----------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ p50/p95 through the op itself, and the semantic leg's recall against an exact sc
         [--no-contexts] [--seed 7] [--data FILE] [--keep-home]
 
 A small check of the script (a few minutes; its texts are cached after the first run):
-``--texts 3000 --turns 30000 --side 1000 --queries 20``. ``--turns`` must exceed
+``--texts 3000 --turns 45000 --side 1000 --queries 20``. ``--turns`` must exceed
 ``pipelines.search.EXACT_SCAN_ROWS`` (40,000) for the vector leg to read the HNSW index at all.
 
 **The texts and their vectors.** Embedding a million texts here takes hours, so the turns are built
@@ -114,6 +114,25 @@ INDEXES = (
     "ix_turns_content_trgm",
 )
 HNSW_PARAMS = ("m", "ef_construction")
+# The rows' load: turns as text, their embedding rows (vectors) in binary.
+COPY_TURNS = (
+    "COPY turns (id, namespace, thread_id, agent, msg_id, role, content, metadata, sensitivity, ts) "
+    "FROM STDIN"
+)
+COPY_EMBEDDINGS = (
+    "COPY embeddings (turn_id, namespace, thread_id, agent, msg_id, role, text, digest, model, vector, "
+    "created_at, embedded_at) FROM STDIN WITH (FORMAT BINARY)"
+)
+EMBEDDING_TYPES = [
+    "bigint",
+    *["varchar"] * 5,
+    "text",
+    "varchar",
+    "varchar",
+    "vector",
+    "timestamptz",
+    "timestamptz",
+]
 BLOCK = 50_000  # rows built (and scanned) at a time
 
 
@@ -262,31 +281,15 @@ def load(conn: psycopg.Connection, rows: Rows, model: str) -> None:
         partitions.ensure(conn, datetime(2025 + month // 12, month % 12 + 1, 1, tzinfo=UTC))
     now = datetime.now(UTC)
     with conn.cursor() as cur:
-        columns = "id, namespace, thread_id, agent, msg_id, role, content, metadata, sensitivity, ts"
-        with cur.copy(f"COPY turns ({columns}) FROM STDIN") as copy:
+        with cur.copy(COPY_TURNS) as copy:
             for i, namespace, thread, role, ts in rows.places():
                 copy.write_row(
                     (i + 1, namespace, thread, "default", f"m{i}", role, rows.content(i), "{}", "none", ts)
                 )
                 if (i + 1) % 200_000 == 0:
                     log(f"  {i + 1:,} turns copied")
-        columns = (
-            "turn_id, namespace, thread_id, agent, msg_id, role, text, digest, model, vector, "
-            "created_at, embedded_at"
-        )
-        with cur.copy(f"COPY embeddings ({columns}) FROM STDIN WITH (FORMAT BINARY)") as copy:
-            copy.set_types(
-                [
-                    "bigint",
-                    *["varchar"] * 5,
-                    "text",
-                    "varchar",
-                    "varchar",
-                    "vector",
-                    "timestamptz",
-                    "timestamptz",
-                ]
-            )
+        with cur.copy(COPY_EMBEDDINGS) as copy:
+            copy.set_types(EMBEDDING_TYPES)
             block, block_start = None, -1
             for i, namespace, thread, role, _ in rows.places():
                 if i >= block_start + BLOCK or block is None:
