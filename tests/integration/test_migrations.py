@@ -1,6 +1,8 @@
 """Migrations that rewrite stored rows, each run on a database left at the revision before it with
 rows as the earlier build wrote them."""
 
+import hashlib
+
 import psycopg
 import pytest
 
@@ -119,3 +121,32 @@ def test_migration_0005_carries_rows_and_their_runs_over(database_at):
             "VALUES ('old', 't', 'other', 'm1', 'user', 'kept words', '{}', 'none', now())"
         )
         assert conn.execute("SELECT count(*) FROM turns").fetchone() == (2,)
+
+
+def test_vectors_moved_out_of_line_come_back_into_the_row(database_at):
+    """An embedding row past the TOAST threshold kept its text and sent its vector out of line
+    (pgvector's ``external`` storage), so an exact scan fetched it from the TOAST table: 0039 writes
+    those vectors back into the row, and a later row keeps its vector there."""
+    url = database_at("0038")
+    plain = url.replace("+psycopg", "")
+    insert = (
+        "INSERT INTO embeddings (turn_id, namespace, thread_id, agent, msg_id, role, text, digest, model, "
+        "vector, created_at) VALUES (%s, 'ns', 't', 'a', %s, 'user', %s, 'd', 'm', %s::vector, now())"
+    )
+    with psycopg.connect(plain, autocommit=True) as conn:
+        [dims] = conn.execute(
+            "SELECT atttypmod FROM pg_attribute WHERE attrelid = 'embeddings'::regclass AND attname = 'vector'"
+        ).fetchone()
+        vector = "[" + ",".join(f"{(i * 7 % 13) / 13:.4f}" for i in range(dims)) + "]"
+        # Text that does not compress (a digest chain), long enough to pass the threshold beside the vector.
+        text = "".join(hashlib.sha256(str(n).encode()).hexdigest() for n in range(16))
+        conn.execute(insert, (1, "m1", text, vector))
+        toasted = "SELECT msg_id FROM embeddings WHERE pg_column_toast_chunk_id(vector) IS NOT NULL"
+        assert conn.execute(toasted).fetchall() == [("m1",)]  # the case this migration is for
+        migrate.upgrade(url)
+        conn.execute(insert, (2, "m2", text, vector))
+        assert conn.execute(toasted).fetchall() == []
+        stored = conn.execute("SELECT vector::text FROM embeddings ORDER BY turn_id").fetchall()
+    wanted = [float(x) for x in vector.strip("[]").split(",")]
+    for (value,) in stored:  # the values themselves unchanged by the rewrite
+        assert [float(x) for x in value.strip("[]").split(",")] == pytest.approx(wanted, abs=1e-6)
