@@ -125,6 +125,7 @@ class Appender:
                 "content": turn.content,
                 "msg_id": turn.msg_id,
                 **({"ts": turn.said} if turn.said else {}),
+                **({"name": turn.speaker} if turn.speaker else {}),
             }
         ).encode()
         headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}

@@ -18,6 +18,7 @@ class Turn:
     role: str
     content: str
     said: str | None = None  # when it was said (ISO, UTC), for a bench that sends the data's times
+    speaker: str | None = None  # the speaker's name, where the data names one (the dialogue sets)
 
     @property
     def msg_id(self) -> str:
@@ -52,6 +53,11 @@ def expanded(data: dict):
         }
 
 
+def said_at(stamp: str) -> str:
+    """The data set's date ("2023/05/20 (Sat) 02:21") as an ISO time in UTC."""
+    return datetime.strptime(stamp, "%Y/%m/%d (%a) %H:%M").replace(tzinfo=UTC).isoformat()
+
+
 def unique_sessions(records: list[dict], dated: bool = False) -> dict[str, list[Turn]]:
     """Every session once, by id, in order of first appearance; user/assistant turns only (the
     index stays the turn's position in the session, so msg ids match the data set's). ``dated``:
@@ -64,7 +70,7 @@ def unique_sessions(records: list[dict], dated: bool = False) -> dict[str, list[
         ):
             if session_id in sessions:
                 continue
-            began = datetime.strptime(date, "%Y/%m/%d (%a) %H:%M").replace(tzinfo=UTC)
+            began = datetime.fromisoformat(said_at(date))
             sessions[session_id] = [
                 Turn(
                     session_id,
@@ -72,6 +78,7 @@ def unique_sessions(records: list[dict], dated: bool = False) -> dict[str, list[
                     t["role"],
                     t["content"],
                     (began + timedelta(seconds=i)).isoformat() if dated else None,
+                    t.get("speaker"),
                 )
                 for i, t in enumerate(session)
                 if t["role"] in ("user", "assistant")

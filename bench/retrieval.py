@@ -5,7 +5,8 @@
 
 Every session of the file (deduplicated by session id) goes into one namespace over HTTP, one Loom
 thread per session (thread_id = session id, msg_id = ``<session_id>:<turn index>``; with
-``--dated``, ts the session's date plus a second a turn, as the data dates it), appended by
+``--dated``, ts the session's date plus a second a turn, as the data dates it, and each question
+asked from its own date, the search's ``now``), appended by
 ``--clients`` concurrent clients; then the benchmark waits until the stage ledger has no pending or
 running run (turns that read as secrets are screened and never embedded: ``not_embedded``). Each
 question is then asked as ``conversation.search`` (limit 10, the default similarity floor). recall@k
@@ -47,7 +48,7 @@ from harness import (  # noqa: E402
     watch,
     without_vector,
 )
-from longmemeval import DEFAULT_DATA, load_records, msg_id, unique_sessions  # noqa: E402
+from longmemeval import DEFAULT_DATA, load_records, msg_id, said_at, unique_sessions  # noqa: E402
 
 NAMESPACE = "bench-longmemeval"
 WARM_UP_NAMESPACE = "bench-warm-up"
@@ -105,7 +106,9 @@ def search_body(mode: str) -> dict:
     return {"search_mode": name, **({"lexical_weight": float(weight)} if weight else {})}
 
 
-def ask(loom: Loom, token: str, questions: list[dict], details: Path | None, mode: str) -> dict:
+def ask(
+    loom: Loom, token: str, questions: list[dict], details: Path | None, mode: str, dated: bool = False
+) -> dict:
     headers = {"Authorization": f"Bearer {token}"}
     recall = {k: [] for k in KS}
     by_type: dict[str, dict[int, list[float]]] = defaultdict(lambda: {k: [] for k in KS})
@@ -127,6 +130,7 @@ def ask(loom: Loom, token: str, questions: list[dict], details: Path | None, mod
                         "query": record["question"],
                         "limit": LIMIT,
                         **search_body(mode),
+                        **({"now": said_at(record["question_date"])} if dated else {}),
                     },
                 )
                 latencies.append((time.perf_counter() - began) * 1000)
@@ -219,7 +223,7 @@ def measure(args, threads: list, questions: list[dict], precision: str) -> dict:
         by_mode = {}
         for mode in args.modes.split(","):
             asked_at = time.perf_counter()
-            scores = ask(loom, token, questions, args.details, mode)
+            scores = ask(loom, token, questions, args.details, mode, args.dated)
             scores["search_seconds"] = round(time.perf_counter() - asked_at, 1)
             log(f"{mode}: recall@5 {scores['recall_at_5']}, recall@10 {scores['recall_at_10']}")
             by_mode[mode] = scores
@@ -242,7 +246,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--dated",
         action="store_true",
-        help="append each turn at its session's date (30 monthly partitions for LongMemEval)",
+        help=(
+            "append each turn at its session's date (30 monthly partitions for LongMemEval) and ask each "
+            "question from its own date (the search's now)"
+        ),
     )
     parser.add_argument("--precisions", default=None, help="local-model precisions, e.g. int8,fp32")
     parser.add_argument(

@@ -75,6 +75,7 @@ class Turn(SQLModel, table=True):
     role: str = Field(max_length=16)
     content: str = Field(sa_column=Column(Text, nullable=False))
     reasoning: str | None = Field(default=None, sa_column=Column(Text))
+    name: str | None = Field(default=None, max_length=128)  # the speaker's, where a role is shared
     user_id: str | None = Field(default=None, max_length=256)
     run_id: str | None = Field(default=None, max_length=256, index=True)
     meta: dict[str, Any] = Field(default_factory=dict, sa_column=jsonb())

@@ -121,6 +121,7 @@ class ExportedTurn(Answer):
     msg_id: str = Field(description="The turn's message id.")
     agent: str = Field(description="The agent whose copy this is.")
     role: str = Field(description="Who said it.")
+    name: str | None = Field(description="The speaker's name appended with it, if any.")
     content: str = Field(description="The turn's text.")
     reasoning: str | None = Field(description="The assistant's reasoning kept with it, if any.")
     user_id: str | None = Field(description="The user it was appended for.")

@@ -168,7 +168,7 @@ def search_threads(caller: Caller, req: MemorySearchRequest) -> MemorySearchAnsw
 
     Errors: 404 for a loom not in this namespace."""
     clock = hybrid.Clock()
-    q = hybrid.query(req.query, req.search_mode, req.limit, req.lexical_weight, clock)
+    q = hybrid.query(req.query, req.search_mode, req.limit, req.lexical_weight, clock, req.now)
     with db.session() as s:
         loom = the_loom(s, caller, req)
         found = memory.search(s, loom.id, q, clock, req.kinds, utcnow())

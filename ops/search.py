@@ -52,6 +52,7 @@ class Hit(Answer):
     thread_id: str = Field(description="The conversation thread the matched message belongs to.")
     msg_id: str = Field(description="The matched message's id within its thread.")
     role: str = Field(description="Who said the message: user, assistant, system or tool.")
+    name: str | None = Field(default=None, description="The speaker's name appended with it, if any.")
     agent: str = Field(description="The agent whose copy of the message matched.")
     ts: Moment = Field(description="When the message was said.")
     similarity: float | None = Field(
@@ -146,7 +147,7 @@ def ranked(
     and conversation.search_saved_messages' over one user's saved messages), each hit as ``shown``
     gives it, with the fields ``scope`` gives."""
     clock = hybrid.Clock()
-    q = hybrid.query(req.query, req.search_mode, req.limit, req.lexical_weight, clock)
+    q = hybrid.query(req.query, req.search_mode, req.limit, req.lexical_weight, clock, req.now)
     with db.session() as s:
         found = hybrid.search(search.corpus(s, filters), q, clock)
     chars = get_settings().conversation_search_excerpt_chars
@@ -177,6 +178,7 @@ def scored_hit(
     # pydantic's mypy plugin types a type[Scored]'s __init__ as the bound's (Answer: no fields)
     return answer(  # type: ignore[call-arg]
         role=hit.role,
+        name=hit.name,
         ts=hit.ts,
         similarity=None if hit.similarity is None else round(hit.similarity, 4),
         lexical_score=None if hit.lexical_score is None else round(hit.lexical_score, 4),
@@ -232,6 +234,7 @@ class SavedHit(Answer):
     conversation_id: str = Field(description="The conversation of the saved message.")
     message_id: str = Field(description="The saved message's id.")
     role: str = Field(description="Who said it.")
+    name: str | None = Field(default=None, description="The speaker's name appended with it, if any.")
     ts: Moment = Field(description="When the message was said.")
     saved_at: Moment | None = Field(description="When the user saved it.")
     similarity: float | None = Field(

@@ -76,6 +76,15 @@ class AppendRequest(OpRequest):
             "again is answered as a duplicate. Generated when omitted."
         ),
     )
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=128,
+        description=(
+            "Who spoke, where several people share the role (two friends chatting, a support team): their "
+            "name, at most 128 characters. A hybrid search that names exactly one speaker lifts their turns."
+        ),
+    )
     reasoning: str | None = Field(
         default=None,
         max_length=1_000_000,

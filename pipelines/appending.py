@@ -29,6 +29,7 @@ class NewTurn:
     content: str
     msg_id: str | None = None  # derived from the thread, role and content when not given
     reasoning: str | None = None
+    name: str | None = None
     user_id: str | None = None
     run_id: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
@@ -73,6 +74,7 @@ def write(conn: psycopg.Connection, turn: NewTurn) -> Written:
         "role": turn.role,
         "content": turn.content,
         "reasoning": turn.reasoning,
+        "name": turn.name,
         "user_id": turn.user_id,
         "run_id": turn.run_id,
         "metadata": json.dumps(turn.metadata),

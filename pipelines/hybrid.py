@@ -7,6 +7,8 @@ only how its legs read (``Corpus``).
   leg found is kept only at or above the floor, so words found nowhere bring no hits.
 - ``semantic``: the vector leg alone, at or above the floor.
 - ``lexical``: BM25 alone.
+A hybrid search then lifts the candidates the query's hints point to (``pipelines.hints``: the days
+its time words name, whose words it asks about), each hint one more ranked list in the fusion.
 Without a query vector, ``semantic`` runs the corpus's substring leg where it has one and the
 lexical leg where not, and ``hybrid`` runs its lexical leg."""
 
@@ -14,9 +16,12 @@ import logging
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import Field, dataclass, field, replace
+from datetime import datetime
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+from models.base import utcnow
 from models.settings import get_settings
+from pipelines import hints
 from providers.embedders import get_embedder
 
 log = logging.getLogger(__name__)
@@ -25,6 +30,10 @@ log = logging.getLogger(__name__)
 POOL_MIN, POOL_FACTOR, POOL_MAX = 50, 5, 500
 RRF_K = 10  # small: the top of each list counts most (tuned on the LongMemEval file, bench/README.md)
 LEXICAL_WEIGHT = 0.6  # the lexical leg's weight unless a request says; the vector leg's is 1 - it
+# The weights of the hints' lists, beside the legs' 1 - w and w (bench/README.md, issue 37): a named
+# speaker is near certain, a time window likely, the role a lean (a higher weight cost questions
+# about what the assistant said).
+TIME_WEIGHT, SPEAKER_WEIGHT, ROLE_WEIGHT = 0.4, 1.0, 0.2
 
 
 class Ranks(Protocol):
@@ -52,11 +61,13 @@ H = TypeVar("H", bound=Ranks)
 class Corpus(Generic[H]):
     """How a corpus's legs read: ``by_vector(vector, model, limit, floor)``, ``by_lexical(query,
     limit)``, each best first; ``key``, what makes two hits one document; ``by_substring(query,
-    limit)``, the semantic mode's fallback without an embedder, where the corpus has one."""
+    limit)``, the semantic mode's fallback without an embedder, where the corpus has one; ``said``,
+    when and by whom a hit was said, for the hints."""
 
     by_vector: Callable[[list[float], str, int, float], list[H]]
     by_lexical: Callable[[str, int], list[H]]
     key: Callable[[H], Hashable]
+    said: Callable[[H], hints.Origin]
     by_substring: Callable[[str, int], list[H]] | None = None
 
 
@@ -83,6 +94,7 @@ class Query:
     vector: list[float] | None = None  # the text's, when the embedder answered
     model: str | None = None  # the model that made it
     embedder_error: str | None = None  # why there is no vector, when the mode wanted one
+    now: datetime | None = None  # the moment its time words are read against; None: when it runs
 
 
 @dataclass
@@ -92,12 +104,14 @@ class Ranked(Generic[H]):
     candidates: dict[str, int]  # per leg, how many hits it brought
 
 
-def query(text: str, mode: str, limit: int, lexical_weight: float, clock: Clock) -> Query:
+def query(
+    text: str, mode: str, limit: int, lexical_weight: float, clock: Clock, now: datetime | None = None
+) -> Query:
     """The query, with its vector where the mode uses one (the embedding timed as ``embed``)."""
     if mode == "lexical":
-        return Query(text, mode, limit, lexical_weight)
+        return Query(text, mode, limit, lexical_weight, now=now)
     vector, model, error = clock.timed("embed", lambda: embedded_query(text))
-    return Query(text, mode, limit, lexical_weight, vector, model, error)
+    return Query(text, mode, limit, lexical_weight, vector, model, error, now)
 
 
 def embedded_query(text: str) -> tuple[list[float] | None, str | None, str | None]:
@@ -137,7 +151,40 @@ def search(corpus: Corpus[H], q: Query, clock: Clock) -> Ranked[H]:
     # Ranked over every candidate; a hit the lexical leg did not find is kept only above the floor.
     fused = fuse(near, found, q.lexical_weight, len(near) + len(found), corpus.key)
     hits = [h for h in fused if h.lexical_rank is not None or (h.similarity or 0.0) >= floor]
-    return Ranked("hybrid", hits[: q.limit], candidates)
+    return Ranked("hybrid", hinted(hits, q, corpus.said)[: q.limit], candidates)
+
+
+def hinted(hits: list[H], q: Query, said: Callable[[H], hints.Origin]) -> list[H]:
+    """``hits`` (fused, best first) with each hint's list added: the candidates it picks, in their
+    current order, scoring w / (k + their place) more, as a leg's list does. Each list is taken in
+    the order the one before left."""
+    now = q.now or utcnow()
+    spans = [
+        (
+            datetime.combine(a, datetime.min.time(), now.tzinfo),
+            datetime.combine(b, datetime.max.time(), now.tzinfo),
+        )
+        for a, b in hints.windows(q.text, now)
+    ]
+    names = {name for h in hits if (name := said(h).name)}
+    named = hints.speaker(q.text, names) if names else None
+    role = hints.role(q.text)
+    picks: list[tuple[float, Callable[[hints.Origin], bool]]] = []
+    if spans:
+        picks.append((TIME_WEIGHT, lambda s: any(a <= s.ts <= b for a, b in spans)))
+    if named:
+        picks.append((SPEAKER_WEIGHT, lambda s: s.name == named))
+    if role:
+        picks.append((ROLE_WEIGHT, lambda s: s.role == role))
+    for weight, picked in picks:
+        lifted = [h for h in hits if picked(said(h))]
+        lift = {id(h): weight / (RRF_K + place) for place, h in enumerate(lifted, 1)}
+        # sorted() is stable: hits the list scores alike keep the order they came in
+        hits = sorted(
+            (replace(h, score=(h.score or 0.0) + lift[id(h)]) if id(h) in lift else h for h in hits),
+            key=lambda h: -(h.score or 0.0),
+        )
+    return hits
 
 
 def fuse(

@@ -26,7 +26,7 @@ from models.memory import BASES, Kind, Loom, MemoryEvidence, MemoryThread
 from models.queries import memory as queries
 from models.queries import search as search_queries
 from models.settings import get_settings
-from pipelines import embedding, hybrid, keys, lexical, screening
+from pipelines import embedding, hints, hybrid, keys, lexical, screening
 
 DEFAULT_LOOM = "default"
 REFRAMED = BASES[3]
@@ -181,6 +181,7 @@ def corpus(s: Session, loom_id: UUID, now: datetime) -> hybrid.Corpus[Found]:
         by_vector=lambda vector, model, limit, floor: by_vector(s, loom_id, vector, model, limit, floor, now),
         by_lexical=lambda text, limit: by_lexical(s, loom_id, text, limit, now),
         key=lambda hit: hit.key,
+        said=lambda hit: hints.Origin(hit.thread.created_at),  # when it was learned; said by no one
     )
 
 

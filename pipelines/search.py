@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 from models.conversation import EMBEDDED_ROLES, Embedding, Turn
 from models.queries import search as queries
 from models.settings import get_settings
-from pipelines import hybrid, lexical
+from pipelines import hints, hybrid, lexical
 
 SelectT = TypeVar("SelectT", bound=Select[*tuple[Any, ...]])  # a query of turns, narrowed by the filters
 
@@ -44,6 +44,7 @@ class Hit:
     ts: datetime
     content: str
     similarity: float | None  # the vector leg's cosine similarity, when it found the message
+    name: str | None = None  # the speaker's, when the turn was appended with one
     lexical_score: float | None = None  # the BM25 score, when the lexical leg found it
     semantic_rank: int | None = None  # 1-based place in each leg's list
     lexical_rank: int | None = None
@@ -200,6 +201,7 @@ HIT_COLUMNS = (
     col(Turn.thread_id),
     col(Turn.msg_id),
     col(Turn.role),
+    col(Turn.name),
     col(Turn.agent),
     col(Turn.ts),
     col(Turn.content),
@@ -218,6 +220,7 @@ def _hit(turn, similarity: float | None, lexical_score: float | None = None) -> 
         turn.ts,
         turn.content,
         similarity,
+        turn.name,
         lexical_score,
         saved_at=turn.saved_at,
     )
@@ -281,5 +284,6 @@ def corpus(s: Session, f: Filters) -> hybrid.Corpus[Hit]:
         by_vector=lambda vector, model, limit, floor: by_vector(s, vector, model, f, limit, floor),
         by_lexical=lambda text, limit: by_lexical(s, text, f, limit),
         key=lambda hit: (hit.namespace, hit.thread_id, hit.msg_id),
+        said=lambda hit: hints.Origin(hit.ts, hit.role, hit.name),
         by_substring=lambda text, limit: by_substring(s, text, f, limit),
     )

@@ -19,7 +19,8 @@ NEXT_ERASURE_ID = text("SELECT nextval(pg_get_serial_sequence('erasure_log', 'id
 # were said: through a server-side cursor of psycopg's own connection (a few hundred rows a round
 # trip, however many the person said), hence psycopg's placeholders.
 EXPORT_TURNS = """
-SELECT thread_id, msg_id, agent, role, content, reasoning, user_id, run_id, metadata, tokens, ts, deleted_at
+SELECT thread_id, msg_id, agent, role, name, content, reasoning, user_id, run_id, metadata, tokens, ts,
+       deleted_at
 FROM turns
 WHERE namespace = %(namespace)s AND user_id = %(user_id)s AND (%(tombstoned)s OR deleted_at IS NULL)
 ORDER BY ts, id

@@ -60,11 +60,11 @@ WITH recording AS (
                                       THEN nullif(threads.said_lexemes, '') ELSE threads.said_context END
     RETURNING last_seq, CASE WHEN %(said)s THEN said_context END AS context
 ), turn AS (
-    INSERT INTO turns (id, namespace, thread_id, agent, msg_id, role, content, reasoning, user_id,
-                       run_id, metadata, tokens, sensitivity, screened_with, ts, seq, context_lexemes,
-                       context_length)
+    INSERT INTO turns (id, namespace, thread_id, agent, msg_id, role, content, reasoning, name,
+                       user_id, run_id, metadata, tokens, sensitivity, screened_with, ts, seq,
+                       context_lexemes, context_length)
     SELECT turn_id, %(namespace)s, %(thread_id)s, %(agent)s, %(msg_id)s, %(role)s, %(content)s,
-           %(reasoning)s, %(user_id)s, %(run_id)s, CAST(%(metadata)s AS jsonb), %(tokens)s,
+           %(reasoning)s, %(name)s, %(user_id)s, %(run_id)s, CAST(%(metadata)s AS jsonb), %(tokens)s,
            %(sensitivity)s, %(screened_with)s, %(ts)s, thread.last_seq, thread.context,
            coalesce(loom_word_count(thread.context), 0)
     FROM key, thread

@@ -165,6 +165,14 @@ class Ranking(OpRequest):
             "The weight of the lexical leg in the hybrid fusion, 0-1 (default 0.6); the vector leg weighs 1."
         ),
     )
+    now: SaidAt | None = Field(
+        default=None,
+        description=(
+            "The moment the query is asked from, with its UTC offset (default: the request's time): a hybrid "
+            'search reads the query\'s time words ("yesterday", "two weeks ago", "in March") against it '
+            "and lifts what was said then. Not in the future, not before 1970."
+        ),
+    )
 
 
 # A moment in an answer, written as ``datetime.isoformat`` writes it ("+00:00"), as answers always
@@ -243,6 +251,7 @@ class ConversationThreadAnswer(Answer):
 class TurnAnswer(Answer):
     msg_id: str = Field(description="The message's id within its thread.")
     role: str = Field(description="Who said it: user, assistant, system or tool.")
+    name: str | None = Field(default=None, description="The speaker's name appended with it, if any.")
     content: str = Field(
         description="The turn's text (a compaction summary reads as a system turn in the transcript)."
     )
@@ -265,6 +274,7 @@ class TurnAnswer(Answer):
         return cls(
             msg_id=turn.msg_id,
             role=turn.role,
+            name=turn.name,
             content=turn.content,
             reasoning=turn.reasoning,
             agent=turn.agent,

@@ -135,7 +135,8 @@ def test_vectors_moved_out_of_line_come_back_into_the_row(database_at):
     )
     with psycopg.connect(plain, autocommit=True) as conn:
         [dims] = conn.execute(
-            "SELECT atttypmod FROM pg_attribute WHERE attrelid = 'embeddings'::regclass AND attname = 'vector'"
+            "SELECT atttypmod FROM pg_attribute "
+            "WHERE attrelid = 'embeddings'::regclass AND attname = 'vector'"
         ).fetchone()
         vector = "[" + ",".join(f"{(i * 7 % 13) / 13:.4f}" for i in range(dims)) + "]"
         # Text that does not compress (a digest chain), long enough to pass the threshold beside the vector.
