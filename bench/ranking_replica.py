@@ -42,7 +42,6 @@ Results are in bench/README.md, section ranking_replica.py."""
 from __future__ import annotations
 
 import argparse
-import calendar
 import hashlib
 import json
 import math
@@ -52,7 +51,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +63,8 @@ import context_replica as cr  # noqa: E402
 from context_replica import DATA, KS, POOL, RRF_K, WEIGHT, DataSet, Lexical, fuse_scores, ordered  # noqa: E402
 from harness import embedded_database, log  # noqa: E402
 from longmemeval import load_records  # noqa: E402
+
+from pipelines.hints import ASSISTANT, FIRST_PERSON, windows  # noqa: E402
 
 SHIPPED = next(v for v in cr.VARIANTS if v.name == "prev whole if <= 200 w0.9 lam0.9")
 FLOOR = 0.30
@@ -113,117 +114,13 @@ def extra(data: DataSet, path: Path) -> Extra:
     return Extra(turn_date, speaker, question_date, names)
 
 
-# --- time expressions ------------------------------------------------------------------------------
-
-NUMBER = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3,
-    "couple of": 2, "few": 3, "several": 4,
-}  # fmt: skip
-MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
-MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m and m != "May"})
-WEEKDAYS = {d.lower(): i for i, d in enumerate(calendar.day_name)}
-NUM = (
-    r"(\d+|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"eleven|twelve)"
-)
-
-
-def windows(question: str, now: date) -> list[tuple[date, date]]:
-    """The date windows the question's time expressions name, ``now`` being the question's date;
-    each window is inclusive and a little wider than the words (a session is dated when it began,
-    and people round)."""
-    q = question.lower()
-    out: list[tuple[date, date]] = []
-
-    def around(center: date, slack: int) -> None:
-        out.append((center - timedelta(days=slack), center + timedelta(days=slack)))
-
-    for m in re.finditer(NUM + r" (day|week|month|year)s? (ago|back|before today|earlier)", q):
-        n = NUMBER.get(m.group(1)) or int(m.group(1))
-        unit = m.group(2)
-        if unit == "day":
-            around(now - timedelta(days=n), 1)
-        elif unit == "week":
-            around(now - timedelta(days=7 * n), 3 + n)
-        elif unit == "month":
-            around(now - timedelta(days=30 * n), 10 + 3 * n)
-        else:
-            around(now - timedelta(days=365 * n), 60)
-    if re.search(r"\byesterday\b", q):
-        around(now - timedelta(days=1), 1)
-    if re.search(r"\b(today|this morning|tonight|this evening|this afternoon)\b(?<!before today)", q):
-        around(now, 2)
-    if re.search(r"\b(last|past|previous) weekend\b", q):
-        saturday = now - timedelta(days=(now.weekday() - 5) % 7 or 7)
-        out.append((saturday - timedelta(days=1), saturday + timedelta(days=5)))
-    if re.search(r"\bthis weekend\b", q):
-        around(now, 7)
-    if re.search(r"\b(last|past|previous) week\b", q):
-        out.append((now - timedelta(days=14), now))
-    if re.search(r"\bthis week\b", q):
-        out.append((now - timedelta(days=7), now))
-    if re.search(r"\b(last|past|previous) month\b", q):
-        out.append((now - timedelta(days=62), now))
-    if re.search(r"\bthis month\b", q):
-        out.append((now.replace(day=1) - timedelta(days=3), now))
-    if re.search(r"\b(last|past|previous) (two|2|few|couple of) (weeks|months)\b", q):
-        unit = 14 if "weeks" in q else 75
-        out.append((now - timedelta(days=unit), now))
-    if re.search(r"\blast year\b", q):
-        out.append((date(now.year - 1, 1, 1), date(now.year - 1, 12, 31)))
-    for m in re.finditer(r"\b(last|past|this|on|previous) (" + "|".join(WEEKDAYS) + r")\b", q):
-        back = (now.weekday() - WEEKDAYS[m.group(2)]) % 7 or 7
-        around(now - timedelta(days=back), 1)
-    for m in re.finditer(r"\b(" + "|".join(MONTHS) + r")\.? ?(\d{1,2})?(st|nd|rd|th)?\b", q):
-        word, day = m.group(1), m.group(2)
-        before = q[: m.start()].split()[-2:]
-        if not day and not set(before) & {
-            "in",
-            "of",
-            "during",
-            "since",
-            "early",
-            "late",
-            "mid",
-            "from",
-            "to",
-            "and",
-            "between",
-            "last",
-            "by",
-            "until",
-            "through",
-        }:
-            continue  # "my September trip" (when, not when said), the verbs "may" and "march"
-        month = MONTHS[word]
-        year = now.year if month <= now.month else now.year - 1
-        if day and 1 <= int(day) <= 31:
-            last = calendar.monthrange(year, month)[1]
-            around(date(year, month, min(int(day), last)), 2)
-        else:
-            last = date(year, month, calendar.monthrange(year, month)[1])
-            out.append((date(year, month, 1) - timedelta(days=2), last + timedelta(days=14)))
-    return out
-
+# --- the hints: pipelines.hints, as conversation.search reads them ----------------------------------
 
 RECENT = re.compile(
     r"\b(now|currently|current|still|so far|these days|latest|most recent(ly)?|anymore|at the moment|"
     r"nowadays)\b",
     re.IGNORECASE,
 )
-
-
-# A question about what the assistant said ("you recommended", "you told me") or about the user
-# ("I", "my"): the LongMemEval form of a question naming its speaker.
-ASSISTANT = re.compile(
-    r"\byou\b[^?.]*\b(said|told|suggested|recommended|mentioned|gave|provided|listed|shared|wrote|explained|"
-    r"helped|came up with|described|made|created|remember|remembered)\b|\b(can|could) you remind me\b|"
-    r"\byour (previous|last|earlier) (answer|response|reply|message|suggestion|"
-    r"recommendation)",
-    re.IGNORECASE,
-)
-FIRST_PERSON = re.compile(r"\b(I|my|me|mine|I'm|I've|I'd)\b")
 
 
 # --- the replica's legs with their scores ----------------------------------------------------------
@@ -414,7 +311,7 @@ def rank(p: Prepared, qi: int, spec: dict, floor: float | None, timing: dict | N
             seen[sid] += 1
 
     if "time" in spec:
-        spans = windows(q.text, p.extra.question_date[q.qid])
+        spans = windows(q.text, datetime.combine(p.extra.question_date[q.qid], datetime.min.time()))
         if spans:
             epoch = date(1970, 1, 1)
             days = [((a - epoch).days, (b - epoch).days) for a, b in spans]

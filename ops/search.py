@@ -73,7 +73,8 @@ class Hit(Answer):
     score: float | None = Field(
         default=None,
         description=(
-            "A hybrid search's fused reciprocal-rank score (higher is better); null in a single-leg mode."
+            "A hybrid search's fused reciprocal-rank score (higher is better), the query's hints' lists "
+            "included (its time words, the role or speaker it asks about); null in a single-leg mode."
         ),
     )
     excerpt: str = Field(

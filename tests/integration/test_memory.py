@@ -298,3 +298,19 @@ def test_looms_list_makes_the_default_loom_once():
     first, again = op("looms.list")["looms"], op("looms.list")["looms"]  # a namespace never seen
     assert first == again and [loom["isDefault"] for loom in first] == [True]
     assert datetime.fromisoformat(first[0]["dateCreated"]) <= datetime.now(UTC)
+
+
+def test_a_search_naming_a_time_lifts_the_threads_learned_then(worker):
+    """Memory search is the one hybrid search: a thread is dated when it was learned, and the
+    query's time words lift those learned on the days they name."""
+    asked = datetime.now(UTC).replace(microsecond=0)
+    for days, content in (
+        (14, "The team offsite is at the lake cabin in May"),
+        (1, "The team offsite is at the lake cabin"),
+    ):
+        with freeze_time(asked - timedelta(days=days)):
+            remember(content)
+    wait_until(settled, what="the memories' embeddings")
+    when = {"now": asked.isoformat()}
+    assert found("Where is the team offsite, as we heard two weeks ago?", **when)[0].endswith("in May")
+    assert found("Where is the team offsite, as we heard yesterday?", **when)[0].endswith("cabin")
