@@ -8,7 +8,6 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field
 
-from models import db
 from models.settings import get_settings
 from ops import activity
 from ops.caller import Caller
@@ -149,8 +148,7 @@ def ranked(
     gives it, with the fields ``scope`` gives."""
     clock = hybrid.Clock()
     q = hybrid.query(req.query, req.search_mode, req.limit, req.lexical_weight, clock, req.now)
-    with db.session() as s:
-        found = hybrid.search(search.corpus(s, filters), q, clock)
+    found = hybrid.search(search.corpus(filters), q, clock)
     chars = get_settings().conversation_search_excerpt_chars
     if q.embedder_error:  # the key is there only when the vector leg did not answer
         scope["embedder_error"] = q.embedder_error

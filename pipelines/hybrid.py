@@ -15,6 +15,7 @@ lexical leg where not, and ``hybrid`` runs its lexical leg."""
 import logging
 import time
 from collections.abc import Callable, Hashable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import Field, dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
@@ -62,13 +63,15 @@ class Corpus(Generic[H]):
     """How a corpus's legs read: ``by_vector(vector, model, limit, floor)``, ``by_lexical(query,
     limit)``, each best first; ``key``, what makes two hits one document; ``by_substring(query,
     limit)``, the semantic mode's fallback without an embedder, where the corpus has one; ``said``,
-    when and by whom a hit was said, for the hints."""
+    when and by whom a hit was said, for the hints; ``side_by_side``: its legs read on connections
+    of their own, so a hybrid search runs them at once."""
 
     by_vector: Callable[[list[float], str, int, float], list[H]]
     by_lexical: Callable[[str, int], list[H]]
     key: Callable[[H], Hashable]
     said: Callable[[H], hints.Origin]
     by_substring: Callable[[str, int], list[H]] | None = None
+    side_by_side: bool = False
 
 
 @dataclass
@@ -142,16 +145,35 @@ def search(corpus: Corpus[H], q: Query, clock: Clock) -> Ranked[H]:
         substring = corpus.by_substring
         return Ranked("substring", leg("substring", lambda: substring(q.text, q.limit)), candidates)
     pool = min(max(q.limit * POOL_FACTOR, POOL_MIN), POOL_MAX)
-    found = leg("lexical", lambda: corpus.by_lexical(q.text, pool))
     if q.mode != "hybrid" or vector is None or model is None:
+        found = leg("lexical", lambda: corpus.by_lexical(q.text, pool))
         return Ranked(
             "lexical", [replace(h, lexical_rank=i) for i, h in enumerate(found[: q.limit], 1)], candidates
         )
-    near = leg("semantic", lambda: corpus.by_vector(vector, model, pool, -1.0))
+    near, found = both(
+        lambda: leg("semantic", lambda: corpus.by_vector(vector, model, pool, -1.0)),
+        lambda: leg("lexical", lambda: corpus.by_lexical(q.text, pool)),
+        corpus.side_by_side,
+    )
     # Ranked over every candidate; a hit the lexical leg did not find is kept only above the floor.
     fused = fuse(near, found, q.lexical_weight, len(near) + len(found), corpus.key)
     hits = [h for h in fused if h.lexical_rank is not None or (h.similarity or 0.0) >= floor]
     return Ranked("hybrid", hinted(hits, q, corpus.said)[: q.limit], candidates)
+
+
+T = TypeVar("T")
+U = TypeVar("U")
+
+
+def both(first: Callable[[], T], second: Callable[[], U], side_by_side: bool) -> tuple[T, U]:
+    """The two legs' answers; read at once when ``side_by_side`` (the first on a thread of its own):
+    at a million turns each leg waits on the database for about 100 ms."""
+    if not side_by_side:
+        return first(), second()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        started = pool.submit(first)
+        other = second()
+        return started.result(), other
 
 
 def hinted(hits: list[H], q: Query, said: Callable[[H], hints.Origin]) -> list[H]:

@@ -16,6 +16,7 @@ from sqlalchemy import ColumnElement, Select, exists, func
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
+from models import db
 from models.conversation import EMBEDDED_ROLES, Embedding, Turn
 from models.queries import search as queries
 from models.settings import get_settings
@@ -278,12 +279,24 @@ def newest_on_ties(hits: list[Hit], relevance: Callable[[Hit], float | None]) ->
     return sorted(hits, key=order)
 
 
-def corpus(s: Session, f: Filters) -> hybrid.Corpus[Hit]:
-    """The turns in ``f``'s scope as ``pipelines.hybrid`` searches them: one hit per message."""
+def corpus(f: Filters) -> hybrid.Corpus[Hit]:
+    """The turns in ``f``'s scope as ``pipelines.hybrid`` searches them: one hit per message. Each
+    leg reads in a session of its own, so the hybrid runs the two side by side."""
+
+    def own_session(read: Callable[..., list[Hit]]) -> Callable[..., list[Hit]]:
+        def leg(*args: Any) -> list[Hit]:
+            with db.session() as s:
+                return read(s, *args)
+
+        return leg
+
     return hybrid.Corpus(
-        by_vector=lambda vector, model, limit, floor: by_vector(s, vector, model, f, limit, floor),
-        by_lexical=lambda text, limit: by_lexical(s, text, f, limit),
+        by_vector=own_session(
+            lambda s, vector, model, limit, floor: by_vector(s, vector, model, f, limit, floor)
+        ),
+        by_lexical=own_session(lambda s, text, limit: by_lexical(s, text, f, limit)),
         key=lambda hit: (hit.namespace, hit.thread_id, hit.msg_id),
         said=lambda hit: hints.Origin(hit.ts, hit.role, hit.name),
-        by_substring=lambda text, limit: by_substring(s, text, f, limit),
+        by_substring=own_session(lambda s, text, limit: by_substring(s, text, f, limit)),
+        side_by_side=True,
     )
