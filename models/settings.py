@@ -113,9 +113,10 @@ class Settings(BaseSettings):
     conversation_search_excerpt_chars: int = Field(default=240, ge=0)
     # The candidates the vector leg's HNSW walk keeps (hnsw.ef_search), whatever the page asked (an
     # iterative scan walks on when a page wants more); more reach more of the exact nearest at more
-    # cost. 100: at 1,000,000 turns the semantic mode's recall@10 against an exact scan is 0.874 there
-    # against 0.816 at pgvector's 40, for 3 ms (bench/search_scale.py).
-    conversation_search_ef_search: int = Field(default=100, ge=1, le=1000)
+    # cost. 250: at 1,000,000 turns, on the half-precision m 32 index (migration 0041), the semantic
+    # mode's recall@10 against an exact scan is 0.966 there, 0.950-0.957 at 200, 0.93 at 100
+    # (bench/search_scale.py, bench/README.md).
+    conversation_search_ef_search: int = Field(default=250, ge=1, le=1000)
     # conversation.save_message waits this long for the embedding stage to index the message, then
     # answers indexed: false, reason: "pending" (the worker finishes it later).
     save_message_wait_seconds: float = Field(default=10.0, ge=0, le=60)

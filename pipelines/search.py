@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Select, exists, func
+from pgvector.sqlalchemy import HALFVEC
+from sqlalchemy import ColumnElement, Select, cast, exists, func
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
@@ -111,6 +112,13 @@ def _embedded(model: str, f: Filters) -> list[ColumnElement[bool]]:
     return conditions
 
 
+def _indexed_distance(vector: list[float]) -> ColumnElement[float]:
+    """The distance the HNSW index orders by: between half-precision copies of the vectors (the
+    index's expression, migration 0041; the hit's similarity is still read at full precision)."""
+    half = HALFVEC(get_settings().embed_dimensions)
+    return cast(col(Embedding.vector), half).cosine_distance(cast(vector, half))
+
+
 def by_vector(
     s: Session, vector: list[float], model: str, f: Filters, limit: int, min_similarity: float
 ) -> list[Hit]:
@@ -137,13 +145,12 @@ def by_vector(
     candidates = select(col(Embedding.turn_id), distance.label("distance")).where(*in_scope)
     if size > EXACT_SCAN_ROWS:
         # Through the index, walking on until enough rows pass the filters. The walk keeps the
-        # configured candidates whatever the page asked, and the page is cut from them in exact
-        # order (a relaxed iterative scan may return them slightly out of it), so a short page is
-        # the start of a long one.
+        # configured candidates whatever the page asked, and they are ranked at full precision
+        # (the index orders half-precision copies), so a short page is the start of a long one.
         ef_search = get_settings().conversation_search_ef_search
         s.execute(queries.ITERATIVE_SCAN)
         s.execute(queries.EF_SEARCH, {"ef_search": ef_search})
-        candidates = candidates.order_by(distance).limit(max(ef_search, limit))
+        candidates = candidates.order_by(_indexed_distance(vector)).limit(max(ef_search, limit))
     # Otherwise every vector of the scope is measured: distances computed in a materialised step
     # cannot be read off the index in order.
     measured = candidates.cte("measured").prefix_with("MATERIALIZED")

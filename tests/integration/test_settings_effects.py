@@ -107,8 +107,8 @@ def test_the_ef_search_setting_reaches_the_vector_legs_walk(openai_embedder, set
 
     event.listen(db.get_engine(), "before_cursor_execute", seen)
     try:
-        assert walk(limit=10) == 100  # the default
-        assert walk(limit=10, search_mode="hybrid") == 100  # the default, for its pool of 50 too
+        assert walk(limit=10) == 250  # the default
+        assert walk(limit=10, search_mode="hybrid") == 250  # the default, for its pool of 50 too
         setting(EF_SEARCH, 123)
         assert walk(limit=10) == 123
         assert walk(limit=10, search_mode="hybrid") == 123
