@@ -53,7 +53,7 @@ runs), the HNSW, lexeme, context and trigram indexes are dropped (their definiti
 model. Truth: an exact scan in numpy of every ``scale`` vector against the same query vectors.
 
 1. ``sweep``: for each ``--ef`` value (set as ``LOOM_CONVERSATION_SEARCH_EF_SEARCH``, read by
-   ``pipelines.search.by_vector``: the walk keeps max(setting, 2 x limit)), ``by_vector`` over
+   ``pipelines.search.by_vector``: the walk keeps that many whatever the page), ``by_vector`` over
    ``scale`` with no floor, at limit 10 (the semantic mode's default page) and limit 50 (the pool
    the hybrid mode's vector leg fetches for a page of 10), after one untimed pass: recall against
    the exact top 10 / 50 (a hit counts when its exact similarity reaches the k-th exact one, so
@@ -67,7 +67,7 @@ model. Truth: an exact scan in numpy of every ``scale`` vector against the same 
    semantic only: the lexical mode has no walk).
 
 Progress goes to stderr; the last stdout line is one JSON object. Not part of the test suite.
-Figures: see the issue note (not yet measured at full scale).
+Figures: bench/README.md (issue 37 items 1 and 2).
 """
 
 from __future__ import annotations
