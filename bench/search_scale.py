@@ -562,7 +562,7 @@ def main() -> None:
         "model": embedder.name,
         "precision": getattr(embedder, "precision", None),
         "cache": cache,
-        "hnsw_with": index_with.strip() or "the migration's (m 16, ef_construction 64)",
+        "hnsw_with": index_with.strip() or "the migration's (its definition under indexes)",
         "index_branch": args.turns > search.EXACT_SCAN_ROWS,
         "code": code_version(),
     }
