@@ -20,6 +20,9 @@ DEFAULT_URL = "http://127.0.0.1:7777"
 MESSAGES_MAX = 500  # memory.set_from_messages takes at most this many at once
 
 
+EVERY_AGENT = "*"  # conversation.search's agent for every agent's turns
+
+
 def _given(body: dict) -> dict:
     return {name: value for name, value in body.items() if value is not None}
 
@@ -97,15 +100,16 @@ class _Agent:
         return self._run(_one(op, self.scoped(body)))
 
     def search(self, query: str, **filters):
-        """``conversation.search``: what was said in the namespace's threads, best first (hybrid by
-        default; ``search_mode``, ``thread_id``, ``role``, ``limit`` and the op's other filters).
-        A ``results.SearchResult``::
+        """``conversation.search``: what was said in the namespace's threads, by any agent, best
+        first (hybrid by default; ``search_mode``, ``thread_id``, ``role``, ``limit`` and the op's
+        other filters; ``agent=<name>`` for only what that agent logged). A
+        ``results.SearchResult``::
 
             found = await bot.search("where did the invoices go", limit=5)
             for hit in found.hits:
                 print(hit.thread_id, hit.score, hit.excerpt)
         """
-        body = self.scoped({"query": query, **filters})
+        body = self.scoped({"query": query, "agent": EVERY_AGENT, **filters})
         return self._run(_typed("conversation.search", body, results.SearchResult.from_answer))
 
     def _run(self, plan: Plan):
