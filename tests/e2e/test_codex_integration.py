@@ -230,6 +230,8 @@ def test_the_session_start_hook_prints_the_primer(live, codex):
                         "hook_event_name": "SessionStart", "source": "startup"})  # fmt: skip
     started = run(codex, "hook", stdin=stdin)
     assert "auto/ledger-api/primer" in started.stdout and "secret goal" not in started.stdout
+    # In Codex's words: its MCP tool loads a brief (the loom-session skill is Claude Code's alone).
+    assert "loom_brief_get" in started.stdout and "skill" not in started.stdout, started.stdout
 
 
 # Short, and about the project: any tapestry of the repository takes it first.

@@ -36,6 +36,7 @@ export function settings(env = process.env, client = "claude-code") {
   const off = ["0", "false", "no", "off"];
   const data = client === "claude-code" ? env.CLAUDE_PLUGIN_DATA : null;
   return {
+    client,
     url,
     token: env.LOOM_TOKEN || "",
     namespace,

@@ -17,6 +17,13 @@ function day(moment) {
   return String(moment).replace("T", " ").slice(0, 16);
 }
 
+// How the agent loads a brief the primer names, in its client's words: Claude Code has the plugin's
+// skill, Codex (and any other client) Loom's MCP tool.
+const LOAD_A_BRIEF = {
+  "claude-code": "use the loom-session skill to load it",
+  codex: "load it with Loom's loom_brief_get MCP tool (the name above as brief_key)",
+};
+
 // The primer: this project's saved briefs and working memory, by name and date (each call given
 // up after `seconds`).
 export async function primer(config, where, seconds) {
@@ -33,7 +40,7 @@ export async function primer(config, where, seconds) {
   }
   if (!lines.length) return "";
   const heading = `Loom keeps saved state for ${where.project ? `project ${where.project}` : "this namespace"}:`;
-  const how = "No brief is loaded. When the person asks to resume one, use the loom-session skill to load it.";
+  const how = `No brief is loaded. When the person asks to resume one, ${LOAD_A_BRIEF[config.client] || LOAD_A_BRIEF.codex}.`;
   return [heading, ...lines, how].join("\n");
 }
 
