@@ -33,7 +33,8 @@ night_app = typer.Typer(
 # ``drop`` go, the lowest first (``commands.console.table``).
 PASS_COLUMNS = (
     Column("pass"),
-    Column("trigger", wraps=True, drop=4),
+    Column("trigger", drop=4),
+    Column("next", time=True, none="-", drop=5),
     Column("last started", time=True, none="never"),
     Column("finished", time=True, drop=1),
     Column("sent", drop=3),
@@ -65,7 +66,16 @@ def passes_list(
             out.print(json.dumps(p), markup=False, highlight=False, soft_wrap=True)
         return
     rows = (
-        (p["name"], p["trigger"], p["started_at"], p["finished_at"], p["sent"], p["by"], p["error"])
+        (
+            p["name"],
+            p["trigger"],
+            p["next_at"],
+            p["started_at"],
+            p["finished_at"],
+            p["sent"],
+            p["by"],
+            p["error"],
+        )
         for p in listed
     )
     out.print(table(PASS_COLUMNS, rows))

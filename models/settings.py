@@ -174,9 +174,9 @@ class Settings(BaseSettings):
     @classmethod
     def _a_crontab(cls, value: str) -> str:
         # Imported here: the validator runs only when the variable is set, and `loom search` never.
-        from apscheduler.triggers.cron import CronTrigger
+        from models import crontab
 
-        CronTrigger.from_crontab(value, timezone="UTC")  # a ValueError names what is wrong
+        crontab.trigger(value)  # a ValueError names what is wrong
         return value
 
     @property

@@ -6,12 +6,13 @@ namespace: viewer to read, admin to fire one."""
 
 from pydantic import Field
 
+from models.base import utcnow
 from ops.caller import Caller
 from ops.errors import OpError, invalid
 from ops.schemas import Answer, Moment, OperatorRequest
 from pipelines import passes as records
 from schedules.record import PassBusy, fire
-from schedules.registry import passes
+from schedules.registry import next_due, passes
 
 
 class PassesRequest(OperatorRequest):
@@ -20,7 +21,16 @@ class PassesRequest(OperatorRequest):
 
 class PassRow(Answer):
     name: str = Field(description="The pass's name (what passes.run takes).")
-    trigger: str = Field(description="When the scheduler fires it (its cron or interval).")
+    trigger: str = Field(
+        description="When the scheduler fires it: a crontab with its time zone, or every N s, min or h."
+    )
+    next_at: Moment | None = Field(
+        default=None,
+        description=(
+            "When it next falls due: a cron's next time; an interval's after its last firing (null before "
+            "one: the scheduler counts from its own start)."
+        ),
+    )
     started_at: Moment | None = Field(description="When its last firing started; null if it never fired.")
     finished_at: Moment | None = Field(
         description="When its last firing finished; null while it runs or if it never fired."
@@ -39,13 +49,15 @@ def list_passes(caller: Caller, req: PassesRequest) -> PassesAnswer:
 
     For an operator (a token of every namespace)."""
     last = records.last_firings()
+    now = utcnow()
     rows = []
     for name, p in passes().items():
         row = last.get(name)
         rows.append(
             PassRow(
                 name=name,
-                trigger=str(p.trigger),
+                trigger=p.schedule,
+                next_at=next_due(p.trigger, row.started_at if row else None, now),
                 started_at=row.started_at if row else None,
                 finished_at=row.finished_at if row else None,
                 sent=row.sent if row else None,

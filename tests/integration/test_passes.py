@@ -1,9 +1,14 @@
 """`loom passes`: every periodic pass listed with its trigger and last firing, and any of them fired
 by hand, enqueuing what it would on its schedule (with --wait, until those runs are done)."""
 
+import pytest
+from freezegun import freeze_time
 from typer.testing import CliRunner
 
 from cli import app
+from models.settings import get_settings
+from ops.caller import OPERATOR
+from ops.registry import call
 from tests.support.calls import append, enable_logging
 
 runner = CliRunner()
@@ -17,11 +22,26 @@ def row(listing: str, name: str) -> str:
     return next(line for line in listing.splitlines() if line.split(maxsplit=1)[:1] == [name])
 
 
-def test_every_pass_is_listed_with_its_trigger():
-    result = loom("passes", "list")
+@pytest.fixture
+def weekday_nights(monkeypatch):
+    monkeypatch.setenv("LOOM_NIGHT_WEAVING_CRON", "30 2 * * 1-5")
+    get_settings.cache_clear()
+    yield
+    monkeypatch.delenv("LOOM_NIGHT_WEAVING_CRON")
+    get_settings.cache_clear()
+
+
+def test_every_pass_is_listed_with_its_trigger_as_people_write_it_and_its_next_run(weekday_nights):
+    with freeze_time("2026-12-04 10:00:00"):  # a Friday: the next weekday 02:30 is Monday's
+        result = loom("passes", "list")
     assert result.exit_code == 0, result.output
-    for name in ("sweep", "reembed", "titler", "compaction"):
-        assert "interval" in row(result.stdout, name)
+    assert "every 10 s" in row(result.stdout, "sweep") and "every 5 min" in row(result.stdout, "titler")
+    assert "every 1 h" in row(result.stdout, "retention")
+    night = row(result.stdout, "night_weaving")
+    assert "30 2 * * 1-5" in night and "12-07 02:30" in night and "cron[" not in result.stdout
+    listed = {p["name"]: p for p in call("passes.list", OPERATOR, {})["passes"]}
+    assert listed["night_weaving"]["trigger"] == "30 2 * * 1-5 (UTC)"
+    assert listed["night_weaving"]["next_at"].startswith("2026-12-07T02:30:00")
 
 
 def test_a_pass_fired_by_hand_sends_its_runs_waits_for_them_and_is_recorded(llm, worker):
