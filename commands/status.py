@@ -75,6 +75,9 @@ def _print(snap: system.Snapshot, services_checked: tuple[tuple[str, system.Chec
         shown = ("up   ", "green") if check.ok else ("down ", "bold red")
         line = Text.assemble(f"{name:<9}", shown, f" {where}", f"  {check.error}" if check.error else "")
         out.print(line, soft_wrap=True, highlight=False)
+    if all(state.runs is None and state.queued is None for state in snap.stages.values()):
+        out.print("stages: unknown while the database and the broker are down", highlight=False)
+        return
     rows = []
     for stage, state in snap.stages.items():
         runs, queued = state.runs or {}, state.queued or {}

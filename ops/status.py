@@ -104,7 +104,11 @@ def bounded(calls: dict[str, Callable[[], Any]], timeout: float = TIMEOUT) -> di
 
 
 def describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}".strip()[:300]
+    """One line: the error's type and the first line of what it says. SQLAlchemy wraps the
+    driver's error with the statement and a link: the driver's own says what went wrong."""
+    cause = getattr(exc, "orig", None) or exc
+    said = str(cause).strip().splitlines()
+    return f"{type(cause).__name__}: {said[0] if said else ''}".strip()[:300]
 
 
 def _check(result: Any) -> Check:

@@ -130,3 +130,18 @@ def test_status_starts_no_embedded_server(settings, tmp_path):
         port = int(url.rsplit(":", 1)[1].split("/")[0])
         assert not is_listening(port), url
     assert not (tmp_path / "postgres").exists() and not (tmp_path / "redis").exists()
+
+
+def test_with_loom_down_status_says_so_in_one_line_a_part(settings, tmp_path):
+    settings(LOOM_HOME=str(tmp_path), LOOM_DATABASE_URL=None, LOOM_REDIS_URL=None, LOOM_PORT=str(free_port()))
+    result = runner.invoke(app, ["status"], terminal_width=80)
+    assert result.exit_code == 1
+    said = result.output.splitlines()
+    assert [row.split()[:2] for row in said[:3]] == [
+        ["database", "down"],
+        ["broker", "down"],
+        ["api", "down"],
+    ]
+    assert "refused" in said[0].lower() and "sqlalche.me" not in result.output
+    # Nothing of the stages can be read: one line says so, not a table of question marks.
+    assert said[3:] == ["stages: unknown while the database and the broker are down"], result.output
