@@ -2,7 +2,8 @@
 runs Loom's API (``loom up``).
 
 The command then asks that API as the operator, with the data directory's operator key
-(``services.keys``), and loads nothing but the standard library's HTTP client. Without a running
+(``services.keys``), and loads nothing but the standard library's HTTP client (and rich, to print
+the table). Without a running
 API, or one that does not take this directory's key (another data directory's API on the port), it
 searches in this process: it starts the embedded PostgreSQL if need be and loads the embedder, which
 takes seconds."""
@@ -24,15 +25,50 @@ def search(
     query: str,
     limit: int = 10,
     thread_id: Annotated[str | None, typer.Option()] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="the op's whole JSON answer, for scripts")] = False,
 ) -> None:
-    """conversation.search from the command line; prints the JSON answer."""
+    """conversation.search from the command line: the hits as a table (rank, thread, role, when,
+    the legs that found it, the excerpt), or with --json the op's whole answer."""
     body = {"namespace": namespace, "query": query, "limit": limit}
     if thread_id is not None:
         body["thread_id"] = thread_id
     answer = through_the_api(body)
     if answer is None:
         answer = in_this_process(body)
-    print(json.dumps(answer, indent=2))
+    if as_json:
+        print(json.dumps(answer, indent=2))
+    else:
+        shown(answer)
+
+
+def shown(answer: dict) -> None:
+    """The hits as a table for people, best first; the mode and an embedder's error below it."""
+    from commands.console import Column, err, out, table  # rich: only for what people read
+
+    columns = (
+        Column("#"),
+        Column("thread"),
+        Column("role", drop=2),
+        Column("when", time=True, drop=1),
+        Column("found by", drop=3),
+        Column("excerpt", wraps=True),
+    )
+    rows = [
+        (
+            rank,
+            hit["thread_id"],
+            hit["role"],
+            hit["ts"],
+            "+".join(hit["found_by"]),
+            " ".join(hit["excerpt"].split()),
+        )
+        for rank, hit in enumerate(answer["hits"], 1)
+    ]
+    if rows:
+        out.print(table(columns, rows))
+    out.print(f"{len(rows)} {'hit' if len(rows) == 1 else 'hits'} ({answer['mode']})", highlight=False)
+    if answer.get("embedder_error"):
+        err.print(f"warning: no vector leg: {answer['embedder_error']}", markup=False, highlight=False)
 
 
 def through_the_api(body: dict) -> dict | None:

@@ -6,6 +6,7 @@ the defects a user meets."""
 import asyncio
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -166,19 +167,29 @@ def test_loom_search_asks_the_running_api_and_imports_no_database_driver_or_mode
     wait_for(embedded, 60, "the turns' runs")
     # A user who started `loom up` on another port sets it for their commands too.
     env = {**users_env(loom), "LOOM_PORT": str(loom.port)}
-    fast = loom_search(env, ns, "when does the ferry leave")
+    fast = loom_search(env, ns, "when does the ferry leave", "--json")
     assert fast.returncode == 0, fast.stderr[-2000:]
     modules = imported(fast.stderr)
     assert "http.client" in modules
     assert not modules & {"sqlalchemy", "psycopg", "onnxruntime", "tokenizers", "ops", "services", "httpx"}
 
     # No API on the port: the same search in this process, answered alike.
-    alone = loom_search({**env, "LOOM_PORT": str(free_port())}, ns, "when does the ferry leave")
+    alone = loom_search({**env, "LOOM_PORT": str(free_port())}, ns, "when does the ferry leave", "--json")
     assert alone.returncode == 0, alone.stderr[-2000:]
     assert {"sqlalchemy", "onnxruntime"} <= imported(alone.stderr)
     hits = [json.loads(answer.stdout)["hits"] for answer in (fast, alone)]
     assert hits[0][0]["msg_id"] == "m0"  # the ferry
     assert [h["msg_id"] for h in hits[0]] == [h["msg_id"] for h in hits[1]]
+
+    # For people, a table: a row a hit, best first, that fits the terminal.
+    for columns in ("80", "200"):
+        read = loom_search({**env, "COLUMNS": columns}, ns, "when does the ferry leave")
+        assert read.returncode == 0, read.stderr[-2000:]
+        rows = read.stdout.splitlines()
+        assert rows[0].split()[:2] == ["#", "thread"] and all(len(row) <= int(columns) for row in rows)
+        assert rows[2].split()[:2] == ["1", "t"]
+        assert "The ferry to Naxos leaves at seven." in " ".join(read.stdout.split())  # whole, wrapped or not
+        assert re.fullmatch(r"\d+ hits? \(hybrid\)", rows[-1]), rows
 
 
 def test_loom_search_refuses_bad_input_from_the_api_in_one_line(loom):
