@@ -33,12 +33,12 @@ night_app = typer.Typer(
 # ``drop`` go, the lowest first (``commands.console.table``).
 PASS_COLUMNS = (
     Column("pass"),
-    Column("trigger", drop=4),
-    Column("next", time=True, none="-", drop=5),
+    Column("trigger", drop=5),
+    Column("next", time=True, none="-", drop=1),
     Column("last started", time=True, none="never"),
-    Column("finished", time=True, drop=1),
-    Column("sent", drop=3),
-    Column("by", drop=2),
+    Column("finished", time=True, drop=2),
+    Column("sent", drop=4),
+    Column("by", drop=3),
     Column("error", wraps=True, none=""),
 )
 NIGHT_COLUMNS = (

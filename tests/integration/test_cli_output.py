@@ -38,7 +38,7 @@ SUBJECT = f"loom_session:{uuid.uuid4()}"
 
 TABLES = {
     ("status",): ("stage", "pending", "running", "failed", "oldest pending", "queued", "delayed", "dead"),
-    ("passes", "list"): ("pass", "trigger", "last started", "finished", "sent", "by", "error"),
+    ("passes", "list"): ("pass", "trigger", "next", "last started", "finished", "sent", "by", "error"),
     ("night-weave", "list"): (
         "id",
         "loom",
@@ -145,7 +145,7 @@ def test_json_is_whole_whatever_the_width(long_values):
 
     passes = {p["name"]: p for p in map(json.loads, json_of("passes", "list").splitlines())}
     assert passes["night_weaving"]["error"] == ERROR and passes["night_weaving"]["sent"] == 123456
-    assert passes["night_weaving"]["trigger"].startswith("cron[")
+    assert passes["night_weaving"]["trigger"] == "0 3 * * * (UTC)" and passes["night_weaving"]["next_at"]
 
     (night,) = [
         w for w in map(json.loads, json_of("night-weave", "list").splitlines()) if w["id"] == str(WEAVING)

@@ -33,12 +33,12 @@ def weekday_nights(monkeypatch):
 
 def test_every_pass_is_listed_with_its_trigger_as_people_write_it_and_its_next_run(weekday_nights):
     with freeze_time("2026-12-04 10:00:00"):  # a Friday: the next weekday 02:30 is Monday's
-        result = loom("passes", "list")
+        result = runner.invoke(app, ["passes", "list"], env={"COLUMNS": "200"})  # every column
     assert result.exit_code == 0, result.output
     assert "every 10 s" in row(result.stdout, "sweep") and "every 5 min" in row(result.stdout, "titler")
     assert "every 1 h" in row(result.stdout, "retention")
     night = row(result.stdout, "night_weaving")
-    assert "30 2 * * 1-5" in night and "12-07 02:30" in night and "cron[" not in result.stdout
+    assert "30 2 * * 1-5" in night and "2026-12-07T02:30:00" in night and "cron[" not in result.stdout
     listed = {p["name"]: p for p in call("passes.list", OPERATOR, {})["passes"]}
     assert listed["night_weaving"]["trigger"] == "30 2 * * 1-5 (UTC)"
     assert listed["night_weaving"]["next_at"].startswith("2026-12-07T02:30:00")
