@@ -9,7 +9,7 @@ import typer
 
 import services
 from commands.common import call, connected
-from commands.console import fail, given
+from commands.console import Column, fail, given, out, table
 from ops.errors import OpError
 from ops.limits import parse_body
 
@@ -115,6 +115,15 @@ def brief_get(
     print(json.dumps(answer, indent=2) if as_json else answer["markdown"])
 
 
+# A brief's key is read whole; its line (the goal, or what it was about) wraps between words.
+BRIEF_COLUMNS = (
+    Column("updated", time=True),
+    Column("revision", drop=1),
+    Column("brief"),
+    Column("line", wraps=True),
+)
+
+
 @brief_app.command("list")
 def brief_list(
     namespace: Annotated[str, typer.Option(help="the namespace")],
@@ -126,13 +135,12 @@ def brief_list(
     body = {"namespace": namespace, "project": project, "limit": limit}
     with services.running(start="database"):
         answer = call("session.brief_list", given(body))
-    for brief in answer["briefs"]:
-        if as_json:
+    if as_json:
+        for brief in answer["briefs"]:
             print(json.dumps(brief))
-        else:
-            print(
-                f"{brief['updated_at'][:19]}  r{brief['revision']:<3} {brief['brief_key']}  {brief['line']}"
-            )
+        return
+    rows = [(b["updated_at"], b["revision"], b["brief_key"], b["line"]) for b in answer["briefs"]]
+    out.print(table(BRIEF_COLUMNS, rows))
 
 
 @brief_app.command("delete")

@@ -478,3 +478,23 @@ def test_on_a_default_install_a_person_or_agent_saving_events_gets_the_determini
     assert asyncio.run(tool(brief_key="by-agent"))["author"] == "deterministic"
     unasked = asyncio.run(tool(brief_key="by-agent-off", deterministic_fallback=False))
     assert (unasked["changed"], unasked["reason"]) == (False, "not-revised")
+
+
+def test_loom_brief_list_is_a_table_that_fits_and_wraps_between_words(ns):
+    # The commands' consoles take COLUMNS when they are made: made now, they read it at each print.
+    import commands.console  # noqa: F401
+
+    goal = "Move every invoice of the legacy billing platform to the new ledger before the quarterly close"
+    for branch in ("ledger", "a-rather-long-feature-branch-name"):
+        op(ns, "session.brief_save", project="billing", branch=branch, sections={"goal": goal})
+    runner = CliRunner()
+    for columns in (80, 200):
+        listed = runner.invoke(cli.app, ["brief", "list", "--namespace", ns], env={"COLUMNS": str(columns)})
+        assert listed.exit_code == 0, listed.output
+        lines = listed.output.splitlines()
+        headers = ["updated", "revision", "brief", "line"] if columns == 200 else ["updated", "brief", "line"]
+        assert lines[0].split() == headers, (columns, lines[0])
+        assert max(map(len, lines)) <= columns, listed.output
+        text = listed.output.split()
+        assert {"auto/billing/ledger", "auto/billing/a-rather-long-feature-branch-name"} <= set(text)
+        assert set(goal.split()) <= set(text), listed.output  # every word whole: none cut at the edge
