@@ -3,7 +3,10 @@
 
 import contextlib
 import os
+import shutil
 import socket
+import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -61,20 +64,34 @@ def up() -> None:
         out.print(f"Redis      {services.masked(endpoints.redis_url)}")
         out.print(f"API on http://{settings.host}:{settings.port}  (GET /healthz, POST /v1/<op>)")
         out.print(f"Dashboard on http://{settings.host}:{settings.port}/ui  (sign in with a token)")
-        out.print("Get a token: loom tokens create --namespace NS --role writer [--recording]")
-        out.print(_recording_line(), highlight=False)
+        loom = as_typed()
+        out.print(f"Get a token: {loom} tokens create --namespace NS --role writer [--recording]")
+        out.print(_recording_line(loom), highlight=False)
         code = Supervisor(settings.home / "run", services.embedded_in_use(endpoints), api_socket).run()
     raise typer.Exit(code)
 
 
-def _recording_line() -> str:
+def as_typed(cwd: Path | None = None) -> str:
+    """The ``loom`` a person types from here: ``loom`` when that is the one on PATH, else this
+    environment's (``.venv/bin/loom`` from the repository, the whole path from elsewhere)."""
+    here = Path(sys.executable).parent / "loom"
+    found = shutil.which("loom")
+    if found and Path(found).resolve() == here.resolve():
+        return "loom"
+    try:
+        return str(here.relative_to(cwd or Path.cwd()))
+    except ValueError:
+        return str(here)
+
+
+def _recording_line(loom: str) -> str:
     """Which namespaces record conversations: nothing is kept until one does."""
     on = [
         row["name"]
         for row in call("namespaces.list", {})["namespaces"]
         if row["conversation_logging_enabled"]
     ]
-    how = "loom namespaces logging NS --on (or mint with --recording)"
+    how = f"{loom} namespaces logging NS --on (or mint with --recording)"
     if not on:
         return f"Recording: off in every namespace (the default), so no turn is kept; turn it on: {how}"
     shown = ", ".join(on[:5]) + (f" and {len(on) - 5} more" if len(on) > 5 else "")

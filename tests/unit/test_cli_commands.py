@@ -34,3 +34,17 @@ def test_every_command_resolves_and_shows_its_help(command):
 def test_an_unknown_command_is_refused_in_one_line():
     refused = CliRunner().invoke(cli.app, ["no-such-command"])
     assert refused.exit_code == 2 and "No such command" in refused.output
+
+
+def test_the_banner_names_the_loom_a_person_can_type_from_where_they_stand(monkeypatch, tmp_path):
+    import sys
+    from pathlib import Path
+
+    from commands.processes import as_typed
+
+    bin_dir = Path(sys.executable).parent
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    assert as_typed() == "loom"  # on PATH: the bare name
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert as_typed(bin_dir.parent.parent) == f"{bin_dir.parent.name}/bin/loom"  # .venv/bin/loom
+    assert as_typed(tmp_path) == str(bin_dir / "loom")  # from elsewhere: the whole path
