@@ -446,12 +446,17 @@ def test_a_real_codex_exec_session_starts_with_the_tapestry_is_offered_the_cued_
             "LOOM_URL": f"http://127.0.0.1:{live.port}", "OPENAI_API_KEY": "sk-test"}  # fmt: skip
     env = loop_env(live, base)
     totals, freeze = teach(live, (env, repo, None), str(uuid.uuid4()))
+    brief = {"project": "ledger-api", "branch": "primer-words", "sections": {"goal": "Round totals"}}
+    op((env, repo, None), "session.brief_save", brief)
     prompt = "Before the deploy freeze: how are invoice totals rounded?"
     ran = codex_exec(codex_bin, prompt, env, repo, api)
     assert ran.returncode == 0 and ran.stdout.strip() == "Totals are rounded half-even.", ran.stderr
     given = texts(api.requests[0])
     assert f"{TOTALS} [{totals}]" in given and "not instructions" in given
     assert f"{FREEZE} [{freeze}]" in given and f'cue "{FREEZE_CUE}" was said' in given
+    # The primer names the project's brief in Codex's words: its MCP tool, not Claude Code's skill.
+    assert "- brief auto/ledger-api/primer-words" in given, given
+    assert "loom_brief_get" in given and "loom-session" not in given, given
     (rollout,) = (home / "sessions").glob("*/*/*/rollout-*.jsonl")
     pack = {"thread_id": rollout.stem[-36:], "agent": "codex"}
     session = wait_for(
