@@ -9,7 +9,7 @@ from models.settings import get_settings
 from ops.caller import Caller
 from ops.registry import call
 from tests.support.calls import append, enable_logging
-from tests.support.waits import settled, wait_until
+from tests.support.waits import worked_off
 
 NS, OTHER = "hybrid", "hybrid-other"
 PADDING = "we talked about the rollout plan and the staging environment at length. " * 60
@@ -19,9 +19,6 @@ SECRET = "the deploy key is sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz12 for O
 
 @pytest.fixture(scope="module")
 def corpus(broker, database):
-    from workers import outbox
-    from workers.runner import new_worker, stop
-
     for namespace in (NS, OTHER):
         enable_logging(namespace)
     append(NS, "incident", DEEP, role="assistant", msg_id="deep")
@@ -44,14 +41,7 @@ def corpus(broker, database):
         ("copy-old", "2026-03-01T10:00:00+00:00"),
     ):
         append(NS, thread, "The lighthouse keeper rows to Skellig at dawn.", msg_id="copy", ts=said)
-    broker.flush_all()
-    outbox.sweep(grace_seconds=-1)
-    worker = new_worker(threads=2)
-    worker.start()
-    try:
-        wait_until(settled, timeout=120, what="the corpus to be embedded")
-    finally:
-        stop(worker)
+    worked_off(broker)
 
 
 ME = Caller(role="viewer", namespaces=(NS,))

@@ -9,7 +9,7 @@ from ops.caller import Caller
 from ops.errors import OpError
 from ops.registry import call
 from tests.support.calls import append, enable_logging
-from tests.support.waits import settled, wait_until
+from tests.support.waits import worked_off
 
 SECRET = "the deploy key is sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz12 for invoices"
 
@@ -17,8 +17,6 @@ SECRET = "the deploy key is sk-proj-AbCdEf1234567890GhIjKlMnOpQrStUvWxYz12 for i
 @pytest.fixture(scope="module")
 def corpus(broker, database):
     """Two namespaces of turns, embedded by a real worker with the local model."""
-    from workers.runner import new_worker, stop  # registers every actor
-
     for namespace in ("alpha", "beta", "gamma"):
         enable_logging(namespace)
     append("alpha", "billing", "We moved the invoices to the new ledger last week.", run_id="r1")
@@ -29,16 +27,7 @@ def corpus(broker, database):
     append("alpha", "billing", SECRET)
     append("beta", "other", "Invoices for the beta team are on the ledger too.")
     append("gamma", "other", "Invoices in gamma, a namespace this caller does not have.")
-    broker.flush_all()
-    from workers import outbox
-
-    outbox.sweep(grace_seconds=-1)  # send every pending run to the worker below
-    worker = new_worker(threads=2)
-    worker.start()
-    try:
-        wait_until(settled, timeout=120, what="the corpus to be embedded")
-    finally:
-        stop(worker)
+    worked_off(broker)
 
 
 ME = Caller(role="viewer", namespaces=("alpha", "beta"))

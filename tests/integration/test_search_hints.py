@@ -10,7 +10,7 @@ import pytest
 from ops.caller import Caller
 from ops.registry import call
 from tests.support.calls import append, enable_logging
-from tests.support.waits import settled, wait_until
+from tests.support.waits import worked_off
 
 NS = "hints"
 ASKED = datetime(2026, 6, 10, 12, tzinfo=UTC)  # the moment the dated questions are asked from
@@ -23,9 +23,6 @@ POTTERY = "Signed up for the wheel-throwing pottery class on Thursday evenings."
 
 @pytest.fixture(scope="module")
 def corpus(broker, database):
-    from workers import outbox
-    from workers.runner import new_worker, stop
-
     enable_logging(NS)
     now = datetime.now(UTC)
     said = [
@@ -51,14 +48,7 @@ def corpus(broker, database):
             ts=when.isoformat(),
             **({"name": name} if name else {}),
         )
-    broker.flush_all()
-    outbox.sweep(grace_seconds=-1)
-    worker = new_worker(threads=2)
-    worker.start()
-    try:
-        wait_until(settled, timeout=120, what="the corpus to be embedded")
-    finally:
-        stop(worker)
+    worked_off(broker)
 
 
 ME = Caller(role="viewer", namespaces=(NS,))
@@ -84,9 +74,11 @@ def test_the_turn_said_when_the_query_says_comes_first(corpus):
 
 
 def test_time_words_are_read_against_the_moment_asked_from(corpus):
-    twelve_days_on = {"now": (ASKED + timedelta(days=12)).isoformat()}
-    # Two weeks before then is two days before ASKED.
-    assert first_of("Which cabin did we book two weeks ago?", CABINS, **twelve_days_on) == "cabin-two-days"
+    query = "Which cabin did we book three weeks ago?"
+    # From ASKED, three weeks back holds neither booking: the newer comes first, as without the words.
+    assert first_of(query, CABINS, now=ASKED.isoformat()) == "cabin-two-days"
+    # A week later, three weeks back is the older booking's day.
+    assert first_of(query, CABINS, now=(ASKED + timedelta(days=7)).isoformat()) == "cabin-two-weeks"
 
 
 def test_without_a_moment_the_query_is_read_as_asked_now(corpus):

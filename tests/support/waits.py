@@ -22,3 +22,19 @@ def settled() -> bool:
 
     with db.session() as s:
         return not s.exec(select(func.count()).where(col(StageRun.status).in_([PENDING, RUNNING]))).one()
+
+
+def worked_off(broker, timeout: float = 120, what: str = "the corpus to be embedded") -> None:
+    """Every pending run done by a real worker started for it, then stopped: the queue emptied and
+    each pending run sent again first (as the sweep would), so nothing waits for a sweep."""
+    from workers import outbox
+    from workers.runner import new_worker, stop  # registers every actor
+
+    broker.flush_all()
+    outbox.sweep(grace_seconds=-1)
+    worker = new_worker(threads=2)
+    worker.start()
+    try:
+        wait_until(settled, timeout=timeout, what=what)
+    finally:
+        stop(worker)
