@@ -98,8 +98,10 @@ from search_scale import (  # noqa: E402
     THREAD_TURNS,
     Rows,
     embedded_texts,
+    embedding_row,
     exact,
     recall,
+    turn_row,
 )
 
 INS = "ins"  # the pending rows whose vectors the insert measurement stores
@@ -205,7 +207,6 @@ def copy_rows(
     """Rows ``start``..``stop`` of ``rows`` as turns (ids from ``first_id``) of ``namespace`` and their
     embedding rows (``pending``: no vector yet): the namespace's ``i - base``-th turn, in threads of
     THREAD_TURNS, its timestamp placed as if the namespace had ``of`` turns over 2025."""
-    from pipelines import keys
 
     now = datetime.now(UTC)
     step = SPAN / max(of, 1)
@@ -222,30 +223,14 @@ def copy_rows(
     with conn.cursor() as cur:
         with cur.copy(COPY_TURNS) as copy:
             for i, turn_id, thread, role, ts in places:
-                copy.write_row(
-                    (turn_id, namespace, thread, "default", f"m{i}", role, rows.content(i), "{}", "none", ts)
-                )
+                copy.write_row(turn_row(turn_id, namespace, thread, i, role, rows.content(i), ts))
         with cur.copy(COPY_EMBEDDINGS) as copy:
             copy.set_types(EMBEDDING_TYPES)
             block = rows.block(start, stop)
             for i, turn_id, thread, role, _ in places:
-                text = rows.content(i)
                 vector = None if pending else block[i - start]
                 copy.write_row(
-                    (
-                        turn_id,
-                        namespace,
-                        thread,
-                        "default",
-                        f"m{i}",
-                        role,
-                        text,
-                        keys.digest(text),
-                        None if pending else model,
-                        vector,
-                        now,
-                        None if pending else now,
-                    )
+                    embedding_row(turn_id, namespace, thread, i, role, rows.content(i), model, vector, now)
                 )
 
 

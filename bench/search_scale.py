@@ -98,6 +98,7 @@ from longmemeval import DEFAULT_DATA, load_records  # noqa: E402
 from substring import sentences  # noqa: E402
 
 from models.queries.search import VECTOR_INDEX  # noqa: E402
+from pipelines import keys  # noqa: E402
 
 NS, SIDE = "scale", "side"
 THREAD_TURNS = 100
@@ -134,6 +135,21 @@ EMBEDDING_TYPES = [
     "timestamptz",
 ]
 BLOCK = 50_000  # rows built (and scanned) at a time
+
+
+def turn_row(turn_id: int, namespace: str, thread: str, i: int, role: str, text: str, ts: datetime) -> tuple:
+    """The i-th text's turn, as COPY_TURNS takes it."""
+    return (turn_id, namespace, thread, "default", f"m{i}", role, text, "{}", "none", ts)
+
+
+def embedding_row(
+    turn_id: int, namespace: str, thread: str, i: int, role: str, text: str, model: str, vector, now: datetime
+) -> tuple:
+    """Its embedding row, as COPY_EMBEDDINGS takes it (``vector`` None: pending, no model yet)."""
+    embedded = vector is not None
+    digest = keys.digest(text)
+    return (turn_id, namespace, thread, "default", f"m{i}", role, text, digest, model if embedded else None,
+            vector, now, now if embedded else None)  # fmt: skip
 
 
 # --- the texts and their vectors -------------------------------------------------------------------
@@ -274,7 +290,6 @@ def load(conn: psycopg.Connection, rows: Rows, model: str) -> None:
     from pgvector.psycopg import register_vector
 
     from models import partitions
-    from pipelines import keys
 
     register_vector(conn)
     for month in range(13):
@@ -283,9 +298,7 @@ def load(conn: psycopg.Connection, rows: Rows, model: str) -> None:
     with conn.cursor() as cur:
         with cur.copy(COPY_TURNS) as copy:
             for i, namespace, thread, role, ts in rows.places():
-                copy.write_row(
-                    (i + 1, namespace, thread, "default", f"m{i}", role, rows.content(i), "{}", "none", ts)
-                )
+                copy.write_row(turn_row(i + 1, namespace, thread, i, role, rows.content(i), ts))
                 if (i + 1) % 200_000 == 0:
                     log(f"  {i + 1:,} turns copied")
         with cur.copy(COPY_EMBEDDINGS) as copy:
@@ -295,22 +308,9 @@ def load(conn: psycopg.Connection, rows: Rows, model: str) -> None:
                 if i >= block_start + BLOCK or block is None:
                     block_start = i
                     block = rows.block(i, min(i + BLOCK, len(rows)))
-                text = rows.content(i)
+                vector = block[i - block_start]
                 copy.write_row(
-                    (
-                        i + 1,
-                        namespace,
-                        thread,
-                        "default",
-                        f"m{i}",
-                        role,
-                        text,
-                        keys.digest(text),
-                        model,
-                        block[i - block_start],
-                        now,
-                        now,
-                    )
+                    embedding_row(i + 1, namespace, thread, i, role, rows.content(i), model, vector, now)
                 )
                 if (i + 1) % 200_000 == 0:
                     log(f"  {i + 1:,} embedding rows copied")
