@@ -98,6 +98,11 @@ app = typer.Typer(cls=_Commands, no_args_is_help=True, add_completion=False)
 @app.callback()
 def loom() -> None:
     """Loom: conversation memory for AI agents."""
+    from commands.console import fail
+    from models.settings import refused
+
+    if mistake := refused():  # a LOOM_ variable out of its bounds: one line, before any command
+        raise fail(mistake)
 
 
 if __name__ == "__main__":  # ``python -m cli``: the command without its console script

@@ -7,6 +7,8 @@ that is no route, a 404 in the same shape), and any other error a JSON answer (`
 token, and whether it may call the op, are checked before the body is read: a client without one
 makes the server read nothing."""
 
+import logging
+import os
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Annotated, Any
@@ -30,7 +32,10 @@ from ops.errors import OpError, validation_error
 from ops.limits import parse_body
 from ops.schemas import Streamed
 from providers.embedders import load_in_background, settle
+from services.logs import SHOWN
 from ui import app as ui
+
+log = logging.getLogger(__name__)
 
 
 class _LoomAPI(FastAPI):
@@ -46,6 +51,7 @@ def create_app(warm_embedder: bool = True) -> FastAPI:
         loading = load_in_background() if warm_embedder else None
         operator_key_hash()  # the key exists once the API serves: `loom search` finds it and asks here
         async with endpoint.running(), waiting.listening():
+            log.info("API up (pid %d)", os.getpid(), extra=SHOWN)
             yield
         if loading is not None:
             await anyio.to_thread.run_sync(settle, loading)

@@ -2,7 +2,6 @@
 system reached (its broker set up), an option's choice or range checked."""
 
 import contextlib
-import logging
 from collections.abc import Iterator
 
 import services
@@ -13,10 +12,6 @@ from ops.caller import OPERATOR
 from ops.errors import OpError
 from ops.schemas import Streamed
 from workers import broker
-
-
-def setup_logging() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
 
 def call(op: str, body: object) -> dict:

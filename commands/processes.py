@@ -6,6 +6,8 @@ import os
 import shutil
 import socket
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -14,17 +16,18 @@ import uvicorn
 
 import services
 from api import hosts
-from commands.common import call, check_choice, check_range, connected, setup_logging
+from commands.common import call, check_choice, check_range, connected
 from commands.console import fail, out
 from models import db
 from models.namespace import ROLES
-from models.settings import get_settings
+from models.settings import Settings, get_settings
+from ops import status
 from ops.caller import Caller, authenticate
 from ops.errors import OpError
 from providers.embedders import configured_dimensions, configured_model
 from schedules import runner as schedules_runner
-from services import listener, supervisor
-from services.stopping import exit_on_stop, not_without_supervisor
+from services import listener, logs, supervisor
+from services.stopping import exit_on_stop, not_without_supervisor, stacks_on_request
 from services.supervisor import Supervisor
 from workers import runner
 
@@ -42,9 +45,16 @@ def _check_vector_width() -> None:
         )
 
 
-def up() -> None:
+READY_POLL_SECONDS = 0.25
+
+Verbose = Annotated[
+    bool, typer.Option("--verbose", help="log INFO to the console too (LOOM_LOG_LEVEL sets any level)")
+]
+
+
+def up(verbose: Verbose = False) -> None:
     """Run Loom on one machine: embedded PostgreSQL and Redis, then the API, a worker, the scheduler."""
-    setup_logging()
+    _log_to("up", verbose)
     settings = get_settings()
     if reason := hosts.unlisted(settings):
         raise fail(reason)
@@ -67,8 +77,25 @@ def up() -> None:
         loom = as_typed()
         out.print(f"Get a token: {loom} tokens create --namespace NS --role writer [--recording]")
         out.print(_recording_line(loom), highlight=False)
+        threading.Thread(target=_say_when_ready, args=(settings,), name="ready", daemon=True).start()
         code = Supervisor(settings.home / "run", services.embedded_in_use(endpoints), api_socket).run()
     raise typer.Exit(code)
+
+
+def _say_when_ready(settings: Settings) -> None:
+    """The last line of a start: the API answers (the worker and the scheduler say when they are up)."""
+    while not status.probe_api(settings.host, settings.port).ok:
+        time.sleep(READY_POLL_SECONDS)
+    out.print(
+        f"Ready on http://{settings.host}:{settings.port}. Log files: {logs.folder()}. Ctrl-C stops Loom.",
+        highlight=False,
+    )
+
+
+def _log_to(process: str, verbose: bool) -> None:
+    if verbose:
+        logs.verbose()  # in the environment: `loom up`'s children log as it does
+    logs.setup(process)
 
 
 def as_typed(cwd: Path | None = None) -> str:
@@ -100,13 +127,15 @@ def _recording_line(loom: str) -> str:
 
 def api(
     fd: Annotated[int | None, typer.Option(hidden=True, help="an inherited listening socket")] = None,
+    verbose: Verbose = False,
 ) -> None:
     """The HTTP API."""
-    setup_logging()
+    _log_to("api", verbose)
     # SIGINT or SIGTERM before uvicorn takes them over, and the one uvicorn raises again once it
     # has stopped: a stop that was asked for, exit 0.
     exit_on_stop()
     not_without_supervisor()
+    stacks_on_request()
     if reason := hosts.unlisted(get_settings()):
         raise fail(reason)
     with connected():
@@ -115,25 +144,30 @@ def api(
         from api.app import create_app  # FastAPI, the dashboard and the MCP SDK (~1 s): for `loom api` alone
 
         # uvicorn with the HTTP server's limits (``api.server``: header size and time, connections).
-        config = server.config(create_app(), get_settings(), log_level="info")
+        # Its loggers propagate to this process's handlers (``services.logs``) instead of its own.
+        config = server.config(create_app(), get_settings(), log_config=None)
         # Under `loom up`, the socket it holds across this process's restarts.
         uvicorn.Server(config).run(sockets=None if fd is None else [socket.socket(fileno=fd)])
 
 
-def worker(threads: Annotated[int | None, typer.Option(help="worker threads")] = None) -> None:
+def worker(
+    threads: Annotated[int | None, typer.Option(help="worker threads")] = None, verbose: Verbose = False
+) -> None:
     """A Dramatiq worker running the stages (start as many hosts as the load needs)."""
     check_range("--threads", threads, range(1, 257))
-    setup_logging()
+    _log_to("worker", verbose)
     not_without_supervisor()
+    stacks_on_request()
     with connected():
         _check_vector_width()
         runner.run(threads or get_settings().worker_threads)
 
 
-def scheduler() -> None:
+def scheduler(verbose: Verbose = False) -> None:
     """The periodic passes (they only enqueue)."""
-    setup_logging()
+    _log_to("scheduler", verbose)
     not_without_supervisor()
+    stacks_on_request()
     with connected():
         _check_vector_width()  # its re-embedding pass compares stored vectors with this model
         schedules_runner.run()

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     api_max_header_bytes: int = Field(default=64 * 1024, ge=4 * 1024, le=1024 * 1024)
     api_header_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
     api_max_connections: int = Field(default=1000, ge=1, le=100_000)
+    # What the console of a Loom process shows (``services.logs``): unset, warnings and a line per
+    # process up; the log files under `home`/logs keep INFO and up whatever it is.
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] | None = None
     database_url: str | None = None  # unset: the embedded PostgreSQL under `home`
     redis_url: str | None = None  # unset: the embedded Redis under `home`
 
@@ -170,6 +173,11 @@ class Settings(BaseSettings):
             )
         return names
 
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level_name(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
     @field_validator("night_weaving_cron")
     @classmethod
     def _a_crontab(cls, value: str) -> str:
@@ -195,3 +203,15 @@ class Settings(BaseSettings):
 @lru_cache
 def get_settings() -> Settings:
     return Settings()
+
+
+def refused() -> str | None:
+    """What is wrong with this environment's ``LOOM_`` settings, in one line (the first mistake);
+    None when they are all right. (Only values of bounded fields can be wrong: none holds a secret.)"""
+    try:
+        get_settings()
+    except ValidationError as exc:
+        mistake = exc.errors()[0]
+        name = f"LOOM_{'_'.join(map(str, mistake['loc'])).upper()}"
+        return f"{name}: {mistake['msg']} (it is {str(mistake['input'])[:80]!r})"
+    return None

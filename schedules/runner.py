@@ -1,6 +1,7 @@
 """``loom scheduler``: APScheduler firing the registry's passes until SIGINT/SIGTERM."""
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -11,7 +12,8 @@ from apscheduler.schedulers.base import BaseScheduler
 from models import db
 from schedules.record import PassBusy, fire
 from schedules.registry import Pass, passes
-from services.stopping import on_stop
+from services.logs import SHOWN
+from services.stopping import on_stop, until_stopped
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,6 @@ def run() -> None:
     scheduler = BackgroundScheduler(timezone="UTC")
     schedule(scheduler)
     scheduler.start()
-    log.info("scheduler up: %s", ", ".join(passes()))
-    stopping.wait()
+    log.info("scheduler up (pid %d): %s", os.getpid(), ", ".join(passes()), extra=SHOWN)
+    until_stopped(stopping)
     scheduler.shutdown(wait=False)

@@ -4,6 +4,7 @@ to stop, later stop signals are ignored. Ignored, not handled: while the interpr
 puts back the default action (death by the signal) of every signal a handler was set for, and a
 late SIGTERM would end a clean stop with exit -15."""
 
+import faulthandler
 import logging
 import os
 import signal
@@ -16,6 +17,8 @@ log = logging.getLogger(__name__)
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 SUPERVISOR = "LOOM_SUPERVISOR_PID"  # `loom up` sets it for its children
 PARENT_CHECK_SECONDS = 1.0
+WAKE_SECONDS = 0.5
+STACKS_SIGNAL = signal.SIGUSR1  # `kill -USR1 PID` prints where each thread of a Loom process is
 
 
 def on_stop(handler: Callable[[], None]) -> None:
@@ -34,6 +37,15 @@ def on_stop(handler: Callable[[], None]) -> None:
 
     threading.Thread(target=call, name="stop-signal", daemon=True).start()
     _on_first_signal(lambda: os.write(write, b"."))  # a system call: no lock taken
+
+
+def until_stopped(stopped: threading.Event) -> None:
+    """Wait in the main thread for ``stopped`` (set by an ``on_stop`` handler), looking up every
+    ``WAKE_SECONDS``. A signal the kernel hands to another thread is run by Python in the main
+    thread only once that thread runs Python code again: a main thread waiting without a timeout
+    may never run it."""
+    while not stopped.wait(WAKE_SECONDS):
+        pass
 
 
 def exit_on_stop() -> None:
@@ -72,3 +84,10 @@ def not_without_supervisor() -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
     threading.Thread(target=watch, name="supervisor-watch", daemon=True).start()
+
+
+def stacks_on_request() -> None:
+    """Print every thread's stack to stderr on ``STACKS_SIGNAL``, at once and without the
+    interpreter's help (faulthandler): how a process that does not stop shows what it waits on.
+    `loom up` asks a child so before it kills it."""
+    faulthandler.register(STACKS_SIGNAL, all_threads=True)

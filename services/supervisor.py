@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
-from services import stopping
+from services import logs, stopping
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +67,7 @@ def supervising(run_dir: Path) -> bool:
 
 CHILDREN = ("api", "worker", "scheduler")
 WATCH_SECONDS = 0.5  # how often a server and the children are looked at
+STACKS_SECONDS = 1.0  # for a child that did not stop to print its stacks before it is killed
 
 
 class Backoff:
@@ -142,9 +143,12 @@ class Supervisor:
             self._spawn(child)
         while not self.stopping.wait(WATCH_SECONDS):
             self._look_after_children()
+        log.info("stopping: the runs in flight finish or are handed back", extra=logs.SHOWN)
         for watcher in watchers:
             watcher.join(90)  # a restart under way ends first (pg_ctl waits at most 60 s)
-        return 0 if self._stop_all() else 1
+        clean = self._stop_all()
+        log.info("stopped" if clean else "stopped, not cleanly (see above)", extra=logs.SHOWN)
+        return 0 if clean else 1
 
     def _look_after_children(self) -> None:
         now = time.monotonic()
@@ -192,7 +196,9 @@ class Supervisor:
             try:
                 child.proc.wait(max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                log.warning("%s did not stop in time; killing it", child.name)
+                log.warning("%s did not stop in time; its threads, then killing it:", child.name)
+                child.proc.send_signal(stopping.STACKS_SIGNAL)
+                time.sleep(STACKS_SECONDS)
                 child.proc.kill()
                 child.proc.wait()
             if child.proc.returncode != 0:

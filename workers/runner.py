@@ -9,7 +9,8 @@ import dramatiq
 
 from models.settings import get_settings
 from providers.embedders import load_in_background, settle
-from services.stopping import on_stop
+from services.logs import SHOWN
+from services.stopping import on_stop, until_stopped
 from workers import broker, ledger, stages
 
 log = logging.getLogger(__name__)
@@ -42,8 +43,14 @@ def run(threads: int) -> None:
     on_stop(stopping.set)
     loading = load_in_background()  # ready before the first batch arrives
     worker.start()
-    log.info("worker up: %d threads on queues %s", threads, sorted(stages.all_stages()))
-    stopping.wait()
+    log.info(
+        "worker up (pid %d): %d threads on %d stages",
+        os.getpid(),
+        threads,
+        len(stages.all_stages()),
+        extra=SHOWN,
+    )
+    until_stopped(stopping)
     drain(worker)
     settle(loading)
     if any(thread.is_alive() for thread in worker.workers):

@@ -56,11 +56,11 @@ class Loom:
             timeout=120,
         ).stdout
 
-    def up(self) -> None:
+    def up(self, *options: str) -> None:
         # Its own process group, so a failed test can take down every child with it.
         with open(self.output, "ab") as output:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "cli", "up"],
+                [sys.executable, "-m", "cli", "up", *options],
                 env=self.env,
                 start_new_session=True,
                 stdout=output,
@@ -94,7 +94,13 @@ class Loom:
         return self.proc.wait(60)
 
     def printed(self) -> str:
+        """The console of `loom up` and its children (warnings, and the lines a person needs)."""
         return self.output.read_text(errors="replace") if self.output.exists() else ""
+
+    def logged(self, process: str) -> str:
+        """What one process wrote to its log file (``services.logs``): up, api, worker, scheduler."""
+        path = self.home / "logs" / f"{process}.log"
+        return path.read_text(errors="replace") if path.exists() else ""
 
     def ports(self) -> dict[str, int]:
         return json.loads((self.home / "ports.json").read_text())
@@ -194,4 +200,6 @@ def loom(scratch):
         loom.proc.wait()
     postgres.stop(loom.home)
     redis.stop(loom.home)
-    print(loom.printed()[-4000:])  # shown when the test failed
+    print(loom.printed()[-4000:])  # shown when the test failed, with the end of each log file
+    for process in ("up", "api", "worker", "scheduler"):
+        print(f"--- {process}.log\n{loom.logged(process)[-3000:]}")

@@ -144,3 +144,21 @@ def test_loom_up_whose_redis_port_another_process_holds_refuses_in_one_line_and_
     assert last.startswith("error: the embedded Redis did not start: port "), done.stderr
     assert "Traceback" not in done.stderr
     assert not is_listening(port_for(home, "postgres"))
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("LOOM_EMBED_BATCH_SIZE", "0"), ("LOOM_PORT", "seventy"), ("LOOM_LOG_LEVEL", "loud")],
+)
+@pytest.mark.parametrize("args", [("up",), ("status",), ("search", "ns", "q"), ("worker",)], ids=" ".join)
+def test_a_setting_out_of_its_bounds_is_one_line_naming_it_before_anything_runs(
+    scratch, args, variable, value
+):
+    home = scratch / "home"
+    done = loom(home, *args, **{variable: value})
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    said = done.stderr.splitlines()
+    assert (
+        len(said) == 1 and said[0].startswith(f"error: {variable}: ") and repr(value)[1:-1] in said[0].lower()
+    )
+    assert not home.exists()

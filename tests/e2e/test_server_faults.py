@@ -152,9 +152,10 @@ def test_killed_servers_come_back_by_themselves_and_every_stored_turn_is_embedde
     assert not is_listening(ports["postgres"]) and not is_listening(ports["redis"])
     assert not (loom.home / "postgres" / "postmaster.pid").exists()
 
-    # Nothing `loom up` printed shows the database password.
+    # Nothing `loom up` printed or logged shows the database password.
     secret = (loom.home / "postgres.secret").read_text().strip()
     assert secret not in loom.printed()
+    assert not [p for p in ("up", "api", "worker", "scheduler") if secret in loom.logged(p)]
 
     # Last, the answers themselves: a database outage is a 503 with JSON and Retry-After, never a
     # 500, and no append was left without an answer.

@@ -5,6 +5,8 @@ entered ``Event.wait`` (the Event's lock, held for a few bytecodes there, is the
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -56,3 +58,46 @@ def test_the_scheduler_stopped_before_it_runs_stops(restored_signals, monkeypatc
     began = time.monotonic()
     runner.run()  # returns: never runs on unstopped
     assert time.monotonic() - began < 5
+
+
+# The stop signal goes to a thread other than the main one (as the kernel may deliver a signal sent
+# to the process): its handler is Python's to run in the main thread, which must look up to run it.
+AIMED_AT_ANOTHER_THREAD = """
+import signal, sys, threading, time
+from services.stopping import on_stop, until_stopped
+
+stopped = threading.Event()
+on_stop(stopped.set)
+bystander = threading.Thread(target=threading.Event().wait, args=(30,), daemon=True)
+bystander.start()
+threading.Timer(0.3, signal.pthread_kill, (bystander.ident, signal.SIGTERM)).start()
+until_stopped(stopped)
+print("stopped")
+"""
+
+
+def test_a_stop_signal_another_thread_took_still_stops_the_main_thread():
+    began = time.monotonic()
+    stopped = subprocess.run(
+        [sys.executable, "-c", AIMED_AT_ANOTHER_THREAD], capture_output=True, text=True, timeout=20
+    )
+    assert stopped.stdout == "stopped\n", stopped.stderr
+    assert time.monotonic() - began < 10
+
+
+def test_a_process_asked_for_its_stacks_prints_every_thread_and_runs_on():
+    """What `loom up` asks of a child that does not stop, before it kills it."""
+    script = (
+        "import os, threading\n"
+        "from services.stopping import STACKS_SIGNAL, stacks_on_request\n"
+        "stacks_on_request()\n"
+        "waiting = threading.Event()\n"
+        "def waiting_on_a_model(): waiting.set(); threading.Event().wait(30)\n"
+        "threading.Thread(target=waiting_on_a_model, daemon=True).start()\n"
+        "waiting.wait(10)\n"
+        "os.kill(os.getpid(), STACKS_SIGNAL)\n"
+        "print('ran on')\n"
+    )
+    asked = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=20)
+    assert asked.returncode == 0 and asked.stdout == "ran on\n", asked.stderr
+    assert "waiting_on_a_model" in asked.stderr and asked.stderr.count("hread 0x") == 2, asked.stderr

@@ -1,0 +1,77 @@
+"""A Loom process's log: all of it from INFO up in its file under LOOM_HOME, and on the console only
+what a person watching needs (warnings, errors, a line per process up) unless asked for more."""
+
+import logging
+
+import pytest
+
+from models.settings import get_settings
+from services import logs
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("LOOM_HOME", str(tmp_path))
+    monkeypatch.delenv("LOOM_LOG_LEVEL", raising=False)
+    get_settings.cache_clear()
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    chatty = {name: logging.getLogger(name).level for name in logs.CHATTY}
+    yield tmp_path
+    for handler in root.handlers[:]:
+        root.removeHandler(handler)
+        handler.close()
+    for handler in handlers:
+        root.addHandler(handler)
+    root.setLevel(level)
+    for name, was in chatty.items():
+        logging.getLogger(name).setLevel(was)
+    get_settings.cache_clear()
+
+
+def said(process_log: logging.Logger) -> None:
+    process_log.debug("a detail")
+    process_log.info("migrations ran")
+    process_log.info("worker up", extra=logs.SHOWN)
+    process_log.warning("Redis is not running; starting it again")
+    logging.getLogger("apscheduler.executors.default").info('Job "sweep" executed successfully')
+
+
+def test_the_console_shows_warnings_and_the_lines_marked_shown_the_file_keeps_info(home, capsys):
+    logs.setup("worker")
+    said(logging.getLogger("workers.runner"))
+    console = capsys.readouterr().err
+    assert "worker up" in console and "starting it again" in console
+    assert "migrations ran" not in console and "a detail" not in console and "sweep" not in console
+    kept = (home / "logs" / "worker.log").read_text()
+    assert "migrations ran" in kept and "worker up" in kept and "starting it again" in kept
+    assert "a detail" not in kept and "sweep" not in kept  # a pass's every run: not even in the file
+
+
+@pytest.mark.parametrize("asked", ["debug", "DEBUG"])
+def test_loom_log_level_brings_the_rest_to_the_console(home, capsys, monkeypatch, asked):
+    monkeypatch.setenv("LOOM_LOG_LEVEL", asked)
+    get_settings.cache_clear()
+    logs.setup("scheduler")
+    said(logging.getLogger("schedules.runner"))
+    console = capsys.readouterr().err
+    for line in ("a detail", "migrations ran", "worker up", "starting it again", "sweep"):
+        assert line in console
+    assert "a detail" in (home / "logs" / "scheduler.log").read_text()
+
+
+def test_verbose_is_info_for_this_process_and_those_it_starts(home, capsys, monkeypatch):
+    monkeypatch.setenv("LOOM_LOG_LEVEL", "ERROR")  # restored by monkeypatch after the test
+    logs.verbose()
+    assert get_settings().log_level == "INFO"
+    logs.setup("up")
+    said(logging.getLogger("services.supervisor"))
+    console = capsys.readouterr().err
+    assert "migrations ran" in console and "a detail" not in console and "sweep" not in console
+
+
+def test_a_second_setup_replaces_the_first(home, capsys):
+    logs.setup("up")
+    logs.setup("up")
+    logging.getLogger("services.supervisor").warning("once")
+    assert capsys.readouterr().err.count("once") == 1
