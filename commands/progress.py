@@ -4,8 +4,8 @@ for scripts): every --wait (``loom passes run``, ``screening rescreen``, ``night
 a brief's save) blocks here.
 
 Once a wait has lasted SHOWN_AFTER, a terminal shows a bar (runs done of all, failures so far,
-the rate, the time left); anything else (a log, a pipe) gets a plain line every LINE_SECONDS, and
-one when the wait ends."""
+the rate, the time left; turns, for an ingest); anything else (a log, a pipe) gets a plain line
+every LINE_SECONDS, and one when the wait ends."""
 
 import time
 from collections.abc import Callable
@@ -15,7 +15,7 @@ from typing import TypeVar
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskID, TextColumn
 
 from commands.console import err
-from models.stage_run import FAILED, PENDING, RUNNING
+from models.stage_run import FAILED, PENDING, RUNNING, StageRun
 from ops import waiting
 from ops.waiting import Waiting, Watch
 from workers import ledger
@@ -40,14 +40,26 @@ def block(check: Callable[[bool], T | Watch], seconds: float, what: str) -> T:
         return waiting.block(Waiting(reported, seconds))
 
 
-def _said(done: int, total: int, failed: int, seconds: float) -> str:
+def _said(done: int, total: int, failed: int | None, seconds: float, unit: str = "runs") -> str:
     """E.g. ``12/40 runs done, 1 failed, 0.8/s, ~35 s left``; once none or all are done, the time
-    waited instead of the rate."""
-    counts = f"{done}/{total} runs done, {failed} failed"
+    waited instead of the rate. ``failed`` None: not counted (of turns)."""
+    counts = f"{done:,}/{total:,} {unit} done" + ("" if failed is None else f", {failed} failed")
     if 0 < done < total:
         rate = done / seconds
         return f"{counts}, {rate:.1f}/s, ~{(total - done) / rate:.0f} s left"
     return f"{counts}, {seconds:.0f} s"
+
+
+def _measured(runs: list[StageRun], seconds: float) -> tuple[int, int, str]:
+    """How far the runs got, and how it is said: in turns once every run says how many it has gone
+    through of how many (an ingest's ``result``, written as it goes), else in runs."""
+    results = [run.result or {} for run in runs]
+    if runs and all({"turns", "done"} <= result.keys() for result in results):
+        done, total = sum(r["done"] for r in results), sum(r["turns"] for r in results)
+        return done, total, _said(done, total, None, seconds, "turns")
+    done = sum(run.status not in (PENDING, RUNNING) for run in runs)
+    failed = sum(run.status == FAILED for run in runs)
+    return done, len(runs), _said(done, len(runs), failed, seconds)
 
 
 class _Report:
@@ -84,10 +96,7 @@ class _Report:
                 self.bar.stop()
 
     def _show(self, now: float) -> None:
-        runs = ledger.runs_by_id(sorted(self.run_ids))
-        done = sum(run.status not in (PENDING, RUNNING) for run in runs)
-        failed = sum(run.status == FAILED for run in runs)
-        line = _said(done, len(runs), failed, now - self.started)
+        done, total, line = _measured(ledger.runs_by_id(sorted(self.run_ids)), now - self.started)
         self.shown = True
         if not self.on_terminal:
             err.print(f"{self.what}: {line}", markup=False, highlight=False, soft_wrap=True)
@@ -101,6 +110,6 @@ class _Report:
                 console=err,
             )
             self.bar.start()
-            self.task = self.bar.add_task(self.what, total=len(runs), said=line)
+            self.task = self.bar.add_task(self.what, total=total, said=line)
         assert self.task is not None  # added with the bar, above
-        self.bar.update(self.task, completed=done, total=len(runs), said=line)
+        self.bar.update(self.task, completed=done, total=total, said=line)

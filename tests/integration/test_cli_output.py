@@ -238,6 +238,42 @@ def test_a_wait_on_a_terminal_shows_a_progress_bar(llm):
     assert "1 succeeded" in screen
 
 
+INGESTED = 4_000
+TURNS_DONE = re.compile(r"([\d,]+)/([\d,]+) turns done")
+
+
+def test_an_ingest_waited_on_a_terminal_counts_its_turns(tmp_path):
+    """A 4,000-turn file is one run: its progress is in turns, as far as the worker got."""
+    enable_logging("ingest-progress")
+    transcript = tmp_path / "long-session.json"
+    said = [
+        {"role": ("user", "assistant")[i % 2], "content": f"step {i} of the cutover"} for i in range(INGESTED)
+    ]
+    transcript.write_text(json.dumps(said))
+    command = [sys.executable, "-m", "cli", "ingest-transcript", "--namespace", "ingest-progress"]
+    parent, child = pty.openpty()
+    with a_worker():
+        waiting = subprocess.Popen(
+            [*command, "--file", str(transcript), "--wait"],
+            cwd=ROOT,
+            env={**os.environ, **CHILD_ENV},
+            stdin=child,
+            stdout=child,
+            stderr=child,
+        )
+        os.close(child)
+        seen = read_until(parent, None, timeout=120)
+        assert waiting.wait(timeout=60) == 0, seen
+    os.close(parent)
+    screen = ANSI.sub("", seen.decode(errors="replace"))
+    counts = [
+        (int(done.replace(",", "")), int(of.replace(",", ""))) for done, of in TURNS_DONE.findall(screen)
+    ]
+    assert counts and counts[-1] == (INGESTED, INGESTED), screen
+    assert any(0 < done < INGESTED for done, _ in counts), screen  # seen midway, not only at the end
+    assert f"{INGESTED} turns appended, 0 already there" in screen
+
+
 def read_until(fd: int, wanted: str | None, timeout: float = 60) -> bytes:
     """What the terminal is sent until it shows ``wanted`` (None: until the program ends)."""
     seen = b""

@@ -59,7 +59,7 @@ def test_a_transcript_is_appended_whole_keeping_its_times_and_twice_adds_nothing
     answer = ingest("whole", json.dumps(SESSION), source="session.json")
     run = answer["run"]
     assert answer["stored"] and run["status"] == SUCCEEDED, run
-    assert run["result"] == {"turns": 3, "stored": 3}
+    assert run["result"] == {"turns": 3, "done": 3, "stored": 3}
     stored = turns("whole")
     assert [t.content for t in stored] == [turn["content"] for turn in SESSION]
     assert stored[0].ts.isoformat() == "2024-05-02T08:00:00+00:00"
@@ -76,7 +76,7 @@ def test_a_transcript_is_appended_whole_keeping_its_times_and_twice_adds_nothing
     assert (again["stored"], again["reason"]) == (False, "duplicate")
     assert again["run"]["id"] == run["id"]  # the same file for the same thread: the same run
     longer = ingest("whole", json.dumps([*SESSION, {"role": "assistant", "content": "yes, within a minute"}]))
-    assert longer["run"]["result"] == {"turns": 4, "stored": 1, "duplicate": 3}
+    assert longer["run"]["result"] == {"turns": 4, "done": 4, "stored": 1, "duplicate": 3}
     assert len(turns("whole")) == 4
 
 
@@ -146,7 +146,7 @@ def test_recording_switched_off_midway_stops_the_run(worker, monkeypatch):
     finally:
         enable_logging(NS)
     assert (run["status"], run["reason"]) == (SKIPPED, "logging_disabled")
-    assert run["result"] == {"turns": 3, "stored": 1, "logging_disabled": 1}
+    assert run["result"] == {"turns": 3, "done": 2, "stored": 1, "logging_disabled": 1}
     assert ledger.get(run["id"]).status == SKIPPED
 
 
@@ -164,13 +164,13 @@ def test_a_claude_code_session_file_in_pieces_adds_each_entry_once_with_its_reas
     )
     second = claude_entry("a-2", "assistant", "forever unless a TTL is set", "m1")
     run = ingest("claude", first + second, source="s.jsonl")["run"]
-    assert run["result"] == {"turns": 2, "stored": 2}
+    assert run["result"] == {"turns": 2, "done": 2, "stored": 2}
     stored = turns("claude")
     assert [(t.msg_id, t.reasoning) for t in stored] == [("u-1", None), ("a-2", "check the retention docs")]
     assert stored[0].ts.isoformat() == "2025-03-01T09:00:00+00:00"
     # The whole file again, grown by one entry: only the new entry is added.
     grown = ingest("claude", first + second + claude_entry("u-3", "user", "thanks"))["run"]
-    assert grown["result"] == {"turns": 3, "stored": 1, "duplicate": 2}
+    assert grown["result"] == {"turns": 3, "done": 3, "stored": 1, "duplicate": 2}
 
 
 def test_pieces_of_a_cursor_agent_transcript_keep_their_lines_and_the_same_lines_elsewhere_are_new(worker):

@@ -13,6 +13,7 @@ from workers.ledger.claims import (
     hand_back,
     leased,
     release,
+    show_progress,
     start_claiming,
     stop_claiming,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "revive",
     "runs_by_id",
     "select_runs",
+    "show_progress",
     "stale",
     "start_claiming",
     "stop_claiming",

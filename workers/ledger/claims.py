@@ -112,6 +112,13 @@ def add_to_result(s: Session, run_id: int, counts: dict[str, int]) -> None:
         s.execute(queries.ADD_TO_RESULT, {"counts": json.dumps(counts), "id": run_id})
 
 
+def show_progress(run: StageRun, result: dict) -> None:
+    """The run's result so far, while this claim still holds it: what a wait on a long run shows
+    (``commands.progress``) before ``finish`` writes the whole."""
+    with db.session() as s:
+        s.exec(update(StageRun).where(_held([run])).values(result=result))
+
+
 def finish(
     s: Session,
     runs: list[StageRun],

@@ -7,6 +7,7 @@ and its text, so a run done again (or a longer version of the same session file)
 turns not yet there. A transcript that does not parse fails its run at once, naming the line, with
 no turn written; `loom runs retry` re-runs it from the stored text (after a parser fix)."""
 
+import time
 from collections import Counter
 
 from models import db
@@ -18,6 +19,8 @@ from pipelines import appending, transcripts
 from workers import ledger, outbox
 from workers.bodies import close, one_at_a_time
 from workers.stages import register
+
+PROGRESS_SECONDS = 0.5  # between two writes of how far a run got: a --wait shows it in turns
 
 
 def ingest_transcripts(run_ids: list[int]) -> None:
@@ -41,8 +44,12 @@ def _work(run: StageRun) -> None:
     if len(turns) > cap:
         return close(run, FAILED, reason="too-many-turns", error=f"{len(turns)} turns, over the cap of {cap}")
     counts: Counter[str] = Counter()
+    shown = time.monotonic()
     with ledger.leased([run]), db.autocommit() as conn:
         for index, turn in enumerate(turns):
+            if time.monotonic() - shown >= PROGRESS_SECONDS:
+                ledger.show_progress(run, {"turns": len(turns), "done": index, **counts})
+                shown = time.monotonic()
             written = appending.write(
                 conn,
                 appending.NewTurn(
@@ -62,6 +69,6 @@ def _work(run: StageRun) -> None:
     if counts[appending.STORED]:
         # One wake-up: its claim fills a batch from the pending runs, and a full batch wakes the next.
         outbox.wake(EMBEDDING, [])
-    result = {"turns": len(turns), **counts}
+    result = {"turns": len(turns), "done": counts.total(), **counts}
     stopped = next((o for o in (appending.LOGGING_DISABLED, appending.DELETED) if counts[o]), None)
     return close(run, SKIPPED if stopped else SUCCEEDED, reason=stopped, result=result)
