@@ -4,7 +4,7 @@ set (PATH, HOME, LOOM_HOME, LOOM_PORT), against a running `loom up`. The blocks 
 README.md, so a changed tour changes what runs here; each step's output is checked.
 
 Not run here: the Claude Code plugin's install (`claude plugin …`), which needs Claude Code itself
-and is left unmarked in the README. Its Loom side is: the `capture` step hands a transcript over
+and is marked a fragment in the README. Its Loom side is: the `capture` step hands a transcript over
 with `loom ingest-transcript`, the request the plugin's Stop hook makes (the hooks themselves run
 in tests/e2e/test_claude_code_plugin.py)."""
 
