@@ -54,7 +54,7 @@ Verbose = Annotated[
 
 def up(verbose: Verbose = False) -> None:
     """Run Loom on one machine: embedded PostgreSQL and Redis, then the API, a worker, the scheduler."""
-    _log_to("up", verbose)
+    _log_to("up", verbose, make_home=True)
     settings = get_settings()
     if reason := hosts.unlisted(settings):
         raise fail(reason)
@@ -92,10 +92,10 @@ def _say_when_ready(settings: Settings) -> None:
     )
 
 
-def _log_to(process: str, verbose: bool) -> None:
+def _log_to(process: str, verbose: bool, make_home: bool = False) -> None:
     if verbose:
         logs.verbose()  # in the environment: `loom up`'s children log as it does
-    logs.setup(process)
+    logs.setup(process, make_home)
 
 
 def as_typed(cwd: Path | None = None) -> str:

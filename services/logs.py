@@ -51,23 +51,30 @@ def folder() -> Path:
     return get_settings().home / "logs"
 
 
-def setup(process: str) -> None:
-    """Send this process's log to ``<process>.log`` and the console, in place of any setup before."""
+def setup(process: str, make_home: bool = False) -> None:
+    """Send this process's log to ``<process>.log`` and the console, in place of this module's
+    setup before. The file only in a data directory that exists, unless ``make_home`` (`loom up`,
+    the one command that makes it): a `loom worker` without one is refused, having made nothing."""
     console = console_level()
-    folder().mkdir(parents=True, exist_ok=True)
-    to_file = logging.handlers.RotatingFileHandler(
-        folder() / f"{process}.log", maxBytes=FILE_BYTES, backupCount=FILE_BACKUPS
-    )
-    to_file.setFormatter(logging.Formatter(FORMAT))
+    root = logging.getLogger()
+    for handler in [h for h in root.handlers if getattr(h, "loom", False)]:
+        root.removeHandler(handler)
+        handler.close()
+    handlers: list[logging.Handler] = []
+    if make_home or get_settings().home.is_dir():
+        folder().mkdir(parents=True, exist_ok=True)
+        to_file = logging.handlers.RotatingFileHandler(
+            folder() / f"{process}.log", maxBytes=FILE_BYTES, backupCount=FILE_BACKUPS
+        )
+        to_file.setFormatter(logging.Formatter(FORMAT))
+        handlers.append(to_file)
     to_console = logging.StreamHandler(sys.stderr)
     to_console.setFormatter(logging.Formatter(CONSOLE_FORMAT, CONSOLE_TIME))
     to_console.addFilter(_ShownOrAbove(console))
-    root = logging.getLogger()
-    for handler in root.handlers[:]:
-        root.removeHandler(handler)
-        handler.close()
-    root.addHandler(to_file)
-    root.addHandler(to_console)
+    handlers.append(to_console)
+    for handler in handlers:
+        handler.loom = True  # type: ignore[attr-defined]  # this module's, replaced by the next setup
+        root.addHandler(handler)
     root.setLevel(min(FILE_LEVEL, console))
     for name in CHATTY:
         logging.getLogger(name).setLevel(logging.NOTSET if console <= logging.DEBUG else logging.WARNING)

@@ -83,7 +83,7 @@ def test_memory_threads_are_brought_over_by_the_same_pass(worker, openai_embedde
     assert memory_search("where did the invoices go?")[0] == TEXTS[0]
 
 
-def test_a_model_of_another_width_is_refused_at_start(monkeypatch):
+def test_a_model_of_another_width_is_refused_at_start(monkeypatch, logging_restored):
     import uvicorn
 
     import cli

@@ -10,20 +10,12 @@ from services import logs
 
 
 @pytest.fixture
-def home(tmp_path, monkeypatch):
+def home(tmp_path, monkeypatch, logging_restored):
     monkeypatch.setenv("LOOM_HOME", str(tmp_path))
     monkeypatch.delenv("LOOM_LOG_LEVEL", raising=False)
     get_settings.cache_clear()
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
     chatty = {name: logging.getLogger(name).level for name in logs.CHATTY}
     yield tmp_path
-    for handler in root.handlers[:]:
-        root.removeHandler(handler)
-        handler.close()
-    for handler in handlers:
-        root.addHandler(handler)
-    root.setLevel(level)
     for name, was in chatty.items():
         logging.getLogger(name).setLevel(was)
     get_settings.cache_clear()
@@ -75,3 +67,17 @@ def test_a_second_setup_replaces_the_first(home, capsys):
     logs.setup("up")
     logging.getLogger("services.supervisor").warning("once")
     assert capsys.readouterr().err.count("once") == 1
+
+
+def test_no_data_directory_is_made_but_by_loom_up(home, capsys):
+    """A `loom worker` without one is refused having made nothing; `loom up` makes it."""
+    elsewhere = home / "nowhere"
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("LOOM_HOME", str(elsewhere))
+        get_settings.cache_clear()
+        logs.setup("worker")
+        logging.getLogger("workers.runner").warning("on the console alone")
+        assert not elsewhere.exists() and "on the console alone" in capsys.readouterr().err
+        logs.setup("up", make_home=True)
+        logging.getLogger("services.supervisor").info("kept")
+        assert "kept" in (elsewhere / "logs" / "up.log").read_text()
