@@ -28,10 +28,12 @@ test: $(STAMP)
 test-servers: $(STAMP)
 	$(VENV)/bin/pytest tests/separate
 
-# The README's dashboard screenshots, as the browser tests take them (Chromium required).
+# docs/dashboard.md's screenshots, at 1280 px and at a phone's 390 (narrow/), as the browser tests
+# take them (Chromium required).
 screenshots: $(STAMP)
 	$(VENV)/bin/pytest -q tests/browser -k every_page -p no:randomly
-	mkdir -p docs/screenshots && cp .test-output/browser/pages/*.png docs/screenshots/
+	mkdir -p docs/screenshots/narrow && cp .test-output/browser/pages/*.png docs/screenshots/
+	cp .test-output/browser/pages/narrow/*.png docs/screenshots/narrow/
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

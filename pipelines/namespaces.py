@@ -7,7 +7,9 @@ from sqlalchemy import func
 from sqlmodel import col, select
 
 from models import db
+from models.brief import SessionBrief
 from models.conversation import Thread
+from models.memory import Loom
 from models.namespace import Namespace
 
 
@@ -20,8 +22,9 @@ class Overview:
 
 
 def overview(names: tuple[str, ...] | None) -> list[Overview]:
-    """The namespaces ``names`` by name (every one that has a row or a thread, for None), each with
-    its switch, its live threads and its newest turn's time."""
+    """The namespaces ``names`` by name (for None, every one that has a row, a thread, a brief or a
+    loom: a namespace holding only briefs or memory is one to choose too), each with its switch,
+    its live threads and its newest turn's time."""
     recording = select(col(Namespace.name), col(Namespace.conversation_logging_enabled))
     threads = (
         select(col(Thread.namespace), func.count(), func.max(col(Thread.last_turn_at)))
@@ -34,5 +37,9 @@ def overview(names: tuple[str, ...] | None) -> list[Overview]:
     with db.session() as s:
         switches = dict(s.exec(recording).all())
         counts = {name: (n, last) for name, n, last in s.exec(threads).all()}
-    known = set(names) if names is not None else set(switches) | set(counts)
+        others = set()
+        if names is None:
+            for holder in (col(SessionBrief.namespace), col(Loom.namespace)):
+                others |= set(s.exec(select(holder).distinct()).all())
+    known = set(names) if names is not None else set(switches) | set(counts) | others
     return [Overview(name, switches.get(name, False), *counts.get(name, (0, None))) for name in sorted(known)]

@@ -8,7 +8,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from ops.caller import NAMESPACE_WIDE, OWN_USER
 from ops.errors import invalid
-from ui.routing import Acting, Name, Who, back, call, chosen_namespace, page, ui_router
+from ui.routing import Acting, Name, Who, back, call, chosen_namespace, namespace_choices, page, ui_router
 
 router = ui_router()
 
@@ -77,6 +77,7 @@ def search(
 ) -> HTMLResponse:
     saved = who.caller.read_scope == OWN_USER
     weight = _number(lexical_weight, "lexical_weight")
+    namespace = chosen_namespace(who, namespace) or ""
     form = {
         "query": query,
         "namespace": namespace,
@@ -95,7 +96,8 @@ def search(
             answer = call(
                 who, "conversation.search_saved_messages" if saved else "conversation.search", **body
             )
-    return page(request, who, "search.html", form=form, answer=answer, problem=problem)
+    namespaces = namespace_choices(who, namespace)
+    return page(request, who, "search.html", form=form, answer=answer, problem=problem, namespaces=namespaces)
 
 
 def _number(value: str, field: str) -> float | None:
@@ -115,7 +117,8 @@ def _number(value: str, field: str) -> float | None:
 def briefs(request: Request, who: Who, namespace: str = "") -> HTMLResponse:
     space = chosen_namespace(who, namespace)
     answer = call(who, "session.brief_list", namespace=space, limit=200) if space else None
-    return page(request, who, "briefs.html", answer=answer, namespace=space or "")
+    namespaces = namespace_choices(who, space)
+    return page(request, who, "briefs.html", answer=answer, namespace=space or "", namespaces=namespaces)
 
 
 @router.get("/brief")

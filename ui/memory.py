@@ -9,7 +9,18 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ops import memory, registry
 from ops.looms import night_changes
-from ui.routing import Acting, Name, SignedIn, Who, back, call, chosen_namespace, page, ui_router
+from ui.routing import (
+    Acting,
+    Name,
+    SignedIn,
+    Who,
+    back,
+    call,
+    chosen_namespace,
+    namespace_choices,
+    page,
+    ui_router,
+)
 
 router = ui_router()
 
@@ -34,14 +45,19 @@ def memory_page(
     who: Who,
     namespace: str = "",
     loom_id: str = "",
+    loom_of: str = "",  # the namespace the form's loom_id was chosen in
     query: str = "",
     mode: str = "hybrid",
     cursor: str | None = None,
 ) -> HTMLResponse:
     space = chosen_namespace(who, namespace)
     form = {"namespace": space or "", "loom_id": loom_id, "query": query, "mode": mode}
+    namespaces = namespace_choices(who, space)
     if space is None:
-        return page(request, who, "memory.html", form=form)
+        return page(request, who, "memory.html", form=form, namespaces=namespaces)
+    if loom_of not in ("", space):
+        # The form's picker changed the namespace; the loom it carried is the last one's.
+        form["loom_id"] = loom_id = ""
     where = {"namespace": space, "loom_id": loom_id or None}
     listed = call(who, "memory.inspect", **where, limit=MEMORY_SHOWN)
     found = None
@@ -64,6 +80,7 @@ def memory_page(
         who,
         "memory.html",
         form=form,
+        namespaces=namespaces,
         looms=call(who, "looms.list", namespace=space)["looms"],
         loom_id=listed["loomId"],
         found=found,

@@ -18,7 +18,7 @@ from fastapi.routing import APIRoute
 from fastapi.templating import Jinja2Templates
 
 from ops import registry
-from ops.caller import OWN_SESSION, OWN_USER
+from ops.caller import NAMESPACE_WIDE, OWN_SESSION, OWN_USER
 from ops.errors import OpError, forbidden, validation_error
 from ui import render, sessions
 from ui.sessions import COOKIE, SignedIn
@@ -163,3 +163,15 @@ def chosen_namespace(who: SignedIn, namespace: str | None) -> str | None:
         return namespace
     spaces = who.caller.namespaces
     return spaces[0] if spaces is not None and len(spaces) == 1 else None
+
+
+def namespace_choices(who: SignedIn, chosen: str | None) -> list[str]:
+    """What a page's namespace picker offers: the namespaces ``namespaces.list`` answers for the
+    token (a token bounded to a user or a session, which may not call it, covers just its own),
+    and the one the page is about if that list lacks it (a namespace with neither a thread nor a
+    Record switch yet, reached by a link)."""
+    if who.caller.read_scope == NAMESPACE_WIDE:
+        names = [row["name"] for row in call(who, "namespaces.list")["namespaces"]]
+    else:
+        names = list(who.caller.namespaces or ())
+    return names if not chosen or chosen in names else [*names, chosen]

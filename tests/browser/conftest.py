@@ -90,3 +90,11 @@ def sign_in(page, live, token: str) -> None:
     page.fill("#token", token)
     page.click("text=Sign in")
     page.wait_for_url("**/ui/conversations")
+
+
+def op(live, name: str, body: dict, token: str | None = None) -> dict:
+    """An op over HTTP, as the operator (or ``token``), to set up what a page then shows."""
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    answer = live.http.post(f"/v1/{name}", json=body, headers=headers)
+    assert answer.status_code == 200, answer.text
+    return answer.json()

@@ -12,8 +12,9 @@ from models import db
 from models.pass_run import PassRun
 from models.stage_run import FAILED, PENDING, SKIPPED, SUCCEEDED, StageRun
 from models.stages import Stage
-from ops.caller import create_token
+from ops.caller import OPERATOR, create_token
 from ops.errors import OpError
+from ops.registry import call
 from tests.support.calls import append, enable_logging
 from tests.support.rows import embedding_subject
 from tests.support.waits import wait_until
@@ -42,6 +43,19 @@ def test_namespaces_are_the_tokens_own_with_their_switch_threads_and_last_turn(c
     assert listed[0]["last_turn_at"] is not None
     everything = post(client, "namespaces.list", make_token(role="viewer", all_namespaces=True)).json()
     assert {mine, other} <= {n["name"] for n in everything["namespaces"]}
+
+
+def test_a_namespace_holding_only_briefs_or_memory_is_listed_for_every_namespace(client, make_token, names):
+    """The dashboard's namespace picker lists what namespaces.list answers: a namespace that never
+    recorded a turn but keeps briefs, or a loom, is one to choose."""
+    briefs_only, memory_only = names
+    brief = {"namespace": briefs_only, "user_id": "u", "brief_key": "b", "project": "p"}
+    call("session.brief_save", OPERATOR, brief | {"sections": {"decisions": ["ship on Friday"]}})
+    call("looms.create", OPERATOR, {"namespace": memory_only, "name": "research"})
+    every = make_token(role="viewer", all_namespaces=True)
+    listed = post(client, "namespaces.list", every).json()["namespaces"]
+    shown = {n["name"]: (n["conversation_logging_enabled"], n["threads"]) for n in listed}
+    assert shown[briefs_only] == shown[memory_only] == (False, 0)
 
 
 def test_a_failed_run_is_listed_shown_and_retried_by_an_admin_to_success(client, make_token, names, worker):

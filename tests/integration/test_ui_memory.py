@@ -205,3 +205,22 @@ def test_a_token_of_every_namespace_is_asked_which_and_bad_input_is_a_4xx_page(n
     ):
         answer = client.post(f"/ui/memory/{action}", data={"csrf": csrf, "namespace": ns, **form})
         assert answer.status_code == status and 'class="error"' in answer.text, (action, form, answer.text)
+
+
+def test_another_namespace_picked_with_a_loom_of_the_first_shows_its_default_loom(ns):
+    """The picker changes the namespace and the form still carries the loom chosen before: the
+    new namespace's memory is shown, not a 404 for a loom it does not have."""
+    other = f"mem-{uuid.uuid4().hex[:8]}"
+    enable_logging(other)
+    remember(other, "the other team ships on Fridays")
+    side = call("looms.create", OPERATOR, {"namespace": ns, "name": "side project"})["loom"]["id"]
+    page = signed_in(create_token([ns, other], "viewer")).get(
+        "/ui/memory", params={"namespace": other, "loom_id": side, "loom_of": ns}
+    )
+    assert page.status_code == 200, page.text
+    assert "the other team ships on Fridays" in page.text and side not in page.text
+    # The form as the page writes it carries both, so a search within a loom stays in it.
+    chosen = signed_in(create_token([ns], "viewer")).get(
+        "/ui/memory", params={"namespace": ns, "loom_id": side}
+    )
+    assert f'name="loom_id" value="{side}"><input type="hidden" name="loom_of" value="{ns}">' in chosen.text
