@@ -90,4 +90,4 @@ def stacks_on_request() -> None:
     """Print every thread's stack to stderr on ``STACKS_SIGNAL``, at once and without the
     interpreter's help (faulthandler): how a process that does not stop shows what it waits on.
     `loom up` asks a child so before it kills it."""
-    faulthandler.register(STACKS_SIGNAL, file=2, all_threads=True)  # fd 2: sys.stderr may have none (CliRunner)
+    faulthandler.register(STACKS_SIGNAL, file=2, all_threads=True)  # fd 2: sys.stderr may have none
