@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pipelines import episodes, night_weaving, prose, screening, tool_actions
@@ -276,6 +276,11 @@ def runs_of(actions: list[episodes.Action], name: str | None) -> list[episodes.A
 
 @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(steps=st.lists(ACTION, min_size=1, max_size=30))
+@example(  # every edit named, and a fix after edits to "… and 1 more file": found by a full run
+    steps=[("run", "make lint", "AssertionError: totals differ")]
+    + [("edit", f"src/m{i}.py", "ok") for i in range(4)]
+    + [("run", "make lint", None)]
+)
 def test_any_session_is_told_in_grammatical_sentences_that_name_what_happened(steps):
     actions = made(steps)
     written = episodes.built(LOOM, "s1", "billing/ledger-move", actions, "claude-code", "r1")
@@ -300,7 +305,8 @@ def test_any_session_is_told_in_grammatical_sentences_that_name_what_happened(st
     story = " ".join(texts)
     edited = list(dict.fromkeys(a.files[0] for a in actions if a.tool == "Edit" and a.outcome == "ok"))
     named = [f for f in edited if f in story]
-    hidden = re.search(r"and (\d+) more files?\b", texts[0])
+    # The count of the edited list's own clause, not of a fix's "after edits to … and 1 more file".
+    hidden = re.search(r"edited [^()]*?and (\d+) more files?\b", texts[0])
     assert len(named) + (int(hidden.group(1)) if hidden else 0) == len(edited), texts[0]
     failing = [
         n
