@@ -28,6 +28,8 @@ from models import db
 from models.memory import Loom, NightWeaving
 from models.pass_run import PassRun
 from models.stage_run import StageRun
+from ops.caller import OPERATOR
+from ops.registry import call
 from tests.support.calls import append, enable_logging
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -272,9 +274,16 @@ def test_an_ingest_waited_on_a_terminal_counts_its_turns(tmp_path):
     ]
     assert counts and counts[-1] == (INGESTED, INGESTED), screen
     assert any(0 < done < INGESTED for done, _ in counts), screen  # seen midway, not only at the end
-    assert f"{INGESTED} turns appended, 0 already there" in screen
-    # Their 4,000 embeddings are not this test's: left pending, a later test of this process that
-    # waits for the ledger to settle would wait on them.
+    appended = re.search(rf"thread (\S+): {INGESTED} turns appended, 0 already there", screen)
+    assert appended, screen
+    # Nothing left for the other tests of this process: an untitled thread for their titler, 4,000
+    # embedding runs pending for those that wait for the ledger to settle.
+    thread = appended.group(1)
+    call(
+        "conversation.delete",
+        OPERATOR,
+        {"namespace": "ingest-progress", "thread_id": thread, "confirm_thread_id": thread},
+    )
     with db.session() as s:
         s.execute(
             text(

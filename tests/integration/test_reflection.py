@@ -23,6 +23,13 @@ from tests.support.calls import append, enable_logging
 from tests.support.waits import settled, wait_until
 
 SECRET = "my card is 4111 1111 1111 1111, exp 12/29"
+
+
+def card_in(text: str) -> bool:
+    """SECRET's card number in ``text``, spaced or not ("4111" alone is found in random ids)."""
+    return "4111 1111" in text or "41111111" in text
+
+
 NS = "reflect"
 
 
@@ -122,11 +129,11 @@ def test_with_a_model_the_answer_is_its_prose_from_screened_threads_only(llm, wo
     assert answer["answer"].startswith("Ana now deploys on Thursdays [t:")
     assert answer["run_id"] and answer["withheld"] >= 1
     assert high not in answer["cited"] + answer["seen"] + [t["id"] for t in answer["threads"]]
-    assert "4111" not in json.dumps(answer)
+    assert not card_in(json.dumps(answer))
     # The calls of this reflection: a run another test left pending may reach the model meanwhile.
     [[system, user]] = mine = [c for c in llm.chat_calls if uuid.UUID(older).hex[:8] in c[-1]["content"]]
     assert "Ana deploys the billing service on Tuesdays" in user["content"]
-    assert "4111" not in user["content"] and uuid.UUID(high).hex[:8] not in user["content"]
+    assert not card_in(user["content"]) and uuid.UUID(high).hex[:8] not in user["content"]
     assert "supersedes" in user["content"] and "present both" in system["content"]
     # The same reflection again is the same run: the model is not asked twice.
     again = op("memory.reflect", question="When does Ana deploy the billing service?")
@@ -146,7 +153,7 @@ def test_a_question_that_reads_as_high_is_never_sent(llm, worker):
     # No prompt holds the question or this reflection's threads (a run an earlier test left
     # pending may still reach the model meanwhile: it names other threads).
     sent = [m["content"] for chat in llm.chat_calls for m in chat]
-    assert not any("4111" in text or uuid.UUID(older).hex[:8] in text for text in sent), sent
+    assert not any(card_in(text) or uuid.UUID(older).hex[:8] in text for text in sent), sent
 
 
 def test_an_answer_that_reads_as_high_is_dropped_for_the_threads(llm, worker):
@@ -154,7 +161,7 @@ def test_an_answer_that_reads_as_high_is_dropped_for_the_threads(llm, worker):
     llm.reply = lambda request: {"answer": f"Ana pays with {SECRET}"}
     answer = op("memory.reflect", question="When does Ana deploy the billing service?")
     assert (answer["by"], answer["reason"]) == ("threads", "answer-high-sensitivity")
-    assert "4111" not in json.dumps(answer)
+    assert not card_in(json.dumps(answer))
     llm.chat_calls.clear()  # the reply held it, not a prompt: the fixture checks the prompts sent
 
 
