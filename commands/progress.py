@@ -40,10 +40,14 @@ def block(check: Callable[[bool], T | Watch], seconds: float, what: str) -> T:
         return waiting.block(Waiting(reported, seconds))
 
 
-def _said(done: int, total: int, failed: int | None, seconds: float, unit: str = "runs") -> str:
+def _said(done: int, total: int, failed: int, seconds: float, unit: str = "runs") -> str:
     """E.g. ``12/40 runs done, 1 failed, 0.8/s, ~35 s left``; once none or all are done, the time
-    waited instead of the rate. ``failed`` None: not counted (of turns)."""
-    counts = f"{done:,}/{total:,} {unit} done" + ("" if failed is None else f", {failed} failed")
+    waited instead of the rate. Counted in turns, the failures are of runs and said so (when any)."""
+    counts = f"{done:,}/{total:,} {unit} done"
+    if unit == "runs":
+        counts += f", {failed} failed"
+    elif failed:
+        counts += f", {failed} run{'s' if failed > 1 else ''} failed"
     if 0 < done < total:
         rate = done / seconds
         return f"{counts}, {rate:.1f}/s, ~{(total - done) / rate:.0f} s left"
@@ -52,14 +56,20 @@ def _said(done: int, total: int, failed: int | None, seconds: float, unit: str =
 
 def _measured(runs: list[StageRun], seconds: float) -> tuple[int, int, str]:
     """How far the runs got, and how it is said: in turns once every run says how many it has gone
-    through of how many (an ingest's ``result``, written as it goes), else in runs."""
+    through of how many (an ingest's ``result``, written as it goes), else in runs. A run that is
+    over counts whole in turns: one that failed midway keeps the progress of its last attempt."""
+    failed = sum(run.status == FAILED for run in runs)
     results = [run.result or {} for run in runs]
     if runs and all({"turns", "done"} <= result.keys() for result in results):
-        done, total = sum(r["done"] for r in results), sum(r["turns"] for r in results)
-        return done, total, _said(done, total, None, seconds, "turns")
-    done = sum(run.status not in (PENDING, RUNNING) for run in runs)
-    failed = sum(run.status == FAILED for run in runs)
+        total = sum(r["turns"] for r in results)
+        done = sum(r["done"] if _going(run) else r["turns"] for run, r in zip(runs, results, strict=True))
+        return done, total, _said(done, total, failed, seconds, "turns")
+    done = sum(not _going(run) for run in runs)
     return done, len(runs), _said(done, len(runs), failed, seconds)
+
+
+def _going(run: StageRun) -> bool:
+    return run.status in (PENDING, RUNNING)
 
 
 class _Report:
