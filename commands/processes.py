@@ -7,7 +7,6 @@ import shutil
 import socket
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -20,7 +19,7 @@ from commands.common import call, check_choice, check_range, connected
 from commands.console import fail, out
 from models import db
 from models.namespace import ROLES
-from models.settings import Settings, get_settings
+from models.settings import get_settings
 from ops import status
 from ops.caller import Caller, authenticate
 from ops.errors import OpError
@@ -54,7 +53,6 @@ Verbose = Annotated[
 
 def up(verbose: Verbose = False) -> None:
     """Run Loom on one machine: embedded PostgreSQL and Redis, then the API, a worker, the scheduler."""
-    _log_to("up", verbose, make_home=True)
     settings = get_settings()
     if reason := hosts.unlisted(settings):
         raise fail(reason)
@@ -63,6 +61,9 @@ def up(verbose: Verbose = False) -> None:
         # to start one (it died, and the command came first) leaves it running (``supervising``).
         try:
             stack.enter_context(supervisor.claimed(settings.home / "run"))
+            # After the claim: a start refused as Loom already runs writes to none of its files.
+            _log_to("up", verbose, make_home=True)
+            stacks_on_request()  # SIGUSR1 prints the threads' stacks, as in the processes it starts
             api_socket = stack.enter_context(listener.bind(settings.host, settings.port))
         except (supervisor.AlreadyRunning, listener.PortBusy) as exc:
             raise fail(str(exc)) from None
@@ -72,24 +73,28 @@ def up(verbose: Verbose = False) -> None:
         out.print(f"Loom data in {settings.home}")
         out.print(f"PostgreSQL {services.masked(endpoints.database_url)}")
         out.print(f"Redis      {services.masked(endpoints.redis_url)}")
-        out.print(f"API on http://{settings.host}:{settings.port}  (GET /healthz, POST /v1/<op>)")
-        out.print(f"Dashboard on http://{settings.host}:{settings.port}/ui  (sign in with a token)")
+        url = settings.local_api_url  # where a browser or a command on this machine reaches it
+        out.print(f"API on {url}  (GET /healthz, POST /v1/<op>)")
+        out.print(f"Dashboard on {url}/ui  (sign in with a token)")
         loom = as_typed()
         out.print(f"Get a token: {loom} tokens create --namespace NS --role writer [--recording]")
         out.print(_recording_line(loom), highlight=False)
-        threading.Thread(target=_say_when_ready, args=(settings,), name="ready", daemon=True).start()
-        code = Supervisor(settings.home / "run", services.embedded_in_use(endpoints), api_socket).run()
+        running = Supervisor(settings.home / "run", services.embedded_in_use(endpoints), api_socket)
+        ready = threading.Thread(
+            target=_say_when_ready, args=(url, running.stopping), name="ready", daemon=True
+        )
+        ready.start()
+        code = running.run()
     raise typer.Exit(code)
 
 
-def _say_when_ready(settings: Settings) -> None:
-    """The last line of a start: the API answers (the worker and the scheduler say when they are up)."""
-    while not status.probe_api(settings.host, settings.port).ok:
-        time.sleep(READY_POLL_SECONDS)
-    out.print(
-        f"Ready on http://{settings.host}:{settings.port}. Log files: {logs.folder()}. Ctrl-C stops Loom.",
-        highlight=False,
-    )
+def _say_when_ready(url: str, stopping: threading.Event) -> None:
+    """The last line of a start: the API answers (the worker and the scheduler say when they are
+    up). Nothing once Loom is stopping: a start cut short was never ready."""
+    while not status.probe_api(url).ok:
+        if stopping.wait(READY_POLL_SECONDS):
+            return
+    out.print(f"Ready on {url}. Log files: {logs.folder()}. Ctrl-C stops Loom.", highlight=False)
 
 
 def _log_to(process: str, verbose: bool, make_home: bool = False) -> None:

@@ -45,11 +45,11 @@ def status(
         snap = probe.snapshot()
     finally:
         probe.close()
-    api_check = system.probe_api(settings.host, settings.port)
+    api_check = system.probe_api(settings.local_api_url)
     services_checked = (
         ("database", snap.database, services.masked(at.database_url)),
         ("broker", snap.broker, services.masked(at.redis_url)),
-        ("api", api_check, f"http://{settings.host}:{settings.port}"),
+        ("api", api_check, settings.local_api_url),
     )
     if as_json:
         print(

@@ -234,12 +234,11 @@ class _ReadFailed:
     exc: Exception
 
 
-def probe_api(host: str, port: int, timeout: float = API_TIMEOUT) -> Check:
-    """Does the API answer ``GET /healthz`` (200, or 503 when it is up but degraded)?"""
-    host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
-    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/healthz"
+def probe_api(api_url: str, timeout: float = API_TIMEOUT) -> Check:
+    """Does the API at ``api_url`` (``Settings.local_api_url``) answer ``GET /healthz`` (200, or
+    503 when it is up but degraded)?"""
     try:
-        answer = httpx.get(url, timeout=timeout)
+        answer = httpx.get(f"{api_url}/healthz", timeout=timeout)
     except httpx.HTTPError as exc:
         return Check(False, describe(exc))
     if answer.status_code not in (200, 503):

@@ -9,7 +9,7 @@ from sqlmodel import col, select
 from models import db
 from models.brief import SessionBrief
 from models.conversation import Thread
-from models.memory import Loom
+from models.memory import Loom, MemoryThread
 from models.namespace import Namespace
 
 
@@ -22,8 +22,9 @@ class Overview:
 
 
 def overview(names: tuple[str, ...] | None) -> list[Overview]:
-    """The namespaces ``names`` by name (for None, every one that has a row, a thread, a brief or a
-    loom: a namespace holding only briefs or memory is one to choose too), each with its switch,
+    """The namespaces ``names`` by name (for None, every one that has a row, a thread, a brief, a
+    memory thread or a loom made by name: a namespace holding only briefs or memory is one to choose
+    too; a default loom is not enough, as a first read of any name makes one), each with its switch,
     its live threads and its newest turn's time."""
     recording = select(col(Namespace.name), col(Namespace.conversation_logging_enabled))
     threads = (
@@ -39,7 +40,11 @@ def overview(names: tuple[str, ...] | None) -> list[Overview]:
         counts = {name: (n, last) for name, n, last in s.exec(threads).all()}
         others = set()
         if names is None:
-            for holder in (col(SessionBrief.namespace), col(Loom.namespace)):
-                others |= set(s.exec(select(holder).distinct()).all())
+            for holding in (
+                select(col(SessionBrief.namespace)),
+                select(col(MemoryThread.namespace)),
+                select(col(Loom.namespace)).where(col(Loom.is_default).is_(False)),
+            ):
+                others |= set(s.exec(holding.distinct()).all())
     known = set(names) if names is not None else set(switches) | set(counts) | others
     return [Overview(name, switches.get(name, False), *counts.get(name, (0, None))) for name in sorted(known)]

@@ -168,8 +168,8 @@ def chosen_namespace(who: SignedIn, namespace: str | None) -> str | None:
 def namespace_choices(who: SignedIn, chosen: str | None) -> list[str]:
     """What a page's namespace picker offers: the namespaces ``namespaces.list`` answers for the
     token (a token bounded to a user or a session, which may not call it, covers just its own),
-    and the one the page is about if that list lacks it (a namespace with neither a thread nor a
-    Record switch yet, reached by a link)."""
+    and the one the page is about if that list lacks it (a namespace holding nothing yet, reached by
+    its address)."""
     if who.caller.read_scope == NAMESPACE_WIDE:
         names = [row["name"] for row in call(who, "namespaces.list")["namespaces"]]
     else:

@@ -211,7 +211,7 @@ def test_a_viewer_sees_no_admin_button(live, browser_page, ns):
 
 def test_search_the_memory_and_pin_a_thread(live, browser_page, ns):
     page = browser_page
-    # The namespace picker offers what namespaces.list knows: a namespace with a Record switch or a thread.
+    # The namespace picker offers what namespaces.list knows: here, a namespace with a Record switch.
     op(live, "conversation.set_logging", {"namespace": ns, "enabled": True})
     for content in (
         "The staging database is rebuilt every Sunday night.",

@@ -3,6 +3,8 @@ a last line saying Loom is ready, then nothing until something needs them; the m
 model's building and every pass's run are in the log files under LOOM_HOME. ``--verbose`` brings
 them back to the console, for `loom up`'s children too."""
 
+import os
+import signal
 import time
 
 import pytest
@@ -33,6 +35,12 @@ def test_a_first_loom_up_shows_its_banner_then_keeps_quiet(loom):
     assert "Scheduler started" in loom.logged("scheduler")
     assert "Application startup complete" in loom.logged("api")  # uvicorn's own lines
     assert "worker up" in loom.logged("worker")
+
+    # Asked for its threads' stacks, as it asks a child that does not stop, `loom up` prints them
+    # and runs on.
+    os.kill(loom.proc.pid, signal.SIGUSR1)
+    wait_for(lambda: "services/supervisor.py" in loom.printed(), 10, "the stacks (faulthandler's)")
+    assert loom.proc.poll() is None and loom.healthy()
 
     assert loom.stop() == 0
     assert loom.printed().rstrip().endswith("stopped")

@@ -106,6 +106,9 @@ def test_a_second_loom_up_of_one_data_directory_is_refused_before_anything_start
     assert second.returncode == 2, second.stdout + second.stderr
     assert second.stderr == f"error: Loom is already running from this data directory, pid {loom.proc.pid}\n"
     assert not is_listening(other_port)
+    # It wrote nothing among the running one's log files, nor a file of its own.
+    assert [path.name for path in (loom.home / "logs").glob("up*")] == ["up.log"]
+    assert "already running" not in loom.logged("up")
     assert loom.healthy()  # and the first one's servers still serve it
     loom.cli("runs", "list", "--json")
     assert loom.stop() == 0

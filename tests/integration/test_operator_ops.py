@@ -47,15 +47,27 @@ def test_namespaces_are_the_tokens_own_with_their_switch_threads_and_last_turn(c
 
 def test_a_namespace_holding_only_briefs_or_memory_is_listed_for_every_namespace(client, make_token, names):
     """The dashboard's namespace picker lists what namespaces.list answers: a namespace that never
-    recorded a turn but keeps briefs, or a loom, is one to choose."""
-    briefs_only, memory_only = names
+    recorded a turn but keeps briefs, a memory thread or a loom made by name is one to choose."""
+    briefs_only, loom_only = names
+    memory_only = f"ops-{uuid.uuid4().hex[:8]}"
     brief = {"namespace": briefs_only, "user_id": "u", "brief_key": "b", "project": "p"}
     call("session.brief_save", OPERATOR, brief | {"sections": {"decisions": ["ship on Friday"]}})
-    call("looms.create", OPERATOR, {"namespace": memory_only, "name": "research"})
+    call("looms.create", OPERATOR, {"namespace": loom_only, "name": "research"})
+    call("memory.set", OPERATOR, {"namespace": memory_only, "thread_id": "t", "content": "ship on Friday"})
     every = make_token(role="viewer", all_namespaces=True)
     listed = post(client, "namespaces.list", every).json()["namespaces"]
     shown = {n["name"]: (n["conversation_logging_enabled"], n["threads"]) for n in listed}
-    assert shown[briefs_only] == shown[memory_only] == (False, 0)
+    assert shown[briefs_only] == shown[loom_only] == shown[memory_only] == (False, 0)
+
+
+def test_a_namespace_only_read_is_not_listed(client, make_token):
+    """A first read of memory makes the namespace's default loom: a mistyped name read once must
+    not be offered forever."""
+    typo = f"ops-{uuid.uuid4().hex[:8]}"
+    call("memory.search", OPERATOR, {"namespace": typo, "query": "release dates"})
+    every = make_token(role="viewer", all_namespaces=True)
+    listed = post(client, "namespaces.list", every).json()["namespaces"]
+    assert typo not in {n["name"] for n in listed}
 
 
 def test_a_failed_run_is_listed_shown_and_retried_by_an_admin_to_success(client, make_token, names, worker):

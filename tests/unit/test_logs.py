@@ -2,11 +2,17 @@
 what a person watching needs (warnings, errors, a line per process up) unless asked for more."""
 
 import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from models.settings import get_settings
 from services import logs
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -14,10 +20,7 @@ def home(tmp_path, monkeypatch, logging_restored):
     monkeypatch.setenv("LOOM_HOME", str(tmp_path))
     monkeypatch.delenv("LOOM_LOG_LEVEL", raising=False)
     get_settings.cache_clear()
-    chatty = {name: logging.getLogger(name).level for name in logs.CHATTY}
     yield tmp_path
-    for name, was in chatty.items():
-        logging.getLogger(name).setLevel(was)
     get_settings.cache_clear()
 
 
@@ -52,6 +55,13 @@ def test_loom_log_level_brings_the_rest_to_the_console(home, capsys, monkeypatch
     assert "a detail" in (home / "logs" / "scheduler.log").read_text()
 
 
+def test_verbose_leaves_a_lower_level_asked_for(home, monkeypatch):
+    monkeypatch.setenv("LOOM_LOG_LEVEL", "DEBUG")
+    get_settings.cache_clear()
+    logs.verbose()
+    assert get_settings().log_level == "DEBUG"
+
+
 def test_verbose_is_info_for_this_process_and_those_it_starts(home, capsys, monkeypatch):
     monkeypatch.setenv("LOOM_LOG_LEVEL", "ERROR")  # restored by monkeypatch after the test
     logs.verbose()
@@ -81,3 +91,50 @@ def test_no_data_directory_is_made_but_by_loom_up(home, capsys):
         logs.setup("up", make_home=True)
         logging.getLogger("services.supervisor").info("kept")
         assert "kept" in (elsewhere / "logs" / "up.log").read_text()
+
+
+def test_a_process_with_no_file_for_its_log_shows_info_on_the_console(home, capsys):
+    """A worker host on external servers has no data directory: its supervisor (systemd, a
+    container) keeps what the console shows, so nothing from INFO up is lost."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("LOOM_HOME", str(home / "nowhere"))
+        get_settings.cache_clear()
+        logs.setup("worker")
+        said(logging.getLogger("workers.runner"))
+    console = capsys.readouterr().err
+    assert "migrations ran" in console and "worker up" in console and "a detail" not in console
+
+
+def test_a_log_folder_that_cannot_be_written_is_said_once_and_the_console_keeps_info(home, capsys):
+    (home / "logs").write_text("a file where the folder would be")
+    logs.setup("up", make_home=True)
+    said(logging.getLogger("services.supervisor"))
+    console = capsys.readouterr().err
+    assert console.count("no log file") == 1 and "migrations ran" in console
+
+
+def test_a_second_process_of_a_kind_writes_its_own_file(home, capsys):
+    """Two rotating writers of one file would rename it under each other."""
+    first = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from services import logs; logs.setup('worker'); print('set', flush=True); input()",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "LOOM_HOME": str(home)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert first.stdout.readline() == "set\n"
+        logs.setup("worker")
+        logging.getLogger("workers.runner").info("the second worker")
+    finally:
+        first.communicate("\n", timeout=30)
+    assert "the second worker" in (home / "logs" / f"worker-{os.getpid()}.log").read_text()
+    assert "the second worker" not in (home / "logs" / "worker.log").read_text()
+    logs.setup("worker")  # the first has stopped, but this process keeps the file it was given
+    logging.getLogger("workers.runner").info("again")
+    assert "again" in (home / "logs" / f"worker-{os.getpid()}.log").read_text()
