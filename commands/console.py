@@ -22,9 +22,15 @@ GAP = 2  # columns between two columns of a table (no edges, padding collapsed)
 TEXT_ROOM = (16, 24)
 
 
+def say(line: str, to: Console = out) -> None:
+    """A line as it is: no markup read in it (a path or a name may hold [brackets]), no colours, and
+    never wrapped, so a pipe or a log gets it whole (a terminal wraps it itself)."""
+    to.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     """One line saying what is wrong, and a non-zero exit (2 unless said otherwise)."""
-    err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)  # one line, however long
+    say(f"error: {message}", to=err)
     return typer.Exit(code)
 
 

@@ -9,7 +9,7 @@ import typer
 
 import services
 from commands.common import call, check_range, streamed
-from commands.console import Column, out, table
+from commands.console import Column, out, say, table
 
 erasure_app = typer.Typer(no_args_is_help=True, help="Erasure: the log of requests, and a person's export.")
 
@@ -37,7 +37,7 @@ def erasure_list(
         events = call("erasure.list", {"limit": limit})["events"]
     if as_json:
         for e in events:
-            out.print(json.dumps(e), markup=False, highlight=False, soft_wrap=True)
+            say(json.dumps(e))
         return
     rows = (
         (

@@ -12,7 +12,7 @@ import typer
 import services
 from commands import progress
 from commands.common import call, check_choice, check_range, connected
-from commands.console import Column, fail, out, table
+from commands.console import Column, fail, out, say, table
 from models.stage_run import PENDING, RUNNING, StageRun
 from ops.waiting import Watch
 from schedules.night_weaving import weave_night
@@ -63,7 +63,7 @@ def passes_list(
         listed = call("passes.list", {})["passes"]
     if as_json:
         for p in listed:
-            out.print(json.dumps(p), markup=False, highlight=False, soft_wrap=True)
+            say(json.dumps(p))
         return
     rows = (
         (
@@ -157,9 +157,7 @@ def night_weave(
         )
     ended = [change for r in runs for change in (r.result or {}).get("superseded", [])]
     for change in ended:  # the night's act on tensions: an older thread a newer one superseded
-        out.print(
-            f"superseded {change['thread']} by {change['by']} (until {change['until']})", soft_wrap=True
-        )
+        say(f"superseded {change['thread']} by {change['by']} (until {change['until']})")
 
 
 @night_app.command("list")
@@ -174,7 +172,7 @@ def night_weave_list(
         weavings = call("night_weaving.list", {"limit": limit})["nights"]
     if as_json:
         for w in weavings:
-            out.print(json.dumps(w), markup=False, highlight=False, soft_wrap=True)
+            say(json.dumps(w))
         return
     rows = (
         (

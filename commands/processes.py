@@ -16,7 +16,7 @@ import uvicorn
 import services
 from api import hosts
 from commands.common import call, check_choice, check_range, connected
-from commands.console import fail, out
+from commands.console import fail, say
 from models import db
 from models.namespace import ROLES
 from models.settings import get_settings
@@ -70,15 +70,15 @@ def up(verbose: Verbose = False) -> None:
         endpoints = stack.enter_context(services.running(start=services.ALL))
         _check_vector_width()
         settings = get_settings()
-        out.print(f"Loom data in {settings.home}")
-        out.print(f"PostgreSQL {services.masked(endpoints.database_url)}")
-        out.print(f"Redis      {services.masked(endpoints.redis_url)}")
+        say(f"Loom data in {settings.home}")
+        say(f"PostgreSQL {services.masked(endpoints.database_url)}")
+        say(f"Redis      {services.masked(endpoints.redis_url)}")
         url = settings.local_api_url  # where a browser or a command on this machine reaches it
-        out.print(f"API on {url}  (GET /healthz, POST /v1/<op>)")
-        out.print(f"Dashboard on {url}/ui  (sign in with a token)")
+        say(f"API on {url}  (GET /healthz, POST /v1/<op>)")
+        say(f"Dashboard on {url}/ui  (sign in with a token)")
         loom = as_typed()
-        out.print(f"Get a token: {loom} tokens create --namespace NS --role writer [--recording]")
-        out.print(_recording_line(loom), highlight=False)
+        say(f"Get a token: {loom} tokens create --namespace NS --role writer [--recording]")
+        say(_recording_line(loom))
         running = Supervisor(settings.home / "run", services.embedded_in_use(endpoints), api_socket)
         ready = threading.Thread(
             target=_say_when_ready, args=(url, running.stopping), name="ready", daemon=True
@@ -94,7 +94,7 @@ def _say_when_ready(url: str, stopping: threading.Event) -> None:
     while not status.probe_api(url).ok:
         if stopping.wait(READY_POLL_SECONDS):
             return
-    out.print(f"Ready on {url}. Log files: {logs.folder()}. Ctrl-C stops Loom.", highlight=False)
+    say(f"Ready on {url}. Log files: {logs.folder()}. Ctrl-C stops Loom.")
 
 
 def _log_to(process: str, verbose: bool, make_home: bool = False) -> None:

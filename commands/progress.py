@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskID, TextColumn
 
-from commands.console import err
+from commands.console import err, say
 from models.stage_run import FAILED, PENDING, RUNNING, StageRun
 from ops import waiting
 from ops.waiting import Waiting, Watch
@@ -109,7 +109,7 @@ class _Report:
         done, total, line = _measured(ledger.runs_by_id(sorted(self.run_ids)), now - self.started)
         self.shown = True
         if not self.on_terminal:
-            err.print(f"{self.what}: {line}", markup=False, highlight=False, soft_wrap=True)
+            say(f"{self.what}: {line}", to=err)
             return
         if self.bar is None:
             self.bar = Progress(

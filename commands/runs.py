@@ -10,7 +10,7 @@ import typer
 
 import services
 from commands.common import call, check_choice, check_range, connected
-from commands.console import Column, fail, given, out, table, when
+from commands.console import Column, fail, given, out, say, table, when
 from models.stage_run import DONE, FAILED, SKIPPED, STATUSES
 from ops.runs import PAGE_MAX
 from workers import stages
@@ -120,7 +120,7 @@ def runs_show(
     if run["history"]:
         lines.append("failed attempts:")
         lines += [f"  {a['attempt']:>3}  {when(a['at'])}  {a['error']}" for a in run["history"]]
-    out.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
+    say("\n".join(lines))
 
 
 @runs_app.command("retry")

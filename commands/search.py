@@ -43,7 +43,7 @@ def search(
 
 def shown(answer: dict) -> None:
     """The hits as a table for people, best first; the mode and an embedder's error below it."""
-    from commands.console import Column, err, out, table  # rich: only for what people read
+    from commands.console import Column, err, out, say, table  # rich: only for what people read
 
     columns = (
         Column("#"),
@@ -68,7 +68,7 @@ def shown(answer: dict) -> None:
         out.print(table(columns, rows))
     out.print(f"{len(rows)} {'hit' if len(rows) == 1 else 'hits'} ({answer['mode']})", highlight=False)
     if answer.get("embedder_error"):
-        err.print(f"warning: no vector leg: {answer['embedder_error']}", markup=False, highlight=False)
+        say(f"warning: no vector leg: {answer['embedder_error']}", to=err)
 
 
 def through_the_api(body: dict) -> dict | None:

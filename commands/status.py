@@ -9,7 +9,7 @@ import typer
 from rich.text import Text
 
 import services
-from commands.console import Column, err, out, table
+from commands.console import Column, err, out, say, table
 from models.settings import get_settings
 from ops import status as system
 
@@ -37,7 +37,7 @@ def status(
     # An existing home that was never initialized is reported down like a stopped one; only a
     # missing home is refused, since reading it would make it.
     if not settings.home.exists() and (missing := services.no_data_directory(settings, start=None)):
-        err.print(f"error: {missing}", markup=False, highlight=False, soft_wrap=True)
+        say(f"error: {missing}", to=err)
         raise typer.Exit(2)
     at = system.endpoints()
     probe = system.Probe(at)
@@ -76,7 +76,7 @@ def _print(snap: system.Snapshot, services_checked: tuple[tuple[str, system.Chec
         line = Text.assemble(f"{name:<9}", shown, f" {where}", f"  {check.error}" if check.error else "")
         out.print(line, soft_wrap=True, highlight=False)
     if all(state.runs is None and state.queued is None for state in snap.stages.values()):
-        out.print("stages: unknown while the database and the broker are down", highlight=False)
+        say("stages: unknown while the database and the broker are down")
         return
     rows = []
     for stage, state in snap.stages.items():
@@ -98,7 +98,7 @@ def _print(snap: system.Snapshot, services_checked: tuple[tuple[str, system.Chec
         highlight=False,
     )
     for error in snap.errors:
-        err.print(f"warning: {error}", markup=False, highlight=False)
+        say(f"warning: {error}", to=err)
 
 
 def _age(seconds: float | None) -> str:

@@ -7,7 +7,7 @@ import typer
 
 import services
 from commands.common import call
-from commands.console import Column, err, fail, out, table
+from commands.console import Column, err, fail, out, say, table
 from models import db
 from models.settings import get_settings
 from ops.caller import create_token, list_tokens, revoke_token
@@ -91,23 +91,19 @@ def tokens_create(
         said = {name: records(name) for name in names}
     print(token)
     if endpoints.started_here:
-        err.print(
+        say(
             f"Loom is not running from {get_settings().home}: the token is stored there and works once "
             "`loom up` serves this data directory",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
+            to=err,
         )
     for name, on in said.items():
         if on:
-            err.print(f"{name} records conversations", markup=False, highlight=False)
+            say(f"{name} records conversations", to=err)
         else:
-            err.print(
+            say(
                 f"{name} does not record conversations (off by default): turn it on with "
                 f"`loom namespaces logging {name} --on`, or mint with --recording",
-                markup=False,
-                highlight=False,
-                soft_wrap=True,
+                to=err,
             )
 
 

@@ -4,6 +4,7 @@ model's building and every pass's run are in the log files under LOOM_HOME. ``--
 them back to the console, for `loom up`'s children too."""
 
 import os
+import re
 import signal
 import time
 
@@ -23,6 +24,11 @@ def test_a_first_loom_up_shows_its_banner_then_keeps_quiet(loom):
     before, ready = loom.printed().split(READY)
     lines = before.splitlines()
     assert len(lines) <= 25, before
+    # Each line whole, though a log or a pipe is no terminal 80 columns wide: a command copied
+    # from it runs.
+    assert any(
+        re.fullmatch(r"Get a token: \S*loom tokens create .+ \[--recording\]", line) for line in lines
+    ), before
     for process in ("worker up (pid", "scheduler up (pid", "API up (pid"):
         assert process in loom.printed()
     assert str(loom.home / "logs") in ready and "Ctrl-C" in ready
