@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func
+from sqlalchemy import func, or_
 from sqlmodel import col, select
 
 from models import db
@@ -40,10 +40,13 @@ def overview(names: tuple[str, ...] | None) -> list[Overview]:
         counts = {name: (n, last) for name, n, last in s.exec(threads).all()}
         others = set()
         if names is None:
+            # Through the looms (few, and each memory thread's is indexed): no scan of the threads.
+            holds_memory = (
+                select(col(MemoryThread.loom_id)).where(col(MemoryThread.loom_id) == col(Loom.id)).exists()
+            )
             for holding in (
                 select(col(SessionBrief.namespace)),
-                select(col(MemoryThread.namespace)),
-                select(col(Loom.namespace)).where(col(Loom.is_default).is_(False)),
+                select(col(Loom.namespace)).where(or_(col(Loom.is_default).is_(False), holds_memory)),
             ):
                 others |= set(s.exec(holding.distinct()).all())
     known = set(names) if names is not None else set(switches) | set(counts) | others
